@@ -1,0 +1,34 @@
+/** Why a delivery was refused before anything was parsed or stored. */
+export type WebhookRejectionReason =
+  'missing_signature' | 'bad_signature' | 'timestamp_out_of_window' | 'invalid_payload';
+
+/**
+ * Thrown by a provider when a request does not prove it came from the provider
+ * (missing or wrong signature, timestamp outside the window). Answered with 400.
+ */
+export class WebhookVerificationError extends Error {
+  constructor(
+    readonly reason: Exclude<WebhookRejectionReason, 'invalid_payload'>,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/** Thrown by a provider when a verified body is not the envelope it expects. Answered with 400. */
+export class WebhookPayloadError extends Error {
+  readonly reason = 'invalid_payload' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookPayloadError';
+  }
+}
+
+/** Thrown at startup when an endpoint or module option cannot work; the message names the fix. */
+export class WebhookConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookConfigurationError';
+  }
+}

@@ -1,0 +1,63 @@
+import { IncomingMessage } from 'node:http';
+import { Logger } from '@nestjs/common';
+import { RAW_BODY_MISSING } from '../webhooks.messages';
+import {
+  RawBodyUnavailableException,
+  WebhookTooLargeException,
+} from './webhook-ingress.exceptions';
+
+interface RequestWithRawBody {
+  rawBody?: Buffer;
+  raw?: IncomingMessage;
+}
+
+const logger = new Logger('WebhookIngress');
+
+/**
+ * The exact bytes of the request body. Uses the buffer Nest keeps with `rawBody: true`; when no
+ * body parser touched the stream (a content type the app does not parse), reads it here. When a
+ * parser consumed the body without keeping the bytes, fails with a 500 that names the fix: the
+ * signature cannot be checked, and a "bad signature" 400 would send the team hunting a wrong secret.
+ */
+export async function readRawBody(request: unknown, limit: number | undefined): Promise<Buffer> {
+  const candidate = request as RequestWithRawBody & Partial<IncomingMessage>;
+  if (Buffer.isBuffer(candidate.rawBody)) {
+    return candidate.rawBody;
+  }
+  const stream = (candidate.raw ?? candidate) as IncomingMessage;
+  if (typeof stream.on === 'function' && stream.readable && !stream.readableEnded) {
+    return readStream(stream, limit);
+  }
+  logger.error(RAW_BODY_MISSING);
+  throw new RawBodyUnavailableException(RAW_BODY_MISSING);
+}
+
+function readStream(stream: IncomingMessage, limit: number | undefined): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (limit !== undefined && size > limit) {
+        stream.removeAllListeners('data');
+        stream.resume();
+        reject(new WebhookTooLargeException(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('error', reject);
+  });
+}
+
+/** Header values by lower-cased name, repeated headers joined the way HTTP folds them. */
+export function flattenHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}

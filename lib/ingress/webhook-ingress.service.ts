@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
+import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
+import {
+  NormalizedNotification,
+  WebhookAcknowledgement,
+} from '../providers/webhook-provider.interface';
+import { InboxSignal } from '../store/inbox-signal';
+import { WebhookStore } from '../store/webhook-store.interface';
+import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
+import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import {
+  UnknownWebhookEndpointException,
+  WebhookPayloadException,
+  WebhookSignatureException,
+  WebhookStoreUnavailableException,
+  WebhookTooLargeException,
+} from './webhook-ingress.exceptions';
+import { sanitizeHeaders } from './sanitize-headers';
+
+/** A delivery as the controller hands it over: raw bytes and flattened headers. */
+export interface WebhookDelivery {
+  readonly endpoint: string;
+  readonly rawBody: Buffer;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly sourceIp: string | undefined;
+  readonly receivedAt: Date;
+}
+
+/** What happened to a delivery, as journaled. */
+export type DeliveryDecision =
+  | 'accepted'
+  | 'duplicate'
+  | 'ignored'
+  | 'rejected_signature'
+  | 'rejected_timestamp'
+  | 'invalid'
+  | 'too_large'
+  | 'unknown_endpoint'
+  | 'store_failed';
+
+/**
+ * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
+ * answer goes out as soon as the event is committed.
+ */
+@Injectable()
+export class WebhookIngress {
+  private readonly logger = new Logger('WebhookIngress');
+
+  constructor(
+    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(WebhookStore) private readonly store: WebhookStore,
+    private readonly registry: WebhookHandlerRegistry,
+    private readonly signal: InboxSignal,
+  ) {}
+
+  /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
+  async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
+    const endpoint = this.options.endpoints.get(delivery.endpoint);
+    if (!endpoint) {
+      this.journal(delivery, 'unknown_endpoint', 404);
+      throw new UnknownWebhookEndpointException(delivery.endpoint);
+    }
+    if (delivery.rawBody.length > endpoint.maxBodyBytes) {
+      this.journal(delivery, 'too_large', 413);
+      throw new WebhookTooLargeException(endpoint.maxBodyBytes);
+    }
+    const request = {
+      rawBody: delivery.rawBody,
+      headers: delivery.headers,
+      receivedAt: delivery.receivedAt,
+    };
+    let notification: NormalizedNotification;
+    try {
+      endpoint.provider.verify(request);
+      notification = endpoint.provider.normalize(request);
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) {
+        const decision =
+          error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';
+        this.journal(delivery, decision, 400, { reason: error.message });
+        throw new WebhookSignatureException(error.message);
+      }
+      if (error instanceof WebhookPayloadError) {
+        this.journal(delivery, 'invalid', 400, { reason: error.message });
+        throw new WebhookPayloadException(error.message);
+      }
+      throw error;
+    }
+    const wanted =
+      this.registry.match({
+        endpoint: endpoint.name,
+        provider: endpoint.provider.kind,
+        type: notification.type,
+        nativeType: notification.nativeType,
+      }).length > 0;
+    const bodySha256 = createHash('sha256').update(delivery.rawBody).digest('hex');
+    let result;
+    try {
+      result = await this.store.record({
+        endpoint: endpoint.name,
+        provider: endpoint.provider.kind,
+        eventId: notification.eventId,
+        type: notification.type,
+        nativeType: notification.nativeType,
+        paymentRef: notification.paymentRef ?? null,
+        merchantRef: notification.merchantRef ?? null,
+        amount: notification.amount ?? null,
+        currency: notification.currency ?? null,
+        paymentStatus: notification.status ?? null,
+        occurredAt: notification.occurredAt ?? null,
+        receivedAt: delivery.receivedAt,
+        rawBody: delivery.rawBody.toString('utf8'),
+        bodySha256,
+        headers: sanitizeHeaders(delivery.headers),
+        status: wanted ? 'pending' : 'ignored',
+      });
+    } catch (error) {
+      this.journal(delivery, 'store_failed', 503, {
+        eventId: notification.eventId,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw new WebhookStoreUnavailableException();
+    }
+    if (result.duplicate) {
+      if (!result.sameBody) {
+        this.logger.warn(
+          `Re-delivery of ${endpoint.name}/${notification.eventId} has a different body than the stored one; ` +
+            'the stored event is kept and the delivery acknowledged',
+        );
+      }
+      this.journal(delivery, 'duplicate', endpoint.acknowledgement.status, {
+        eventId: notification.eventId,
+      });
+    } else {
+      this.journal(delivery, wanted ? 'accepted' : 'ignored', endpoint.acknowledgement.status, {
+        eventId: notification.eventId,
+        type: notification.type,
+      });
+      if (wanted) {
+        this.signal.notify();
+      }
+    }
+    return endpoint.acknowledgement;
+  }
+
+  private journal(
+    delivery: WebhookDelivery,
+    decision: DeliveryDecision,
+    status: number,
+    extra: Record<string, string> = {},
+  ): void {
+    const entry = {
+      endpoint: delivery.endpoint,
+      decision,
+      status,
+      latencyMs: Date.now() - delivery.receivedAt.getTime(),
+      sourceIp: delivery.sourceIp,
+      ...extra,
+    };
+    if (status >= 500) {
+      this.logger.error(entry);
+    } else if (status >= 400) {
+      this.logger.warn(entry);
+    } else {
+      this.logger.log(entry);
+    }
+  }
+}

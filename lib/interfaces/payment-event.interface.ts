@@ -1,0 +1,55 @@
+import { EntityManager } from 'typeorm';
+import { PaymentEventType } from '../core/payment-event-types';
+import { LoggerService } from '@nestjs/common';
+
+/** A stored webhook event as handlers see it. */
+export interface PaymentEvent<TPayload = unknown> {
+  /** Inbox id. */
+  readonly id: string;
+  /** Endpoint name the delivery arrived on. */
+  readonly endpoint: string;
+  /** Provider kind (`stripe`, `qvard`, …). */
+  readonly provider: string;
+  /** Dedup key: the provider's event id, or a derived key. */
+  readonly eventId: string;
+  /** Normalized type, or `'<kind>:<native>'` when the native type has no normalized meaning. */
+  readonly type: PaymentEventType | `${string}:${string}`;
+  /** The provider's own type. */
+  readonly nativeType: string;
+  /** The provider's payment id. */
+  readonly paymentRef: string | null;
+  /** The application's order id, when the provider carries it. */
+  readonly merchantRef: string | null;
+  /** Amount in minor units, when known. */
+  readonly amount: number | null;
+  /** ISO 4217 currency code, when known. */
+  readonly currency: string | null;
+  /** The provider's payment status, when it sends one. */
+  readonly status: string | null;
+  /** When the provider says the event happened. */
+  readonly occurredAt: Date | null;
+  /** When the first delivery was stored. */
+  readonly receivedAt: Date;
+  /** The parsed body. */
+  readonly payload: TPayload;
+  /** This processing attempt, from 1. */
+  readonly attempt: number;
+}
+
+/** What a handler gets besides the event. */
+export interface WebhookContext {
+  /**
+   * The EntityManager of the transaction that also records this handler's success:
+   * write through it and your changes and the "done" mark commit or roll back together.
+   */
+  readonly manager: EntityManager;
+  /** This processing attempt, from 1. */
+  readonly attempt: number;
+  /**
+   * A key stable across attempts of this handler for this event: pass it as the
+   * `Idempotency-Key` of calls you make to other systems.
+   */
+  readonly idempotencyKey: string;
+  /** Logger scoped to the handler. */
+  readonly logger: LoggerService;
+}

@@ -1,0 +1,91 @@
+import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+
+/** Retry policy for failing handlers. */
+export interface WebhookRetryOptions {
+  /**
+   * Attempts before an event becomes `dead`.
+   * @default 20
+   */
+  maxAttempts?: number;
+  /**
+   * Delay before the second attempt, in ms; doubles on each later one.
+   * @default 5000
+   */
+  baseDelayMs?: number;
+  /**
+   * Longest delay between attempts, in ms.
+   * @default 3600000 (1 hour)
+   */
+  maxDelayMs?: number;
+}
+
+/** Background dispatch settings. */
+export interface WebhookDispatchOptions {
+  /**
+   * Run handlers in this process. Turn off for ingress-only instances.
+   * @default true
+   */
+  enabled?: boolean;
+  /**
+   * Events processed at once by this instance (SQLite runs one handler transaction at a time).
+   * @default 4
+   */
+  concurrency?: number;
+  /**
+   * How often to look for due events when nothing woke the dispatcher, in ms.
+   * @default 1000
+   */
+  pollIntervalMs?: number;
+  /**
+   * How long a claimed event stays reserved for this worker, in ms; renewed while handlers run.
+   * A crashed worker's events are reclaimed after it.
+   * @default 30000
+   */
+  leaseMs?: number;
+  /**
+   * On shutdown, how long to let running handlers finish before giving their events back, in ms.
+   * @default 10000
+   */
+  shutdownTimeoutMs?: number;
+  /** Retry policy. */
+  retry?: WebhookRetryOptions;
+}
+
+/** Options for `WebhooksModule.forRoot()` / `forRootAsync()`. */
+export interface WebhooksModuleOptions {
+  /** The endpoints, each made by a typed factory: `stripeEndpoint({ name: 'stripe', secret })`. */
+  endpoints: WebhookEndpoint[];
+  /** Background dispatch settings. */
+  dispatch?: WebhookDispatchOptions;
+  /**
+   * Use the client address from the platform's proxy handling (`X-Forwarded-For` through the
+   * adapter's trust-proxy setting) instead of the socket address, for logs and allowlists.
+   * @default false
+   */
+  trustProxy?: boolean;
+}
+
+/** Options that shape the module itself, given to `forRoot()` / `forRootAsync()` directly. */
+export interface WebhooksModuleExtras {
+  /**
+   * Register the module globally.
+   * @default false
+   */
+  isGlobal?: boolean;
+  /**
+   * Route prefix: deliveries arrive at `POST /{path}/{endpoint name}`.
+   * @default 'webhooks'
+   */
+  path?: string;
+  /**
+   * Name of the TypeORM data source holding the inbox.
+   * @default the default data source
+   */
+  dataSource?: string;
+  /**
+   * Decorators applied to the webhook controller, e.g. a `@Public()` marker for a global
+   * auth guard or `@SkipThrottle()`.
+   * @default []
+   */
+  controllerDecorators?: ClassDecorator[];
+}

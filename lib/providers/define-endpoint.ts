@@ -1,0 +1,60 @@
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import {
+  BaseEndpointOptions,
+  WebhookEndpoint,
+  WebhookProvider,
+} from './webhook-provider.interface';
+
+const ENDPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Builds the endpoint record shared by every provider factory, checking the options
+ * every kind has. Provider-specific checks happen in the provider's own factory.
+ */
+export function defineEndpoint(
+  options: BaseEndpointOptions,
+  provider: WebhookProvider,
+): WebhookEndpoint {
+  const name: unknown = options?.name;
+  if (typeof name !== 'string' || !ENDPOINT_NAME.test(name)) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint name ${JSON.stringify(name)} (${provider.kind}) is not usable in a URL: ` +
+        'give each endpoint a `name` of letters, digits, "-" or "_" (at most 64 characters), e.g. name: "stripe".',
+    );
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}": maxBodyBytes must be a positive integer number of bytes (got ${String(maxBodyBytes)}).`,
+    );
+  }
+  return {
+    name,
+    provider,
+    maxBodyBytes,
+    acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
+  };
+}
+
+/**
+ * Normalizes a secret option (one secret or a rotation list) to a non-empty list of
+ * non-blank strings, or fails with a message naming the option to fix.
+ */
+export function requireSecrets(
+  endpointName: string,
+  kind: string,
+  optionName: string,
+  value: string | readonly string[] | undefined,
+): string[] {
+  const list = (Array.isArray(value) ? value : value === undefined ? [] : [value]) as unknown[];
+  const secrets = list.filter((s): s is string => typeof s === 'string' && s.trim().length > 0);
+  if (secrets.length === 0 || secrets.length !== list.length) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${endpointName}" (${kind}) has no usable ${optionName}: ` +
+        `set ${optionName} to the signing secret from the provider's dashboard ` +
+        '(a list of secrets is accepted while rotating; every entry must be a non-empty string).',
+    );
+  }
+  return secrets;
+}

@@ -1,0 +1,140 @@
+import { plainToInstance } from 'class-transformer';
+import { ValidateBy, ValidationError, ValidationOptions, validateSync } from 'class-validator';
+import { WebhookPayloadError } from '../core/webhook-errors';
+
+/** A parsed JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+// NOTE: fatal, so a body that is not UTF-8 is refused instead of parsed with U+FFFD in it.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const MAX_LISTED_PROBLEMS = 5;
+
+/** True for a plain JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses a verified raw body as a JSON object.
+ * @param what names the body in the error, e.g. `'Stripe event body'`.
+ * @throws WebhookPayloadError when the body is not UTF-8 JSON with an object at the top.
+ */
+export function parseJsonObject(rawBody: Buffer, what: string): JsonObject {
+  let text: string;
+  try {
+    text = UTF8.decode(rawBody);
+  } catch {
+    throw new WebhookPayloadError(`${what} is not valid UTF-8`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new WebhookPayloadError(`${what} is not valid JSON`);
+  }
+  if (!isJsonObject(parsed)) {
+    throw new WebhookPayloadError(`${what} is not a JSON object`);
+  }
+  return parsed;
+}
+
+/**
+ * Checks `plain` against the class-validator rules of `envelope` and returns the typed instance.
+ * @param what names the envelope in the error, e.g. `'Stripe event'`.
+ * @throws WebhookPayloadError listing the first few problems.
+ */
+export function validateEnvelope<T extends object>(
+  envelope: new () => T,
+  plain: JsonObject,
+  what: string,
+): T {
+  const instance = plainToInstance(envelope, plain);
+  const errors = validateSync(instance, {
+    forbidUnknownValues: true,
+    validationError: { target: false, value: false },
+  });
+  if (errors.length > 0) {
+    const problems = flattenProblems(errors);
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
+    throw new WebhookPayloadError(`${what} is not valid: ${listed}`);
+  }
+  return instance;
+}
+
+function flattenProblems(errors: readonly ValidationError[]): string[] {
+  return errors.flatMap((error) => [
+    ...Object.values(error.constraints ?? {}),
+    ...flattenProblems(error.children ?? []),
+  ]);
+}
+
+/** class-validator rule: a non-empty string, or an integer JSON can carry exactly. */
+export function IsIdentifier(validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isIdentifier',
+      validator: {
+        validate: (value: unknown) => toIdentifier(value) !== undefined,
+        defaultMessage: (args) =>
+          `${args?.property ?? 'value'} must be a non-empty string or an integer`,
+      },
+    },
+    validationOptions,
+  );
+}
+
+/**
+ * A non-empty string as is, or a safe integer as its decimal text; otherwise undefined.
+ * NOTE: a number beyond 2^53 has already lost digits in JSON.parse, so it is refused rather
+ * than turned into a different id.
+ */
+export function toIdentifier(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    return value.length > 0 ? value : undefined;
+  }
+  if (typeof value === 'number' && Number.isSafeInteger(value)) {
+    return String(value);
+  }
+  return undefined;
+}
+
+/** A non-empty string property, if there is one. */
+export function readString(source: JsonObject | undefined, key: string): string | undefined {
+  const value = source?.[key];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** A safe-integer property (amounts in minor units), if there is one. */
+export function readInteger(source: JsonObject | undefined, key: string): number | undefined {
+  const value = source?.[key];
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** An object property, if there is one. */
+export function readObject(source: JsonObject | undefined, key: string): JsonObject | undefined {
+  const value = source?.[key];
+  return isJsonObject(value) ? value : undefined;
+}
+
+/** An ISO 4217 code upper-cased, if `value` is a non-empty string. */
+export function toCurrency(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0
+    ? value.trim().toUpperCase()
+    : undefined;
+}
+
+/** A `Date` from an ISO 8601 string, if it parses. */
+export function parseIsoDate(value: unknown): Date | undefined {
+  if (typeof value !== 'string' || value.length === 0) {
+    return undefined;
+  }
+  const millis = Date.parse(value);
+  return Number.isNaN(millis) ? undefined : new Date(millis);
+}
+
+/** A `Date` from Unix seconds, if `value` is a safe integer. */
+export function fromUnixSeconds(value: unknown): Date | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value)
+    ? new Date(value * 1000)
+    : undefined;
+}

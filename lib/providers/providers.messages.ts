@@ -1,0 +1,117 @@
+/**
+ * Startup error texts for provider options. Each one says which endpoint, what is wrong and
+ * how to fix it, and none of them quotes a secret.
+ */
+
+function endpoint(name: unknown, kind: string): string {
+  return `Webhook endpoint ${typeof name === 'string' ? `"${name}"` : String(name)} (${kind})`;
+}
+
+function ordinal(index: number, count: number): string {
+  return count > 1 ? `secret[${index}]` : 'secret';
+}
+
+/** `tolerance` is not a whole, non-negative number of seconds. */
+export function invalidToleranceMessage(name: unknown, kind: string, value: unknown): string {
+  return (
+    `${endpoint(name, kind)}: tolerance must be a whole number of seconds, 0 or more ` +
+    `(got ${String(value)}); use the default 300, or 0 to switch the timestamp check off.`
+  );
+}
+
+/** A Stripe secret that is not an endpoint signing secret. */
+export function stripeSecretFormatMessage(
+  name: unknown,
+  index: number,
+  count: number,
+  secret: string,
+): string {
+  const looksLikeApiKey = /^(sk|rk|pk)_/.test(secret);
+  const problem = /\s/.test(secret)
+    ? 'contains whitespace'
+    : looksLikeApiKey
+      ? 'looks like an API key, not a webhook signing secret'
+      : 'does not start with "whsec_"';
+  return (
+    `${endpoint(name, 'stripe')}: ${ordinal(index, count)} ${problem}. ` +
+    'Copy the signing secret (whsec_…) of this endpoint from Stripe Dashboard → Developers → ' +
+    'Webhooks → your endpoint → Signing secret, or from the output of `stripe listen`, ' +
+    'without surrounding spaces or line breaks.'
+  );
+}
+
+/** A Standard Webhooks secret whose base64 part does not decode. */
+export function standardSecretFormatMessage(
+  name: unknown,
+  kind: string,
+  index: number,
+  count: number,
+): string {
+  return (
+    `${endpoint(name, kind)}: ${ordinal(index, count)} is a malformed whsec_ secret ` +
+    '(after the optional "whsec_" prefix it must be standard, padded base64 of at least one ' +
+    'byte): copy the secret exactly as the sender shows it, without spaces or line breaks.'
+  );
+}
+
+/** An option that must be a non-empty string is something else. */
+export function nonEmptyStringOptionMessage(
+  name: unknown,
+  kind: string,
+  option: string,
+  example: string,
+): string {
+  return `${endpoint(name, kind)}: ${option} must be a non-empty string, e.g. ${option}: ${example}.`;
+}
+
+/** `kind` cannot be used as the prefix of `'<kind>:<native>'` types. */
+export function invalidKindMessage(name: unknown, kind: unknown): string {
+  return (
+    `${endpoint(name, String(kind))}: kind must be letters, digits, ".", "-" or "_" ` +
+    '(at most 64 characters, no ":"), because event types are named "<kind>:<native type>"; ' +
+    'e.g. kind: "acme".'
+  );
+}
+
+/** A header option is not a valid HTTP header name. */
+export function invalidHeaderNameMessage(
+  name: unknown,
+  kind: string,
+  option: string,
+  value: unknown,
+): string {
+  return (
+    `${endpoint(name, kind)}: ${option} ${JSON.stringify(value)} is not an HTTP header name; ` +
+    `give the header's name only, e.g. ${option}: "x-signature".`
+  );
+}
+
+/** A JSON path option is not a dotted path. */
+export function invalidJsonPathMessage(
+  name: unknown,
+  kind: string,
+  option: string,
+  value: unknown,
+): string {
+  return (
+    `${endpoint(name, kind)}: ${option} ${JSON.stringify(value)} is not a dotted JSON path; ` +
+    `name the field as keys joined by ".", e.g. ${option}: "data.orderId".`
+  );
+}
+
+/** `encoding` is neither `'hex'` nor `'base64'`. */
+export function invalidEncodingMessage(name: unknown, kind: string, value: unknown): string {
+  return (
+    `${endpoint(name, kind)}: encoding ${JSON.stringify(value)} is not supported; ` +
+    'use "hex" (the default) or "base64", whichever the sender uses for the signature.'
+  );
+}
+
+/** A Qvard endpoint was configured to answer something Qvard counts as a failed delivery. */
+export function qvardAcknowledgementMessage(name: unknown, status: unknown): string {
+  return (
+    `${endpoint(name, 'qvard')}: acknowledgement.status ${String(status)} would make Qvard ` +
+    'retry every delivery, because it counts only exactly HTTP 200 as delivered; ' +
+    'remove acknowledgement.status (or set it to 200).'
+  );
+}

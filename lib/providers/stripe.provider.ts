@@ -1,0 +1,288 @@
+import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { constantTimeIncludes } from '../core/constant-time';
+import { hmacSha256 } from '../core/hmac';
+import { PaymentEventType } from '../core/payment-event-types';
+import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
+import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
+import { defineEndpoint, requireSecrets } from './define-endpoint';
+import {
+  JsonObject,
+  fromUnixSeconds,
+  parseJsonObject,
+  readInteger,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from './parse-payload';
+import { resolveNonEmptyString, resolveTolerance } from './provider-options';
+import { stripeSecretFormatMessage } from './providers.messages';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from './webhook-provider.interface';
+
+const KIND = 'stripe';
+const SIGNATURE_HEADER = 'stripe-signature';
+const SECRET_PREFIX = 'whsec_';
+
+/** Options of the Stripe protocol, shared by `stripeEndpoint()` and `StripeWebhookProvider`. */
+export interface StripeProviderOptions {
+  /**
+   * The endpoint's signing secret (`whsec_…`, Dashboard → Developers → Webhooks → Signing secret),
+   * used verbatim. Pass a list while rolling a secret: a delivery is accepted when any secret
+   * matches any of its `v1` signatures. Required.
+   */
+  secret: string | readonly string[];
+  /**
+   * Largest distance in seconds between the signed `t=` timestamp and the receive time, in either
+   * direction; `0` switches the check off.
+   * @default 300
+   */
+  tolerance?: number;
+  /**
+   * Key of the `metadata` entry (set by your app when creating the PaymentIntent, Checkout
+   * Session, …) that holds your order id; it becomes `merchantRef`.
+   * @default 'orderId'
+   */
+  merchantRefKey?: string;
+}
+
+/** Options of `stripeEndpoint()`. */
+export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProviderOptions {}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class StripeEventEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  type!: string;
+
+  @IsOptional()
+  @IsInt()
+  created?: number;
+
+  @IsObject()
+  data!: JsonObject;
+}
+
+class StripeEventData {
+  @IsObject()
+  object!: JsonObject;
+}
+
+const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'payment_intent.succeeded': 'payment.succeeded',
+  'payment_intent.payment_failed': 'payment.failed',
+  'payment_intent.canceled': 'payment.canceled',
+  'payment_intent.amount_capturable_updated': 'payment.authorized',
+  'checkout.session.async_payment_succeeded': 'payment.succeeded',
+  'checkout.session.async_payment_failed': 'payment.failed',
+  'checkout.session.expired': 'payment.canceled',
+  'charge.refunded': 'refund.succeeded',
+  'refund.failed': 'refund.failed',
+  'charge.dispute.created': 'dispute.opened',
+  'charge.dispute.closed': 'dispute.closed',
+};
+
+/** Maps a Stripe event type (and, where it decides the outcome, its object) to a normalized type. */
+function mapStripeType(type: string, object: JsonObject): PaymentEventType | undefined {
+  if (type === 'checkout.session.completed') {
+    // NOTE: "completed" with payment_status "unpaid" is a delayed method (e.g. SEPA) still pending;
+    // the money arrives later as checkout.session.async_payment_succeeded.
+    return object.payment_status === 'paid' ? 'payment.succeeded' : undefined;
+  }
+  if (type === 'refund.updated' || type === 'charge.refund.updated') {
+    if (object.status === 'succeeded') return 'refund.succeeded';
+    if (object.status === 'failed') return 'refund.failed';
+    return undefined;
+  }
+  return FIXED_TYPES[type];
+}
+
+/** Which Stripe object an event type carries, as far as the references are concerned. */
+function objectFamily(type: string): 'payment_intent' | 'charge' | 'checkout' | 'other' {
+  if (type.startsWith('payment_intent.')) return 'payment_intent';
+  if (type.startsWith('checkout.session.')) return 'checkout';
+  // NOTE: charge.dispute.* and charge.refund.* carry a dispute or refund, whose own id is no payment.
+  if (type.startsWith('charge.dispute.') || type.startsWith('charge.refund.')) return 'other';
+  if (type.startsWith('charge.')) return 'charge';
+  return 'other';
+}
+
+function paymentIntentId(object: JsonObject): string | undefined {
+  const value = object.payment_intent;
+  if (typeof value === 'string') return value.length > 0 ? value : undefined;
+  // NOTE: an expanded payment_intent is the whole object; its id is the reference.
+  return readString(readObject(object, 'payment_intent'), 'id');
+}
+
+/**
+ * Stripe webhooks: `Stripe-Signature: t=…,v1=…` is HMAC-SHA256 (hex) of `${t}.${rawBody}` keyed by
+ * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries.
+ */
+export class StripeWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** Stripe accepts any 2xx; an empty 200 is the plainest. */
+  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
+    status: 200,
+    body: '',
+    contentType: 'text/plain; charset=utf-8',
+  });
+
+  private readonly secrets: readonly string[];
+  private readonly tolerance: number;
+  private readonly merchantRefKey: string;
+
+  /**
+   * @param options the Stripe options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret or option cannot work.
+   */
+  constructor(options: StripeProviderOptions, endpointName = KIND) {
+    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+    secrets.forEach((secret, index) => {
+      if (
+        !secret.startsWith(SECRET_PREFIX) ||
+        secret.length === SECRET_PREFIX.length ||
+        /\s/.test(secret)
+      ) {
+        throw new WebhookConfigurationError(
+          stripeSecretFormatMessage(endpointName, index, secrets.length, secret),
+        );
+      }
+    });
+    this.secrets = secrets;
+    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options.merchantRefKey,
+      'orderId',
+    );
+  }
+
+  /**
+   * Checks the Stripe-Signature header against the raw body, then the timestamp window.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    const header = request.headers[SIGNATURE_HEADER];
+    if (header === undefined || header.trim() === '') {
+      throw new WebhookVerificationError('missing_signature', 'Missing Stripe-Signature header');
+    }
+    const { timestampText, timestamp, signatures } = parseSignatureHeader(header);
+    const expected = this.secrets.map((secret) =>
+      hmacSha256(secret, [`${timestampText}.`, request.rawBody]).toString('hex'),
+    );
+    let matched = false;
+    // NOTE: no early exit; during a secret roll Stripe sends one v1 per active secret.
+    for (const signature of signatures) {
+      if (constantTimeIncludes(expected, signature)) {
+        matched = true;
+      }
+    }
+    if (!matched) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'No v1 signature in the Stripe-Signature header matches the payload and the secret',
+      );
+    }
+    // NOTE: checked after the signature, so only genuine but late (or early) deliveries say so.
+    assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
+  }
+
+  /**
+   * Parses a Stripe event and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'Stripe event body');
+    const event = validateEnvelope(StripeEventEnvelope, body, 'Stripe event');
+    validateEnvelope(StripeEventData, event.data, 'Stripe event data');
+    // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+    const object = (body.data as JsonObject).object as JsonObject;
+    const family = objectFamily(event.type);
+    const isCheckout = family === 'checkout';
+
+    const paymentRef =
+      family === 'payment_intent'
+        ? readString(object, 'id')
+        : (paymentIntentId(object) ??
+          (family === 'charge' || isCheckout ? readString(object, 'id') : undefined));
+    const merchantRef =
+      readString(readObject(object, 'metadata'), this.merchantRefKey) ??
+      (isCheckout ? readString(object, 'client_reference_id') : undefined);
+
+    return {
+      eventId: event.id,
+      type: mapStripeType(event.type, object) ?? `${KIND}:${event.type}`,
+      nativeType: event.type,
+      paymentRef,
+      merchantRef,
+      amount: readInteger(object, isCheckout ? 'amount_total' : 'amount'),
+      currency: toCurrency(object.currency),
+      status: readString(object, isCheckout ? 'payment_status' : 'status'),
+      occurredAt: fromUnixSeconds(event.created),
+      payload: body,
+    };
+  }
+}
+
+interface ParsedSignatureHeader {
+  readonly timestampText: string;
+  readonly timestamp: number;
+  readonly signatures: readonly string[];
+}
+
+function parseSignatureHeader(header: string): ParsedSignatureHeader {
+  let timestampText: string | undefined;
+  let duplicateTimestamp = false;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const separator = item.indexOf('=');
+    if (separator <= 0) continue;
+    const key = item.slice(0, separator).trim();
+    const value = item.slice(separator + 1).trim();
+    if (key === 't') {
+      duplicateTimestamp = timestampText !== undefined;
+      timestampText = value;
+    } else if (key === 'v1' && value.length > 0) {
+      // NOTE: v0 and any other scheme are ignored on purpose, to prevent downgrade attacks.
+      signatures.push(value);
+    }
+  }
+  const timestamp = parseUnixSeconds(timestampText);
+  if (timestampText === undefined || timestamp === undefined || duplicateTimestamp) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'Malformed Stripe-Signature header: expected exactly one t=<Unix seconds>',
+    );
+  }
+  if (signatures.length === 0) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'Malformed Stripe-Signature header: no v1 signature',
+    );
+  }
+  return { timestampText, timestamp, signatures };
+}
+
+/**
+ * A Stripe webhook endpoint.
+ * @throws WebhookConfigurationError at startup when a secret or option cannot work.
+ * @example
+ * stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET! })
+ */
+export function stripeEndpoint(options: StripeEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new StripeWebhookProvider(options, options?.name));
+}

@@ -1,0 +1,93 @@
+import { PaymentEventType } from '../core/payment-event-types';
+
+/** A delivery as it came over the wire: the exact raw bytes and the headers, nothing parsed. */
+export interface InboundWebhook {
+  /** The request body exactly as received. */
+  readonly rawBody: Buffer;
+  /** Header values by lower-cased name; repeated headers are joined with `, `. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** When the request arrived; timestamp windows are measured against it. */
+  readonly receivedAt: Date;
+}
+
+/** What a provider extracts from a verified delivery. */
+export interface NormalizedNotification {
+  /** Dedup key: the provider's event id, or a key derived from fields when it sends none. */
+  readonly eventId: string;
+  /** Normalized type when the native type maps to one, otherwise `'<kind>:<nativeType>'`. */
+  readonly type: PaymentEventType | `${string}:${string}`;
+  /** The provider's own event type (or status, for providers that only send a status). */
+  readonly nativeType: string;
+  /** The provider's payment id. */
+  readonly paymentRef?: string;
+  /** The application's own order id, when the provider carries it. */
+  readonly merchantRef?: string;
+  /** Amount in minor units, when known. */
+  readonly amount?: number;
+  /** ISO 4217 currency code, upper-case, when known. */
+  readonly currency?: string;
+  /** The provider's payment status, when it sends one. */
+  readonly status?: string;
+  /** When the provider says the event happened. */
+  readonly occurredAt?: Date;
+  /** The parsed body. */
+  readonly payload: unknown;
+}
+
+/** The exact answer a provider counts as a successful delivery. */
+export interface WebhookAcknowledgement {
+  /** HTTP status. */
+  readonly status: number;
+  /** Body, sent byte for byte (may be empty). */
+  readonly body: string;
+  /** Content type of the body. */
+  readonly contentType: string;
+}
+
+/**
+ * One provider kind's protocol: pure functions over bytes and headers, no Nest, no database.
+ */
+export interface WebhookProvider {
+  /** Provider kind, e.g. `'stripe'`; used in `'<kind>:<native>'` types. */
+  readonly kind: string;
+  /** The answer the provider expects for a stored (or duplicate, or ignored) delivery. */
+  readonly acknowledgement: WebhookAcknowledgement;
+  /**
+   * Proves the delivery came from the provider, on the raw bytes, before anything is parsed.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void;
+  /**
+   * Parses and validates a verified delivery and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification;
+}
+
+/** Options every endpoint kind shares. */
+export interface BaseEndpointOptions {
+  /** Unique endpoint name, used in the URL: `POST /{path}/{name}`. Letters, digits, `-` and `_`. */
+  name: string;
+  /**
+   * Overrides the provider's success answer for this endpoint.
+   * @default the provider's documented answer
+   */
+  acknowledgement?: Partial<WebhookAcknowledgement>;
+  /**
+   * Largest accepted body in bytes; larger deliveries get 413.
+   * @default 1048576 (1 MiB)
+   */
+  maxBodyBytes?: number;
+}
+
+/** An endpoint configuration made by one of the typed factories (`stripeEndpoint()`, …). */
+export interface WebhookEndpoint {
+  /** Unique endpoint name used in the URL. */
+  readonly name: string;
+  /** The provider protocol for this endpoint. */
+  readonly provider: WebhookProvider;
+  /** The resolved success answer. */
+  readonly acknowledgement: WebhookAcknowledgement;
+  /** Largest accepted body in bytes. */
+  readonly maxBodyBytes: number;
+}

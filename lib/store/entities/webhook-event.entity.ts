@@ -1,0 +1,112 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { WebhookEventStatus } from '../webhook-event-status';
+
+/** Reads PostgreSQL `bigint` (returned as a string by `pg`) and SQLite integers as numbers. */
+const bigintAsNumber = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value === null ? null : Number(value)),
+};
+
+/**
+ * One stored delivery (the inbox). Unique per endpoint and provider event id: a re-delivery
+ * finds this row instead of creating a second one.
+ */
+@Entity({ name: 'webhook_events' })
+@Index('uq_webhook_events_endpoint_event', ['endpoint', 'eventId'], { unique: true })
+export class WebhookEventEntity {
+  /** Inbox id (UUID). */
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** Endpoint name the delivery arrived on. */
+  @Column({ type: 'varchar', length: 64 })
+  endpoint!: string;
+
+  /** Provider kind (`stripe`, `qvard`, …). */
+  @Column({ type: 'varchar', length: 32 })
+  provider!: string;
+
+  /** Dedup key: provider event id or a derived key. */
+  @Column({ name: 'event_id', type: 'varchar', length: 255 })
+  eventId!: string;
+
+  /** Normalized type, or `'<kind>:<native>'`. */
+  @Column({ type: 'varchar', length: 255 })
+  type!: string;
+
+  /** The provider's own type. */
+  @Column({ name: 'native_type', type: 'varchar', length: 255 })
+  nativeType!: string;
+
+  /** The provider's payment id. */
+  @Column({ name: 'payment_ref', type: 'varchar', length: 255, nullable: true })
+  paymentRef!: string | null;
+
+  /** The application's order id, when the provider carries it. */
+  @Column({ name: 'merchant_ref', type: 'varchar', length: 255, nullable: true })
+  merchantRef!: string | null;
+
+  /** Amount in minor units, when known. */
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  amount!: number | null;
+
+  /** ISO 4217 currency code, when known. */
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  currency!: string | null;
+
+  /** The provider's payment status, when it sends one. */
+  @Column({ name: 'payment_status', type: 'varchar', length: 64, nullable: true })
+  paymentStatus!: string | null;
+
+  /** When the provider says the event happened. */
+  @Column({ name: 'occurred_at', type: Date, nullable: true })
+  occurredAt!: Date | null;
+
+  /** When the first delivery was stored. */
+  @Column({ name: 'received_at', type: Date })
+  receivedAt!: Date;
+
+  /** The body exactly as received (UTF-8). */
+  @Column({ name: 'raw_body', type: 'text' })
+  rawBody!: string;
+
+  /** SHA-256 of the raw body, to notice a re-delivery whose body differs. */
+  @Column({ name: 'body_sha256', type: 'varchar', length: 64 })
+  bodySha256!: string;
+
+  /** Request headers without signatures, secrets or credentials. */
+  @Column({ type: 'simple-json' })
+  headers!: Record<string, string>;
+
+  /** Where the event stands. */
+  @Column({ type: 'varchar', length: 16 })
+  status!: WebhookEventStatus;
+
+  /** Processing attempts started so far. */
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  /** When the event is next due (pending or retrying). */
+  @Column({ name: 'next_attempt_at', type: Date, nullable: true })
+  nextAttemptAt!: Date | null;
+
+  /** Worker holding the lease. */
+  @Column({ name: 'locked_by', type: 'varchar', length: 128, nullable: true })
+  lockedBy!: string | null;
+
+  /** When the lease ends; an expired lease is reclaimed by any worker. */
+  @Column({ name: 'locked_until', type: Date, nullable: true })
+  lockedUntil!: Date | null;
+
+  /** Last handler error. */
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  /** When every handler had succeeded. */
+  @Column({ name: 'processed_at', type: Date, nullable: true })
+  processedAt!: Date | null;
+
+  /** How many times the provider delivered this event. */
+  @Column({ name: 'delivery_count', type: 'integer', default: 1 })
+  deliveryCount!: number;
+}

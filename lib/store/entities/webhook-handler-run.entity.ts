@@ -1,0 +1,29 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * The handler ledger: one row per event and handler that finished successfully, written in
+ * the same transaction as the handler's own writes, so a handler's effect applies once.
+ */
+@Entity({ name: 'webhook_handler_runs' })
+@Index('uq_webhook_handler_runs_event_handler', ['eventId', 'handlerKey'], { unique: true })
+export class WebhookHandlerRunEntity {
+  /** Row id (UUID). */
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** Inbox id of the event. */
+  @Column({ name: 'event_id', type: 'varchar', length: 36 })
+  eventId!: string;
+
+  /** Stable handler key: `ClassName.methodName`. */
+  @Column({ name: 'handler_key', type: 'varchar', length: 255 })
+  handlerKey!: string;
+
+  /** The attempt on which the handler succeeded. */
+  @Column({ type: 'integer' })
+  attempt!: number;
+
+  /** When the handler's transaction committed. */
+  @Column({ name: 'finished_at', type: Date })
+  finishedAt!: Date;
+}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * Tells whoever listens in this process that a new pending event was stored, so the
+ * dispatcher starts at once instead of at its next poll.
+ */
+@Injectable()
+export class InboxSignal {
+  private readonly listeners = new Set<() => void>();
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const listener of this.listeners) {
+      listener();
+    }
+  }
+}

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { ConnectionLock } from './connection-lock';
+import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import {
+  HandlerRunOutcome,
+  NewWebhookEvent,
+  RecordResult,
+  WebhookStore,
+} from './webhook-store.interface';
+import { MISSING_ENTITIES, MISSING_TABLES, ASYNC_COMMIT } from '../webhooks.messages';
+
+const INSERT_COLUMNS = [
+  'id',
+  'endpoint',
+  'provider',
+  'event_id',
+  'type',
+  'native_type',
+  'payment_ref',
+  'merchant_ref',
+  'amount',
+  'currency',
+  'payment_status',
+  'occurred_at',
+  'received_at',
+  'raw_body',
+  'body_sha256',
+  'headers',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'processed_at',
+  'delivery_count',
+];
+
+const MAX_ERROR_LENGTH = 2000;
+
+/** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
+export class TypeOrmWebhookStore implements WebhookStore {
+  private readonly dialect: SqlDialect;
+  private readonly lock: ConnectionLock;
+  private readonly recordSql: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.dialect = sqlDialectOf(dataSource);
+    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
+    const p = (i: number) => this.dialect.param(i);
+    this.recordSql =
+      `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
+      `VALUES (${INSERT_COLUMNS.map((_, i) => p(i + 1)).join(', ')}) ` +
+      // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
+      'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
+      'RETURNING id, status, delivery_count, body_sha256';
+  }
+
+  /** Checks the data source can hold the inbox durably; fails startup with the fix otherwise. */
+  async initialize(): Promise<void> {
+    if (!this.dataSource.hasMetadata(WebhookEventEntity)) {
+      throw new WebhookConfigurationError(MISSING_ENTITIES);
+    }
+    if (this.dialect.kind === 'sqlite') {
+      await this.lock.run(async () => {
+        // NOTE: TypeORM leaves WAL off and better-sqlite3's WAL default is synchronous=NORMAL,
+        // which can lose the last commits on power loss: an acknowledged event must survive.
+        await this.dataSource.query('PRAGMA journal_mode = WAL');
+        await this.dataSource.query('PRAGMA synchronous = FULL');
+        await this.dataSource.query('PRAGMA busy_timeout = 5000');
+      });
+    } else {
+      const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
+        synchronous_commit: string;
+      }[];
+      if (row?.synchronous_commit === 'off') {
+        throw new WebhookConfigurationError(ASYNC_COMMIT);
+      }
+    }
+    try {
+      await this.lock.run(() => this.dataSource.query('SELECT id FROM webhook_events WHERE 1 = 0'));
+    } catch (error) {
+      throw new WebhookConfigurationError(`${MISSING_TABLES} (${(error as Error).message})`);
+    }
+  }
+
+  async record(event: NewWebhookEvent): Promise<RecordResult> {
+    const id = randomUUID();
+    const d = (value: Date | null) => (value === null ? null : this.dialect.date(value));
+    const params = [
+      id,
+      event.endpoint,
+      event.provider,
+      event.eventId,
+      event.type,
+      event.nativeType,
+      event.paymentRef,
+      event.merchantRef,
+      event.amount,
+      event.currency,
+      event.paymentStatus,
+      d(event.occurredAt),
+      d(event.receivedAt),
+      event.rawBody,
+      event.bodySha256,
+      JSON.stringify(event.headers),
+      event.status,
+      0,
+      event.status === 'pending' ? d(event.receivedAt) : null,
+      event.status === 'ignored' ? d(event.receivedAt) : null,
+      1,
+    ];
+    const rows = (await this.lock.run(() =>
+      this.rows(this.dataSource.manager, this.recordSql, params),
+    )) as {
+      id: string;
+      status: string;
+      delivery_count: number | string;
+      body_sha256: string;
+    }[];
+    const row = rows[0];
+    return {
+      id: row.id,
+      duplicate: Number(row.delivery_count) > 1,
+      sameBody: row.body_sha256 === event.bodySha256,
+      status: row.status,
+    };
+  }
+
+  async claim(
+    workerId: string,
+    limit: number,
+    leaseMs: number,
+    now: Date,
+  ): Promise<WebhookEventEntity[]> {
+    const p = (i: number) => this.dialect.param(i);
+    const nowValue = this.dialect.date(now);
+    const until = this.dialect.date(new Date(now.getTime() + leaseMs));
+    const sql =
+      `UPDATE webhook_events SET status = 'processing', locked_by = ${p(1)}, locked_until = ${p(2)}, ` +
+      'attempts = attempts + 1 WHERE id IN (' +
+      "SELECT id FROM webhook_events WHERE (status IN ('pending', 'retrying') AND next_attempt_at <= " +
+      `${p(3)}) OR (status = 'processing' AND locked_until < ${p(4)}) ` +
+      `ORDER BY next_attempt_at LIMIT ${p(5)} ${this.dialect.skipLocked}) RETURNING id`;
+    return this.lock.run(async () => {
+      const claimed = (await this.rows(this.dataSource.manager, sql, [
+        workerId,
+        until,
+        nowValue,
+        nowValue,
+        limit,
+      ])) as { id: string }[];
+      if (claimed.length === 0) {
+        return [];
+      }
+      const events = await this.dataSource
+        .getRepository(WebhookEventEntity)
+        .findBy({ id: In(claimed.map((row) => row.id)) });
+      return events.sort(
+        (a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0),
+      );
+    });
+  }
+
+  async extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await this.lock.run(() =>
+      this.dataSource
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+        .where({ id: In(ids), lockedBy: workerId, status: 'processing' })
+        .execute(),
+    );
+  }
+
+  async finishedHandlers(eventId: string): Promise<Set<string>> {
+    const runs = await this.lock.run(() =>
+      this.dataSource.getRepository(WebhookHandlerRunEntity).find({
+        select: { handlerKey: true },
+        where: { eventId },
+      }),
+    );
+    return new Set(runs.map((run) => run.handlerKey));
+  }
+
+  async runHandler(
+    eventId: string,
+    handlerKey: string,
+    attempt: number,
+    work: (manager: EntityManager) => Promise<void>,
+  ): Promise<HandlerRunOutcome> {
+    const p = (i: number) => this.dialect.param(i);
+    const sql =
+      `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
+      `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
+      'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id';
+    return this.lock.run(() =>
+      this.dataSource.transaction(async (manager) => {
+        // NOTE: the ledger row is written first: a second worker that reaches the same
+        // (event, handler) waits on the unique index until this transaction ends, then skips.
+        const inserted = (await this.rows(manager, sql, [
+          randomUUID(),
+          eventId,
+          handlerKey,
+          attempt,
+          this.dialect.date(new Date()),
+        ])) as unknown[];
+        if (inserted.length === 0) {
+          return 'already_done' as const;
+        }
+        await work(manager);
+        return 'ran' as const;
+      }),
+    );
+  }
+
+  markProcessed(id: string, workerId: string, now: Date): Promise<boolean> {
+    return this.finish(id, workerId, {
+      status: 'processed',
+      processedAt: now,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+  }
+
+  markIgnored(id: string, workerId: string, now: Date): Promise<boolean> {
+    return this.finish(id, workerId, { status: 'ignored', processedAt: now, nextAttemptAt: null });
+  }
+
+  scheduleRetry(
+    id: string,
+    workerId: string,
+    nextAttemptAt: Date,
+    error: string,
+  ): Promise<boolean> {
+    return this.finish(id, workerId, {
+      status: 'retrying',
+      nextAttemptAt,
+      lastError: error.slice(0, MAX_ERROR_LENGTH),
+    });
+  }
+
+  markDead(id: string, workerId: string, error: string): Promise<boolean> {
+    return this.finish(id, workerId, {
+      status: 'dead',
+      nextAttemptAt: null,
+      lastError: error.slice(0, MAX_ERROR_LENGTH),
+    });
+  }
+
+  async release(ids: string[], workerId: string, now: Date): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await this.lock.run(() =>
+      this.dataSource
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({
+          status: 'retrying',
+          nextAttemptAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+          attempts: () => 'attempts - 1',
+        })
+        .where({ id: In(ids), lockedBy: workerId, status: 'processing' })
+        .execute(),
+    );
+  }
+
+  findById(id: string): Promise<WebhookEventEntity | null> {
+    return this.lock.run(() => this.dataSource.getRepository(WebhookEventEntity).findOneBy({ id }));
+  }
+
+  findByEventId(endpoint: string, eventId: string): Promise<WebhookEventEntity | null> {
+    return this.lock.run(() =>
+      this.dataSource.getRepository(WebhookEventEntity).findOneBy({ endpoint, eventId }),
+    );
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.lock.run(() => this.dataSource.transaction(work));
+  }
+
+  /**
+   * Rows of a statement. `query()` returns `[rows, count]` for a PostgreSQL UPDATE … RETURNING
+   * and plain rows elsewhere; the structured result is the same on both drivers.
+   */
+  private async rows(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown[]> {
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      const result = await runner.query(sql, params, true);
+      return (result.records as unknown[] | undefined) ?? [];
+    } finally {
+      if (!manager.queryRunner) {
+        await runner.release();
+      }
+    }
+  }
+
+  private async finish(
+    id: string,
+    workerId: string,
+    changes: Partial<WebhookEventEntity>,
+  ): Promise<boolean> {
+    // NOTE: only the lease holder may settle an event; a worker whose lease expired and was
+    // reclaimed by another must not overwrite the newer outcome.
+    const result = await this.lock.run(() =>
+      this.dataSource
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({ ...changes, lockedBy: null, lockedUntil: null })
+        .where({ id, lockedBy: workerId, status: 'processing' })
+        .execute(),
+    );
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,3 @@
+/** Where an inbox event stands. */
+export type WebhookEventStatus =
+  'pending' | 'processing' | 'retrying' | 'processed' | 'ignored' | 'dead';

@@ -1,0 +1,82 @@
+import { EntityManager } from 'typeorm';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+
+/** An event to store, as the ingress builds it from a verified, normalized delivery. */
+export interface NewWebhookEvent {
+  endpoint: string;
+  provider: string;
+  eventId: string;
+  type: string;
+  nativeType: string;
+  paymentRef: string | null;
+  merchantRef: string | null;
+  amount: number | null;
+  currency: string | null;
+  paymentStatus: string | null;
+  occurredAt: Date | null;
+  receivedAt: Date;
+  rawBody: string;
+  bodySha256: string;
+  headers: Record<string, string>;
+  /** `pending` when a handler wants the event, `ignored` when none does. */
+  status: 'pending' | 'ignored';
+}
+
+/** What `record()` found. */
+export interface RecordResult {
+  /** Inbox id of the stored row (new or existing). */
+  id: string;
+  /** True when the row already existed (a re-delivery). */
+  duplicate: boolean;
+  /** False when a re-delivery's body differs from the stored one. */
+  sameBody: boolean;
+  /** The row's status after the call. */
+  status: string;
+}
+
+/** How a handler run inside `runHandler()` ended. */
+export type HandlerRunOutcome = 'ran' | 'already_done';
+
+/**
+ * The inbox and ledger. The TypeORM implementation serves PostgreSQL and SQLite; another
+ * implementation can be provided under the same-name token.
+ */
+export interface WebhookStore {
+  /** One atomic insert-or-detect-duplicate on UNIQUE(endpoint, event_id). */
+  record(event: NewWebhookEvent): Promise<RecordResult>;
+  /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
+  claim(workerId: string, limit: number, leaseMs: number, now: Date): Promise<WebhookEventEntity[]>;
+  /** Extends the lease of events `workerId` still holds. */
+  extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void>;
+  /** Handler keys already recorded in the ledger for an event. */
+  finishedHandlers(eventId: string): Promise<Set<string>>;
+  /**
+   * Runs `work` in a transaction that first writes the ledger row for (event, handler);
+   * when the row exists already, `work` does not run.
+   */
+  runHandler(
+    eventId: string,
+    handlerKey: string,
+    attempt: number,
+    work: (manager: EntityManager) => Promise<void>,
+  ): Promise<HandlerRunOutcome>;
+  /** Marks a held event processed. */
+  markProcessed(id: string, workerId: string, now: Date): Promise<boolean>;
+  /** Marks a held event ignored (no handler wants it). */
+  markIgnored(id: string, workerId: string, now: Date): Promise<boolean>;
+  /** Puts a held event back for a later attempt. */
+  scheduleRetry(id: string, workerId: string, nextAttemptAt: Date, error: string): Promise<boolean>;
+  /** Moves a held event to the dead-letter state. */
+  markDead(id: string, workerId: string, error: string): Promise<boolean>;
+  /** Gives held events back without counting the attempt (graceful shutdown). */
+  release(ids: string[], workerId: string, now: Date): Promise<void>;
+  /** Reads one event by inbox id. */
+  findById(id: string): Promise<WebhookEventEntity | null>;
+  /** Reads one event by endpoint and provider event id. */
+  findByEventId(endpoint: string, eventId: string): Promise<WebhookEventEntity | null>;
+  /** Runs `work` in a transaction, serialized with the package's own writes where the database needs it. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+}
+
+/** Injection token for the {@link WebhookStore}. */
+export const WebhookStore = Symbol('WebhookStore');

@@ -1,0 +1,85 @@
+import { WebhookConfigurationError } from './core/webhook-errors';
+import { WebhooksModuleOptions } from './interfaces/webhooks-module-options.interface';
+import { WebhookEndpoint } from './providers/webhook-provider.interface';
+import {
+  DUPLICATE_ENDPOINT,
+  INVALID_OPTION,
+  NOT_AN_ENDPOINT,
+  NO_ENDPOINTS,
+} from './webhooks.messages';
+
+/** Options with every default filled in, checked once at startup. */
+export interface ResolvedWebhooksOptions {
+  readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
+  readonly trustProxy: boolean;
+  readonly dispatch: {
+    readonly enabled: boolean;
+    readonly concurrency: number;
+    readonly pollIntervalMs: number;
+    readonly leaseMs: number;
+    readonly shutdownTimeoutMs: number;
+    readonly maxAttempts: number;
+    readonly baseDelayMs: number;
+    readonly maxDelayMs: number;
+  };
+}
+
+function positiveInteger(option: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved <= 0) {
+    throw new WebhookConfigurationError(INVALID_OPTION(option, 'a positive integer', value));
+  }
+  return resolved;
+}
+
+/** Merges defaults into the user's options and fails with a message naming the fix. */
+export function resolveWebhooksOptions(options: WebhooksModuleOptions): ResolvedWebhooksOptions {
+  const list: unknown = options?.endpoints;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new WebhookConfigurationError(NO_ENDPOINTS);
+  }
+  const endpoints = new Map<string, WebhookEndpoint>();
+  list.forEach((endpoint: WebhookEndpoint | undefined, index) => {
+    if (
+      !endpoint ||
+      typeof endpoint.name !== 'string' ||
+      typeof endpoint.provider?.verify !== 'function'
+    ) {
+      throw new WebhookConfigurationError(NOT_AN_ENDPOINT(index));
+    }
+    if (endpoints.has(endpoint.name)) {
+      throw new WebhookConfigurationError(DUPLICATE_ENDPOINT(endpoint.name));
+    }
+    endpoints.set(endpoint.name, endpoint);
+  });
+  const dispatch = options.dispatch ?? {};
+  const retry = dispatch.retry ?? {};
+  const resolved: ResolvedWebhooksOptions = {
+    endpoints,
+    trustProxy: options.trustProxy ?? false,
+    dispatch: {
+      enabled: dispatch.enabled ?? true,
+      concurrency: positiveInteger('dispatch.concurrency', dispatch.concurrency, 4),
+      pollIntervalMs: positiveInteger('dispatch.pollIntervalMs', dispatch.pollIntervalMs, 1000),
+      leaseMs: positiveInteger('dispatch.leaseMs', dispatch.leaseMs, 30_000),
+      shutdownTimeoutMs: positiveInteger(
+        'dispatch.shutdownTimeoutMs',
+        dispatch.shutdownTimeoutMs,
+        10_000,
+      ),
+      maxAttempts: positiveInteger('dispatch.retry.maxAttempts', retry.maxAttempts, 20),
+      baseDelayMs: positiveInteger('dispatch.retry.baseDelayMs', retry.baseDelayMs, 5000),
+      maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 3_600_000),
+    },
+  };
+  if (resolved.dispatch.maxDelayMs < resolved.dispatch.baseDelayMs) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION(
+        'dispatch.retry.maxDelayMs',
+        'at least dispatch.retry.baseDelayMs',
+        retry.maxDelayMs,
+      ),
+    );
+  }
+  return resolved;
+}

@@ -1,0 +1,40 @@
+/** Error texts. Each one says what went wrong and how to fix it. */
+
+export const MISSING_ENTITIES =
+  'The webhook entities are not registered in the TypeORM data source: set `autoLoadEntities: true` ' +
+  'in TypeOrmModule.forRoot(), or add `...webhookEntities` (from nestjs-payment-webhooks) to its `entities`.';
+
+export const MISSING_TABLES =
+  'The webhook tables do not exist: add `...webhooksMigrations` (from nestjs-payment-webhooks) to the ' +
+  "data source's `migrations` and set `migrationsRun: true`, or run them with the TypeORM CLI";
+
+export const ASYNC_COMMIT =
+  'PostgreSQL runs with synchronous_commit=off, so an acknowledged webhook could be lost on a crash. ' +
+  "Turn it on for the webhook data source, e.g. `extra: { options: '-c synchronous_commit=on' }` in " +
+  'TypeOrmModule.forRoot(), or ALTER ROLE/DATABASE ... SET synchronous_commit = on.';
+
+export const RAW_BODY_MISSING =
+  'The raw request body is not available, so the webhook signature cannot be checked. ' +
+  'Create the app with `NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify) ' +
+  'and keep the JSON and urlencoded body parsers enabled.';
+
+export const NO_ENDPOINTS =
+  'WebhooksModule needs at least one endpoint: pass `endpoints: [stripeEndpoint({ name, secret }), ...]`.';
+
+export const DUPLICATE_ENDPOINT = (name: string) =>
+  `Two webhook endpoints are named "${name}": each endpoint needs a unique \`name\` (it is the last URL segment).`;
+
+export const NOT_AN_ENDPOINT = (index: number) =>
+  `endpoints[${index}] is not an endpoint configuration: build each one with a factory such as ` +
+  'stripeEndpoint({ name, secret }), standardWebhooksEndpoint(...), qvardEndpoint(...) or hmacEndpoint(...).';
+
+export const INVALID_OPTION = (option: string, rule: string, value: unknown) =>
+  `WebhooksModule option \`${option}\` must be ${rule} (got ${JSON.stringify(value)}).`;
+
+export const AMBIGUOUS_HANDLER = (key: string) =>
+  `Two @OnPaymentEvent handlers share the key "${key}" (class and method name): ` +
+  'rename one of the classes or methods, or give one a unique `key` in its options.';
+
+export const UNKNOWN_HANDLER_ENDPOINT = (key: string, endpoint: string) =>
+  `@OnPaymentEvent handler "${key}" names endpoint "${endpoint}", which is not configured: ` +
+  'fix the `endpoint` option or add that endpoint to WebhooksModule.forRoot({ endpoints }).';

@@ -1,0 +1,35 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import {
+  WebhooksModuleExtras,
+  WebhooksModuleOptions,
+} from './interfaces/webhooks-module-options.interface';
+import { DEFAULT_WEBHOOKS_PATH } from './webhooks.constants';
+import { createWebhooksModuleParts } from './webhooks.providers';
+
+export const {
+  ConfigurableModuleClass: ConfigurableWebhooksModule,
+  MODULE_OPTIONS_TOKEN: WEBHOOKS_MODULE_OPTIONS,
+  OPTIONS_TYPE: WEBHOOKS_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: WEBHOOKS_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<WebhooksModuleOptions>({ moduleName: 'Webhooks' })
+  .setClassMethodName('forRoot')
+  .setExtras<WebhooksModuleExtras>(
+    {
+      isGlobal: false,
+      path: DEFAULT_WEBHOOKS_PATH,
+      dataSource: undefined,
+      controllerDecorators: [],
+    },
+    (definition, extras) => {
+      const parts = createWebhooksModuleParts(extras);
+      return {
+        ...definition,
+        global: extras.isGlobal,
+        imports: [...(definition.imports ?? []), ...parts.imports],
+        controllers: [...(definition.controllers ?? []), ...parts.controllers],
+        providers: [...(definition.providers ?? []), ...parts.providers],
+        exports: [...(definition.exports ?? []), ...parts.exports],
+      };
+    },
+  )
+  .build();

@@ -1,0 +1,65 @@
+import { DynamicModule, Provider, Type } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
+import { WebhookHandlerRegistry } from './dispatch/webhook-handler.registry';
+import { WebhookHandlersExplorer } from './dispatch/webhook-handlers.explorer';
+import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor';
+import { createWebhooksController } from './ingress/webhooks.controller';
+import { WebhookIngress } from './ingress/webhook-ingress.service';
+import {
+  WebhooksModuleExtras,
+  WebhooksModuleOptions,
+} from './interfaces/webhooks-module-options.interface';
+import { webhookEntities } from './store/entities';
+import { InboxSignal } from './store/inbox-signal';
+import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
+import { WebhookStore } from './store/webhook-store.interface';
+import { WebhookTransactions } from './store/webhook-transactions.service';
+import {
+  DEFAULT_WEBHOOKS_PATH,
+  WEBHOOKS_EXTRAS,
+  WEBHOOKS_RESOLVED_OPTIONS,
+} from './webhooks.constants';
+import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
+
+/** Everything the module registers besides the options provider the builder adds. */
+export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
+  imports: (DynamicModule | Type<unknown>)[];
+  controllers: Type<unknown>[];
+  providers: Provider[];
+  exports: (Provider | symbol | Type<unknown>)[];
+} {
+  const path = (extras.path ?? DEFAULT_WEBHOOKS_PATH).replace(/^\/+|\/+$/g, '');
+  return {
+    imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
+    controllers: [createWebhooksController(path, extras.controllerDecorators ?? [])],
+    providers: [
+      { provide: WEBHOOKS_EXTRAS, useValue: { ...extras, path } },
+      {
+        provide: WEBHOOKS_RESOLVED_OPTIONS,
+        useFactory: (options: WebhooksModuleOptions) => resolveWebhooksOptions(options),
+        inject: [WEBHOOKS_MODULE_OPTIONS],
+      },
+      {
+        provide: WebhookStore,
+        useFactory: async (dataSource: DataSource) => {
+          const store = new TypeOrmWebhookStore(dataSource);
+          await store.initialize();
+          return store;
+        },
+        inject: [getDataSourceToken(extras.dataSource)],
+      },
+      InboxSignal,
+      WebhooksMetadataAccessor,
+      WebhookHandlerRegistry,
+      WebhookHandlersExplorer,
+      WebhookIngress,
+      WebhookDispatcher,
+      WebhookTransactions,
+    ],
+    exports: [WebhookStore, WebhookDispatcher, WebhookTransactions, WEBHOOKS_RESOLVED_OPTIONS],
+  };
+}

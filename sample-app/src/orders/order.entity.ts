@@ -1,0 +1,29 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type OrderState = 'pending' | 'paid' | 'canceled';
+
+@Entity({ name: 'orders' })
+export class Order {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** Amount in minor units. */
+  @Column({ type: 'integer' })
+  amount!: number;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: OrderState;
+
+  @Column({ name: 'paid_at', type: Date, nullable: true })
+  paidAt!: Date | null;
+
+  /** How many times the paid-order action ran. Must never exceed 1. */
+  @Column({ type: 'integer', default: 0 })
+  fulfilments!: number;
+
+  @Column({ name: 'created_at', type: Date })
+  createdAt!: Date;
+}

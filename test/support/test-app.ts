@@ -1,0 +1,206 @@
+import 'reflect-metadata';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Injectable, INestApplication, Module, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { TypeOrmModule, TypeOrmModuleOptions, getDataSourceToken } from '@nestjs/typeorm';
+import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  OnPaymentEvent,
+  PaymentEvent,
+  WebhookContext,
+  WebhooksModule,
+  WebhooksModuleOptions,
+  webhooksMigrations,
+  NonRetryableError,
+} from 'nestjs-payment-webhooks';
+import { createTestDatabase, TestDatabase } from './postgres';
+
+export type Platform = 'express' | 'fastify';
+export type Database = 'sqlite' | 'postgres';
+
+/** One row per handler effect, written through ctx.manager: counting rows counts effects. */
+@Entity({ name: 'test_effects' })
+export class TestEffect {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column({ type: 'varchar' })
+  eventId!: string;
+
+  @Column({ type: 'varchar' })
+  handler!: string;
+
+  @Column({ type: 'varchar', nullable: true })
+  merchantRef!: string | null;
+}
+
+/** How the test handler behaves for an event id (by provider event id). */
+export interface HandlerScript {
+  /** Fail this many attempts before succeeding. */
+  failTimes?: number;
+  /** Always fail. */
+  alwaysFail?: boolean;
+  /** Throw NonRetryableError. */
+  nonRetryable?: boolean;
+  /** Wait this long inside the transaction. */
+  delayMs?: number;
+}
+
+/** Shared between a test and the handlers it boots. */
+export class HandlerControl {
+  readonly scripts = new Map<string, HandlerScript>();
+  readonly calls: { eventId: string; attempt: number; handler: string }[] = [];
+}
+
+@Injectable()
+export class TestPaymentHandlers {
+  constructor(private readonly control: HandlerControl) {}
+
+  @OnPaymentEvent(['payment.succeeded', 'payment.canceled', 'payment.failed'])
+  async onPayment(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
+    await this.apply('payments', event, ctx);
+  }
+
+  @OnPaymentEvent('refund.succeeded')
+  async onRefund(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
+    await this.apply('refunds', event, ctx);
+  }
+
+  private async apply(handler: string, event: PaymentEvent, ctx: WebhookContext): Promise<void> {
+    this.control.calls.push({ eventId: event.eventId, attempt: ctx.attempt, handler });
+    await ctx.manager.insert(TestEffect, {
+      eventId: event.eventId,
+      handler,
+      merchantRef: event.merchantRef,
+    });
+    const script = this.control.scripts.get(event.eventId) ?? {};
+    if (script.delayMs) {
+      await new Promise((resolve) => setTimeout(resolve, script.delayMs));
+    }
+    if (script.nonRetryable) {
+      throw new NonRetryableError(`order for ${event.eventId} can never be applied`);
+    }
+    if (script.alwaysFail || (script.failTimes ?? 0) >= ctx.attempt) {
+      throw new Error(`handler failure on attempt ${ctx.attempt}`);
+    }
+  }
+}
+
+export interface TestAppOptions {
+  platform: Platform;
+  database: Database;
+  async?: boolean;
+  webhooks: WebhooksModuleOptions;
+  handlers?: Type<unknown>[];
+  control?: HandlerControl;
+  rawBody?: boolean;
+  /** Reuse an existing database (e.g. to simulate a second instance or a restart). */
+  databaseUrl?: string;
+  sqliteFile?: string;
+}
+
+export interface TestApp {
+  app: INestApplication;
+  url: string;
+  dataSource: DataSource;
+  control: HandlerControl;
+  databaseUrl?: string;
+  sqliteFile?: string;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
+  const control = options.control ?? new HandlerControl();
+  let database: TestDatabase | undefined;
+  let typeorm: TypeOrmModuleOptions;
+  let sqliteFile: string | undefined;
+  let databaseUrl: string | undefined;
+  if (options.database === 'postgres') {
+    if (!options.databaseUrl) {
+      database = await createTestDatabase();
+    }
+    databaseUrl = options.databaseUrl ?? database!.url;
+    typeorm = {
+      type: 'postgres',
+      url: databaseUrl,
+      autoLoadEntities: true,
+      migrations: webhooksMigrations,
+      migrationsRun: true,
+      synchronize: false,
+      entities: [TestEffect],
+      poolSize: 10,
+    };
+  } else {
+    sqliteFile =
+      options.sqliteFile ?? join(mkdtempSync(join(tmpdir(), 'pw-sqlite-')), 'inbox.sqlite');
+    typeorm = {
+      type: 'better-sqlite3',
+      database: sqliteFile,
+      autoLoadEntities: true,
+      migrations: webhooksMigrations,
+      migrationsRun: true,
+      entities: [TestEffect],
+    };
+  }
+  // NOTE: the test's own table is created here; the package's tables only through its migrations.
+  const effectsTable =
+    options.database === 'postgres'
+      ? 'CREATE TABLE IF NOT EXISTS test_effects (id serial PRIMARY KEY, "eventId" varchar NOT NULL, handler varchar NOT NULL, "merchantRef" varchar)'
+      : 'CREATE TABLE IF NOT EXISTS test_effects (id integer PRIMARY KEY AUTOINCREMENT, "eventId" varchar NOT NULL, handler varchar NOT NULL, "merchantRef" varchar)';
+
+  const webhooksImport = options.async
+    ? WebhooksModule.forRootAsync({ useFactory: async () => options.webhooks })
+    : WebhooksModule.forRoot(options.webhooks);
+
+  @Module({
+    imports: [TypeOrmModule.forRoot(typeorm), webhooksImport],
+    providers: [
+      { provide: HandlerControl, useValue: control },
+      ...(options.handlers ?? [TestPaymentHandlers]),
+    ],
+  })
+  class TestAppModule {}
+
+  const adapter = options.platform === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
+  const app = await NestFactory.create(TestAppModule, adapter, {
+    rawBody: options.rawBody ?? true,
+    logger: process.env.TEST_LOGS ? undefined : false,
+  });
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  await dataSource.query(effectsTable);
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return {
+    app,
+    url,
+    dataSource,
+    control,
+    databaseUrl,
+    sqliteFile,
+    async close() {
+      await app.close();
+      await database?.drop();
+    },
+  };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`condition not met within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
