@@ -38,6 +38,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Events given back on shutdown while their handlers still ran: never settle them here. */
+  private readonly released = new Set<string>();
   private running = false;
   private loop?: Promise<void>;
   private wakeRequested = false;
@@ -99,6 +101,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearTimeout(timer);
     clearInterval(this.heartbeat);
     const held = [...this.inFlight.keys()];
+    held.forEach((id) => this.released.add(id));
     if (held.length > 0) {
       this.logger.warn(`Giving ${held.length} unfinished event(s) back to the inbox on shutdown`);
       await this.store.release(held, this.workerId, new Date()).catch((error: unknown) => {
@@ -202,6 +205,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
             `ms=${Date.now() - started} error=${JSON.stringify(describe(error))}`,
         );
       }
+    }
+    if (this.released.has(entity.id)) {
+      // NOTE: given back on shutdown; the handler transactions that still commit are in the
+      // ledger, and the next worker settles the event.
+      return;
     }
     if (failures.length === 0) {
       await this.store.markProcessed(entity.id, this.workerId, new Date());

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Injectable, INestApplication, Module, Type } from '@nestjs/common';
+import { Injectable, INestApplication, Module, Provider, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -98,6 +98,12 @@ export interface TestAppOptions {
   handlers?: Type<unknown>[];
   control?: HandlerControl;
   rawBody?: boolean;
+  /** Module extras (path, controller decorators). */
+  extras?: { path?: string; controllerDecorators?: ClassDecorator[] };
+  /** More providers for the test module (e.g. an APP_GUARD). */
+  providers?: Provider[];
+  /** More controllers for the test module. */
+  controllers?: Type<unknown>[];
   /** Reuse an existing database (e.g. to simulate a second instance or a restart). */
   databaseUrl?: string;
   sqliteFile?: string;
@@ -153,14 +159,16 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       : 'CREATE TABLE IF NOT EXISTS test_effects (id integer PRIMARY KEY AUTOINCREMENT, "eventId" varchar NOT NULL, handler varchar NOT NULL, "merchantRef" varchar)';
 
   const webhooksImport = options.async
-    ? WebhooksModule.forRootAsync({ useFactory: async () => options.webhooks })
-    : WebhooksModule.forRoot(options.webhooks);
+    ? WebhooksModule.forRootAsync({ ...options.extras, useFactory: async () => options.webhooks })
+    : WebhooksModule.forRoot({ ...options.extras, ...options.webhooks });
 
   @Module({
     imports: [TypeOrmModule.forRoot(typeorm), webhooksImport],
+    controllers: options.controllers ?? [],
     providers: [
       { provide: HandlerControl, useValue: control },
       ...(options.handlers ?? [TestPaymentHandlers]),
+      ...(options.providers ?? []),
     ],
   })
   class TestAppModule {}
