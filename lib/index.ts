@@ -43,4 +43,5 @@ export {
   WebhookTooLargeException,
   WebhookStoreUnavailableException,
   RawBodyUnavailableException,
+  WebhookSourceForbiddenException,
 } from './ingress/webhook-ingress.exceptions';

@@ -67,9 +67,9 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
         dispatch.shutdownTimeoutMs,
         10_000,
       ),
-      maxAttempts: positiveInteger('dispatch.retry.maxAttempts', retry.maxAttempts, 20),
+      maxAttempts: positiveInteger('dispatch.retry.maxAttempts', retry.maxAttempts, 25),
       baseDelayMs: positiveInteger('dispatch.retry.baseDelayMs', retry.baseDelayMs, 5000),
-      maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 3_600_000),
+      maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
     },
   };
   if (resolved.dispatch.maxDelayMs < resolved.dispatch.baseDelayMs) {

@@ -347,6 +347,28 @@ describe('module configuration', () => {
     }
   });
 
+  it('answers 403 to a source outside the endpoint allowlist and stores nothing', async () => {
+    const t = await startTestApp({
+      platform: 'fastify',
+      database: 'sqlite',
+      webhooks: {
+        endpoints: [
+          stripeEndpoint({ name: 'office', secret: SECRET, allowedIps: ['10.0.0.0/8'] }),
+          stripeEndpoint({ name: 'local', secret: SECRET, allowedIps: ['127.0.0.1', '::1'] }),
+        ],
+      },
+    });
+    try {
+      const event = signedEvent();
+      const refused = await post(`${t.url}/webhooks/office`, event.body, event.headers);
+      expect(refused.status).toBe(403);
+      expect(await eventRow(t, 'sqlite', event.id)).toBeUndefined();
+      expect((await post(`${t.url}/webhooks/local`, event.body, event.headers)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('applies controllerDecorators so a global guard can let webhooks through', async () => {
     const IS_PUBLIC = 'isPublic';
     @Injectable()

@@ -3,13 +3,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INestApplication, Logger, LoggerService, ValidationPipe } from '@nestjs/common';
+import { INestApplication, Logger, LoggerService } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { NestFactory } from '@nestjs/core';
 import { WebhookEventEntity, WebhookTransactions } from 'nestjs-payment-webhooks';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { AppModule, ShopDatabase } from '../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../sample-app/src/config';
+import { configureApp } from '../sample-app/src/configure-app';
 import { post } from './support/http';
 import { createTestDatabase, TestDatabase } from './support/postgres';
 import { eventually } from './support/test-app';
@@ -60,7 +62,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 function stripeDelivery(
   secrets: Secrets,
   orderId: string | undefined,
-  options: { type?: string; eventId?: string } = {},
+  options: { type?: string; eventId?: string; description?: string } = {},
 ): Delivery {
   const eventId = options.eventId ?? unique('evt_sample');
   const type = options.type ?? 'payment_intent.succeeded';
@@ -79,6 +81,7 @@ function stripeDelivery(
         currency: 'usd',
         status: type === 'payment_intent.canceled' ? 'canceled' : 'succeeded',
         metadata: orderId === undefined ? {} : { orderId },
+        description: options.description ?? null,
       },
     },
   });
@@ -165,14 +168,11 @@ interface Shop {
 }
 
 async function startShop(database: ShopDatabase): Promise<Shop> {
-  const app = await NestFactory.create(AppModule.forRoot(database), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(database), {
     rawBody: true,
     logger: process.env.TEST_LOGS ? undefined : false,
   });
-  // NOTE: the same global pipe as sample-app/src/main.ts.
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-  );
+  configureApp(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   // NOTE: through WebhookTransactions, so that on SQLite a read never joins a handler's open
@@ -229,7 +229,7 @@ async function shopDatabase(kind: 'sqlite' | 'postgres'): Promise<{
   };
 }
 
-/** Sets the sample's secret variables to `values` (unsets them when undefined) for the enclosing describe. */
+/** For the enclosing describe: the sample's secret variables set to `values`, or unset. */
 function useSecretEnv(values: Secrets | undefined): void {
   const saved = new Map<SecretName, string | undefined>();
   beforeAll(() => {
@@ -334,6 +334,15 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop on %s', (kind) => {
       await expectPaidOnce(order.id);
       expect((await shop.settled(delivery)).status).toBe('processed');
     });
+  });
+
+  it("accepts a signed event larger than Express's 100 KB JSON default", async () => {
+    const order = await shop.createOrder();
+    const delivery = stripeDelivery(E2E_SECRETS, order.id, { description: 'x'.repeat(200_000) });
+    expect(delivery.body.length).toBeGreaterThan(200_000);
+    expect((await shop.deliver(delivery)).status).toBe(200);
+    await waitUntilPaid(order.id);
+    await expectPaidOnce(order.id);
   });
 
   it('fulfils an order once when it is paid by five events, each delivered 10 times at once', async () => {

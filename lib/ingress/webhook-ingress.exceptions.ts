@@ -71,3 +71,17 @@ export class RawBodyUnavailableException extends HttpException {
     );
   }
 }
+
+/** 403: the source address is not in the endpoint's allowlist. */
+export class WebhookSourceForbiddenException extends HttpException {
+  constructor() {
+    super(
+      {
+        statusCode: HttpStatus.FORBIDDEN,
+        error: 'Forbidden',
+        message: 'Source address not allowed',
+      },
+      HttpStatus.FORBIDDEN,
+    );
+  }
+}

@@ -13,6 +13,7 @@ import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import {
   UnknownWebhookEndpointException,
   WebhookPayloadException,
+  WebhookSourceForbiddenException,
   WebhookSignatureException,
   WebhookStoreUnavailableException,
   WebhookTooLargeException,
@@ -35,6 +36,7 @@ export type DeliveryDecision =
   | 'ignored'
   | 'rejected_signature'
   | 'rejected_timestamp'
+  | 'rejected_ip'
   | 'invalid'
   | 'too_large'
   | 'unknown_endpoint'
@@ -61,6 +63,10 @@ export class WebhookIngress {
     if (!endpoint) {
       this.journal(delivery, 'unknown_endpoint', 404);
       throw new UnknownWebhookEndpointException(delivery.endpoint);
+    }
+    if (endpoint.allowedSources && !endpoint.allowedSources.allows(delivery.sourceIp)) {
+      this.journal(delivery, 'rejected_ip', 403);
+      throw new WebhookSourceForbiddenException();
     }
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);

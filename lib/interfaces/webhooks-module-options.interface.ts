@@ -3,8 +3,9 @@ import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 /** Retry policy for failing handlers. */
 export interface WebhookRetryOptions {
   /**
-   * Attempts before an event becomes `dead`.
-   * @default 20
+   * Attempts before an event becomes `dead`. With the default delays, 25 attempts span
+   * about 20 to 40 hours, longer than a day-long outage of whatever your handlers call.
+   * @default 25
    */
   maxAttempts?: number;
   /**
@@ -14,7 +15,7 @@ export interface WebhookRetryOptions {
   baseDelayMs?: number;
   /**
    * Longest delay between attempts, in ms.
-   * @default 3600000 (1 hour)
+   * @default 10800000 (3 hours)
    */
   maxDelayMs?: number;
 }

@@ -1,3 +1,4 @@
+import { createSourceAllowlist } from '../core/source-allowlist';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
   BaseEndpointOptions,
@@ -29,10 +30,16 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": maxBodyBytes must be a positive integer number of bytes (got ${String(maxBodyBytes)}).`,
     );
   }
+  if (options.allowedIps !== undefined && !Array.isArray(options.allowedIps)) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}": allowedIps must be a list of addresses or CIDR ranges.`,
+    );
+  }
   return {
     name,
     provider,
     maxBodyBytes,
+    allowedSources: options.allowedIps && createSourceAllowlist(name, options.allowedIps),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
   };
 }

@@ -1,4 +1,5 @@
 import { PaymentEventType } from '../core/payment-event-types';
+import { SourceAllowlist } from '../core/source-allowlist';
 
 /** A delivery as it came over the wire: the exact raw bytes and the headers, nothing parsed. */
 export interface InboundWebhook {
@@ -78,6 +79,12 @@ export interface BaseEndpointOptions {
    * @default 1048576 (1 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * Source addresses and CIDR ranges allowed to deliver; others get 403 before anything is
+   * read. The client address is the socket's unless the module's `trustProxy` is on.
+   * @default every address
+   */
+  allowedIps?: readonly string[];
 }
 
 /** An endpoint configuration made by one of the typed factories (`stripeEndpoint()`, …). */
@@ -90,4 +97,6 @@ export interface WebhookEndpoint {
   readonly acknowledgement: WebhookAcknowledgement;
   /** Largest accepted body in bytes. */
   readonly maxBodyBytes: number;
+  /** Allowed source addresses, when restricted. */
+  readonly allowedSources?: SourceAllowlist;
 }

@@ -1,13 +1,15 @@
-import { Logger, ValidationPipe } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
+import { configureApp } from './configure-app';
 
 async function bootstrap(): Promise<void> {
   // NOTE: rawBody keeps the exact bytes the providers signed.
-  const app = await NestFactory.create(AppModule.forRoot(), { rawBody: true });
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-  );
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
+    rawBody: true,
+  });
+  configureApp(app);
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port);

@@ -1,0 +1,47 @@
+import { WebhookConfigurationError } from './core/webhook-errors';
+import { qvardEndpoint, stripeEndpoint } from './providers';
+import { resolveWebhooksOptions } from './webhooks-options.resolver';
+
+describe('resolveWebhooksOptions', () => {
+  const stripe = stripeEndpoint({ name: 'stripe', secret: 'whsec_abc' });
+
+  it('fills every default', () => {
+    const resolved = resolveWebhooksOptions({ endpoints: [stripe] });
+    expect(resolved.endpoints.get('stripe')).toBe(stripe);
+    expect(resolved.dispatch).toEqual({
+      enabled: true,
+      concurrency: 4,
+      pollIntervalMs: 1000,
+      leaseMs: 30_000,
+      shutdownTimeoutMs: 10_000,
+      maxAttempts: 25,
+      baseDelayMs: 5000,
+      maxDelayMs: 10_800_000,
+    });
+    expect(resolved.trustProxy).toBe(false);
+  });
+
+  it('keeps two endpoints of one kind side by side', () => {
+    const live = stripeEndpoint({ name: 'stripe-live', secret: 'whsec_live' });
+    const test = stripeEndpoint({ name: 'stripe-test', secret: 'whsec_test' });
+    expect([...resolveWebhooksOptions({ endpoints: [live, test] }).endpoints.keys()]).toEqual([
+      'stripe-live',
+      'stripe-test',
+    ]);
+  });
+
+  it.each([
+    [{ endpoints: [] }, /at least one endpoint/],
+    [{ endpoints: [stripe, qvardEndpoint({ name: 'stripe', secret: 'x' })] }, /unique `name`/],
+    [{ endpoints: [{ name: 'stripe' }] }, /stripeEndpoint\(\{ name, secret \}\)/],
+    [{ endpoints: [stripe], dispatch: { concurrency: 0 } }, /dispatch.concurrency/],
+    [{ endpoints: [stripe], dispatch: { retry: { maxAttempts: 1.5 } } }, /maxAttempts/],
+    [
+      { endpoints: [stripe], dispatch: { retry: { baseDelayMs: 10, maxDelayMs: 5 } } },
+      /maxDelayMs/,
+    ],
+  ])('refuses %j with a message naming the fix', (options, message) => {
+    expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
+    expect(() => resolveWebhooksOptions(options as never)).toThrow(message);
+  });
+});
