@@ -263,6 +263,38 @@ describe('two instances on one PostgreSQL', () => {
     }
   });
 
+  it('wakes a worker at once when another instance stores an event (LISTEN/NOTIFY)', async () => {
+    const ingress = await startTestApp({
+      platform: 'fastify',
+      database: 'postgres',
+      webhooks: options({ enabled: false }),
+    });
+    // NOTE: this worker polls only once a minute: only a notification can wake it in time.
+    const worker = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks: options({ pollIntervalMs: 60_000 }),
+      databaseUrl: ingress.databaseUrl,
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const event = signedEvent();
+      const started = Date.now();
+      expect((await post(`${ingress.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
+        200,
+      );
+      await eventually(
+        async () => (await eventRow(worker, 'postgres', event.id))?.status === 'processed',
+        5_000,
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(worker.control.calls.map((c) => c.eventId)).toEqual([event.id]);
+    } finally {
+      await worker.close();
+      await ingress.close();
+    }
+  });
+
   it('keeps a slow handler to one run: the lease is renewed while it works', async () => {
     const control = new HandlerControl();
     const dispatch = { leaseMs: 300, pollIntervalMs: 50 };
@@ -317,6 +349,7 @@ describe('module configuration', () => {
           autoLoadEntities: true,
           migrations: migrations ? webhooksMigrations : [],
           migrationsRun: true,
+          retryAttempts: 0,
         }),
         WebhooksModule.forRootAsync({ useFactory: webhooks }),
       ],

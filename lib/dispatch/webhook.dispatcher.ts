@@ -46,6 +46,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private wakeSleeper?: () => void;
   private heartbeat?: NodeJS.Timeout;
   private unsubscribe?: () => void;
+  private unwatch?: Promise<() => Promise<void>>;
 
   constructor(
     @Inject(WebhookStore) private readonly store: WebhookStore,
@@ -71,6 +72,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     this.running = true;
     this.unsubscribe = this.signal.subscribe(() => this.wake());
+    this.unwatch = this.store
+      .watch(() => this.wake())
+      .catch((error: unknown) => {
+        this.logger.warn(
+          `Listening for other instances' events failed; polling only: ${describe(error)}`,
+        );
+        return async () => undefined;
+      });
     const { leaseMs } = this.options.dispatch;
     this.heartbeat = setInterval(
       () => void this.renewLeases(),
@@ -90,6 +99,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     this.running = false;
     this.unsubscribe?.();
+    await (
+      await this.unwatch
+    )?.();
     this.wake();
     await this.loop;
     const settled = Promise.allSettled([...this.inFlight.values()]);

@@ -39,11 +39,26 @@ const INSERT_COLUMNS = [
 
 const MAX_ERROR_LENGTH = 2000;
 
+/** PostgreSQL channel on which instances announce newly stored events to each other. */
+const INBOX_CHANNEL = 'webhook_events_inbox';
+
+/** How long announcements from one process are coalesced, in ms. */
+const ANNOUNCE_COALESCE_MS = 10;
+
+/** The part of a `pg` client the listener uses. */
+interface NotificationClient {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string }) => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  removeAllListeners(event?: string): void;
+}
+
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 export class TypeOrmWebhookStore implements WebhookStore {
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
+  private announcing = false;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = sqlDialectOf(dataSource);
@@ -120,6 +135,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
       body_sha256: string;
     }[];
     const row = rows[0];
+    if (Number(row.delivery_count) === 1 && event.status === 'pending') {
+      this.announce();
+    }
     return {
       id: row.id,
       duplicate: Number(row.delivery_count) > 1,
@@ -282,8 +300,77 @@ export class TypeOrmWebhookStore implements WebhookStore {
     );
   }
 
+  async watch(listener: () => void): Promise<() => Promise<void>> {
+    if (this.dialect.kind !== 'postgres') {
+      return async () => undefined;
+    }
+    const driver = this.dataSource.driver as unknown as {
+      obtainMasterConnection(): Promise<[NotificationClient, (error?: Error) => void]>;
+    };
+    let active = true;
+    let current: { client: NotificationClient; release: (error?: Error) => void } | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      if (!active) {
+        return;
+      }
+      try {
+        const [client, release] = await driver.obtainMasterConnection();
+        current = { client, release };
+        client.on('notification', (message) => {
+          if (message.channel === INBOX_CHANNEL) {
+            listener();
+          }
+        });
+        client.on('error', (error) => {
+          // NOTE: the connection broke (server restart, network): listen again on a new one;
+          // polling covers the gap, and a wake-up on reconnect catches what was missed.
+          client.removeAllListeners();
+          release(error);
+          current = undefined;
+          retry = setTimeout(() => void connect(), 1000);
+          retry.unref();
+        });
+        await client.query(`LISTEN ${INBOX_CHANNEL}`);
+        listener();
+      } catch {
+        current?.release(new Error('LISTEN failed'));
+        current = undefined;
+        retry = setTimeout(() => void connect(), 1000);
+        retry.unref();
+      }
+    };
+    await connect();
+    return async () => {
+      active = false;
+      clearTimeout(retry);
+      if (current) {
+        const { client, release } = current;
+        current = undefined;
+        client.removeAllListeners();
+        await client.query(`UNLISTEN ${INBOX_CHANNEL}`).catch(() => undefined);
+        release();
+      }
+    };
+  }
+
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.lock.run(() => this.dataSource.transaction(work));
+  }
+
+  /**
+   * Tells other instances a pending event was stored. NOTIFY is sent after the insert committed
+   * and at most once per short window, so a burst of deliveries costs one notification.
+   */
+  private announce(): void {
+    if (this.dialect.kind !== 'postgres' || this.announcing) {
+      return;
+    }
+    this.announcing = true;
+    setTimeout(() => {
+      this.announcing = false;
+      this.dataSource.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`).catch(() => undefined);
+    }, ANNOUNCE_COALESCE_MS).unref();
   }
 
   /**

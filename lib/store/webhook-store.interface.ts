@@ -74,6 +74,11 @@ export interface WebhookStore {
   findById(id: string): Promise<WebhookEventEntity | null>;
   /** Reads one event by endpoint and provider event id. */
   findByEventId(endpoint: string, eventId: string): Promise<WebhookEventEntity | null>;
+  /**
+   * Calls `listener` when another process stores a pending event (PostgreSQL LISTEN/NOTIFY;
+   * a no-op elsewhere). Resolves to a function that stops listening.
+   */
+  watch(listener: () => void): Promise<() => Promise<void>>;
   /** Runs `work` in a transaction, serialized with the package's own writes where the database needs it. */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
 }
