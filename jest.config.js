@@ -4,7 +4,7 @@ module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/lib', '<rootDir>/test'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   moduleNameMapper: {
     '^nestjs-payment-webhooks$': '<rootDir>/lib/index.ts',
     '^nestjs-payment-webhooks/testing$': '<rootDir>/lib/testing/index.ts',

@@ -1,37 +1,35 @@
 export { WebhooksModule } from './webhooks.module';
 export { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
-export {
+export type {
   WebhooksModuleOptions,
   WebhooksModuleExtras,
   WebhookDispatchOptions,
   WebhookRetryOptions,
 } from './interfaces/webhooks-module-options.interface';
-export { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
+export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
 
-export {
-  OnPaymentEvent,
+export { OnPaymentEvent } from './dispatch/on-payment-event.decorator';
+export type {
   OnPaymentEventOptions,
   PaymentEventPattern,
 } from './dispatch/on-payment-event.decorator';
 export { NonRetryableError } from './dispatch/non-retryable.error';
 export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 
-export {
-  PAYMENT_EVENT_TYPES,
-  PaymentEventType,
-  isPaymentEventType,
-} from './core/payment-event-types';
+export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
+export type { PaymentEventType } from './core/payment-event-types';
 export {
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
-  WebhookRejectionReason,
 } from './core/webhook-errors';
+export type { WebhookRejectionReason } from './core/webhook-errors';
 
 export * from './providers';
 
-export { WebhookStore, NewWebhookEvent, RecordResult } from './store/webhook-store.interface';
-export { WebhookEventStatus } from './store/webhook-event-status';
+export { WebhookStore } from './store/webhook-store.interface';
+export type { NewWebhookEvent, RecordResult } from './store/webhook-store.interface';
+export type { WebhookEventStatus } from './store/webhook-event-status';
 export { WebhookEventEntity, WebhookHandlerRunEntity, webhookEntities } from './store/entities';
 export { webhooksMigrations, CreateWebhooksTables1764400000000 } from './store/migrations';
 export { WebhookTransactions } from './store/webhook-transactions.service';

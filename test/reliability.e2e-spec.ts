@@ -8,7 +8,11 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import Stripe from 'stripe';
 import {
   stripeEndpoint,
@@ -377,6 +381,38 @@ describe('module configuration', () => {
       await expect(boot(() => options(), false, empty.url)).rejects.toThrow(/webhooksMigrations/);
     } finally {
       await empty.drop();
+    }
+  });
+
+  it('keeps the inbox in a named data source given as the dataSource extra', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pw-named-')), 'inbox.sqlite');
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({
+          name: 'inbox',
+          type: 'better-sqlite3',
+          database: file,
+          autoLoadEntities: true,
+          migrations: webhooksMigrations,
+          migrationsRun: true,
+        }),
+        WebhooksModule.forRoot({ dataSource: 'inbox', isGlobal: true, ...options() }),
+      ],
+    })
+    class NamedModule {}
+    const app = await NestFactory.create(NamedModule, { rawBody: true, logger: false });
+    try {
+      await app.listen(0, '127.0.0.1');
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const event = signedEvent('customer.created');
+      expect((await post(`${url}/webhooks/stripe`, event.body, event.headers)).status).toBe(200);
+      const inbox = app.get<DataSource>(getDataSourceToken('inbox'));
+      const rows = (await inbox.query('SELECT status FROM webhook_events WHERE event_id = ?', [
+        event.id,
+      ])) as { status: string }[];
+      expect(rows).toEqual([{ status: 'ignored' }]);
+    } finally {
+      await app.close();
     }
   });
 
