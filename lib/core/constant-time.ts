@@ -29,3 +29,21 @@ export function constantTimeIncludes(
   }
   return found;
 }
+
+/**
+ * True when any candidate equals any expected value. Senders rotating secrets put one signature
+ * per secret in a header, and receivers hold a list of secrets: every pair is compared, with no
+ * early exit.
+ */
+export function constantTimeMatchAny(
+  expected: readonly (Uint8Array | string)[],
+  candidates: readonly (Uint8Array | string)[],
+): boolean {
+  let found = false;
+  for (const candidate of candidates) {
+    if (constantTimeIncludes(expected, candidate)) {
+      found = true;
+    }
+  }
+  return found;
+}

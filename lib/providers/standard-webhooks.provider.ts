@@ -1,5 +1,5 @@
 import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import { constantTimeIncludes } from '../core/constant-time';
+import { constantTimeMatchAny } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
 import { isPaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
@@ -170,14 +170,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
     const expected = this.keys.map((key) =>
       hmacSha256(key, [`${id}.${timestampText}.`, request.rawBody]),
     );
-    let matched = false;
-    // NOTE: no early exit; a sender rotating keys signs with each of them.
-    for (const candidate of candidates) {
-      if (constantTimeIncludes(expected, candidate)) {
-        matched = true;
-      }
-    }
-    if (!matched) {
+    if (!constantTimeMatchAny(expected, candidates)) {
       throw new WebhookVerificationError(
         'bad_signature',
         'No v1 signature in the webhook-signature header matches the payload and the secret',

@@ -1,5 +1,5 @@
 import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import { constantTimeIncludes } from '../core/constant-time';
+import { constantTimeMatchAny } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
 import { PaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
@@ -184,14 +184,7 @@ export class StripeWebhookProvider implements WebhookProvider {
     const expected = this.secrets.map((secret) =>
       hmacSha256(secret, [`${timestampText}.`, request.rawBody]).toString('hex'),
     );
-    let matched = false;
-    // NOTE: no early exit; during a secret roll Stripe sends one v1 per active secret.
-    for (const signature of signatures) {
-      if (constantTimeIncludes(expected, signature)) {
-        matched = true;
-      }
-    }
-    if (!matched) {
+    if (!constantTimeMatchAny(expected, signatures)) {
       throw new WebhookVerificationError(
         'bad_signature',
         'No v1 signature in the Stripe-Signature header matches the payload and the secret',
