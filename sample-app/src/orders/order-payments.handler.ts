@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OnPaymentEvent, PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
+import { OnPaymentEvent } from 'nestjs-payment-webhooks';
+import type { PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
 import { Order, OrderState } from './order.entity';
 
 /**
