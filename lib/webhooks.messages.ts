@@ -13,10 +13,12 @@ export const ASYNC_COMMIT =
   "Turn it on for the webhook data source, e.g. `extra: { options: '-c synchronous_commit=on' }` in " +
   'TypeOrmModule.forRoot(), or ALTER ROLE/DATABASE ... SET synchronous_commit = on.';
 
-export const RAW_BODY_MISSING =
-  'The raw request body is not available, so the webhook signature cannot be checked. ' +
-  'Create the app with `NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify) ' +
-  'and keep the JSON and urlencoded body parsers enabled.';
+export const RAW_BODY_MISSING = (contentType: string | undefined) =>
+  `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) is not available, ` +
+  'so the webhook signature cannot be checked. Create the app with ' +
+  '`NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify) and keep the JSON and ' +
+  'urlencoded body parsers enabled; Nest keeps the raw bytes of JSON and urlencoded bodies only, ' +
+  'so configure the provider to send one of those.';
 
 export const NO_ENDPOINTS =
   'WebhooksModule needs at least one endpoint: pass `endpoints: [stripeEndpoint({ name, secret }), ...]`.';

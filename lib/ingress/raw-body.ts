@@ -28,8 +28,9 @@ export async function readRawBody(request: unknown, limit: number | undefined): 
   if (typeof stream.on === 'function' && stream.readable && !stream.readableEnded) {
     return readStream(stream, limit);
   }
-  logger.error(RAW_BODY_MISSING);
-  throw new RawBodyUnavailableException(RAW_BODY_MISSING);
+  const message = RAW_BODY_MISSING(stream.headers?.['content-type']);
+  logger.error(message);
+  throw new RawBodyUnavailableException(message);
 }
 
 function readStream(stream: IncomingMessage, limit: number | undefined): Promise<Buffer> {
