@@ -4,8 +4,5 @@ export const ON_PAYMENT_EVENT_METADATA = 'nestjs-payment-webhooks:on_payment_eve
 /** Token of the resolved (defaults merged, validated) module options. */
 export const WEBHOOKS_RESOLVED_OPTIONS = Symbol('WEBHOOKS_RESOLVED_OPTIONS');
 
-/** Token of the module extras (path, data source name). */
-export const WEBHOOKS_EXTRAS = Symbol('WEBHOOKS_EXTRAS');
-
 /** Route prefix when none is given. */
 export const DEFAULT_WEBHOOKS_PATH = 'webhooks';

@@ -17,11 +17,7 @@ import { InboxSignal } from './store/inbox-signal';
 import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
 import { WebhookStore } from './store/webhook-store.interface';
 import { WebhookTransactions } from './store/webhook-transactions.service';
-import {
-  DEFAULT_WEBHOOKS_PATH,
-  WEBHOOKS_EXTRAS,
-  WEBHOOKS_RESOLVED_OPTIONS,
-} from './webhooks.constants';
+import { DEFAULT_WEBHOOKS_PATH, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
 import { resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
@@ -37,7 +33,6 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
     imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
     controllers: [createWebhooksController(path, extras.controllerDecorators ?? [])],
     providers: [
-      { provide: WEBHOOKS_EXTRAS, useValue: { ...extras, path } },
       {
         provide: WEBHOOKS_RESOLVED_OPTIONS,
         useFactory: (options: WebhooksModuleOptions) => resolveWebhooksOptions(options),

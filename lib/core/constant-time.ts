@@ -20,14 +20,7 @@ export function constantTimeIncludes(
   expected: readonly (Uint8Array | string)[],
   candidate: Uint8Array | string,
 ): boolean {
-  let found = false;
-  // NOTE: no early exit, so the time does not tell which entry matched.
-  for (const value of expected) {
-    if (constantTimeEqual(value, candidate)) {
-      found = true;
-    }
-  }
-  return found;
+  return constantTimeMatchAny(expected, [candidate]);
 }
 
 /**
@@ -40,9 +33,12 @@ export function constantTimeMatchAny(
   candidates: readonly (Uint8Array | string)[],
 ): boolean {
   let found = false;
+  // NOTE: no early exit, so the time does not tell which pair matched.
   for (const candidate of candidates) {
-    if (constantTimeIncludes(expected, candidate)) {
-      found = true;
+    for (const value of expected) {
+      if (constantTimeEqual(value, candidate)) {
+        found = true;
+      }
     }
   }
   return found;

@@ -71,6 +71,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     this.running = true;
+    this.released.clear();
     this.unsubscribe = this.signal.subscribe(() => this.wake());
     this.unwatch = this.store
       .watch(() => this.wake())
@@ -167,7 +168,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       })
       .finally(() => {
         this.inFlight.delete(event.id);
-        this.wake();
       });
     this.inFlight.set(event.id, work);
   }

@@ -290,16 +290,6 @@ export class TypeOrmWebhookStore implements WebhookStore {
     );
   }
 
-  findById(id: string): Promise<WebhookEventEntity | null> {
-    return this.lock.run(() => this.dataSource.getRepository(WebhookEventEntity).findOneBy({ id }));
-  }
-
-  findByEventId(endpoint: string, eventId: string): Promise<WebhookEventEntity | null> {
-    return this.lock.run(() =>
-      this.dataSource.getRepository(WebhookEventEntity).findOneBy({ endpoint, eventId }),
-    );
-  }
-
   async watch(listener: () => void): Promise<() => Promise<void>> {
     if (this.dialect.kind !== 'postgres') {
       return async () => undefined;

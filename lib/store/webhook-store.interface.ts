@@ -70,10 +70,6 @@ export interface WebhookStore {
   markDead(id: string, workerId: string, error: string): Promise<boolean>;
   /** Gives held events back without counting the attempt (graceful shutdown). */
   release(ids: string[], workerId: string, now: Date): Promise<void>;
-  /** Reads one event by inbox id. */
-  findById(id: string): Promise<WebhookEventEntity | null>;
-  /** Reads one event by endpoint and provider event id. */
-  findByEventId(endpoint: string, eventId: string): Promise<WebhookEventEntity | null>;
   /**
    * Calls `listener` when another process stores a pending event (PostgreSQL LISTEN/NOTIFY;
    * a no-op elsewhere). Resolves to a function that stops listening.
