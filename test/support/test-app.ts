@@ -196,6 +196,16 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   };
 }
 
+/** Options that boot another instance (or a restart) on the database of `app`. */
+export function sameDatabaseAs(app: TestApp): Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'> {
+  return { databaseUrl: app.databaseUrl, sqliteFile: app.sqliteFile };
+}
+
+/** How many times the test handlers applied an effect for a provider event id. */
+export function countEffects(app: TestApp, eventId: string): Promise<number> {
+  return app.dataSource.getRepository(TestEffect).countBy({ eventId });
+}
+
 /** Polls `check` until it returns true or `timeoutMs` passes. */
 export async function eventually(
   check: () => Promise<boolean> | boolean,
