@@ -32,3 +32,33 @@ export class WebhookConfigurationError extends Error {
     this.name = 'WebhookConfigurationError';
   }
 }
+
+/** Why a provider's status API gave no usable answer. */
+export type ProviderStatusFailure =
+  | 'not_found'
+  | 'unauthorized'
+  | 'unavailable'
+  | 'timeout'
+  | 'invalid_response'
+  | 'missing_reference';
+
+/**
+ * Thrown by a status client. `unavailable` and `timeout` are worth retrying; `not_found`,
+ * `unauthorized`, `invalid_response` and `missing_reference` will not change on their own.
+ * The message never contains credentials.
+ */
+export class ProviderStatusError extends Error {
+  constructor(
+    readonly failure: ProviderStatusFailure,
+    message: string,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderStatusError';
+  }
+
+  /** True when asking again later may succeed. */
+  get retryable(): boolean {
+    return this.failure === 'unavailable' || this.failure === 'timeout';
+  }
+}

@@ -1,3 +1,4 @@
+import { notificationsOf } from '../providers/notifications';
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
@@ -264,11 +265,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const endpoint = this.options.endpoints.get(entity.endpoint);
     if (endpoint) {
       try {
-        return endpoint.provider.normalize({
-          rawBody: Buffer.from(entity.rawBody, 'utf8'),
-          headers: entity.headers,
-          receivedAt: entity.receivedAt,
-        }).payload;
+        const [notification] = notificationsOf(
+          endpoint.provider.normalize({
+            rawBody: Buffer.from(entity.rawBody, 'utf8'),
+            headers: entity.headers,
+            receivedAt: entity.receivedAt,
+          }),
+        );
+        return notification.payload;
       } catch {
         // NOTE: the endpoint's configuration changed since the event was stored; fall through.
       }

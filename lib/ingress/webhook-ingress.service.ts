@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
+import { notificationsOf } from '../providers/notifications';
 import {
   NormalizedNotification,
   WebhookAcknowledgement,
+  WebhookDeliveryMethod,
+  WebhookEndpoint,
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
-import { WebhookStore } from '../store/webhook-store.interface';
+import { NewWebhookEvent, RecordResult, WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import {
@@ -23,6 +26,11 @@ import { sanitizeHeaders } from './sanitize-headers';
 /** A delivery as the controller hands it over: raw bytes and flattened headers. */
 export interface WebhookDelivery {
   readonly endpoint: string;
+  /**
+   * How it came: a GET delivery's raw body is its query string.
+   * @default 'POST'
+   */
+  readonly method?: WebhookDeliveryMethod;
   readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly sourceIp: string | undefined;
@@ -60,7 +68,8 @@ export class WebhookIngress {
   /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
   async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
     const endpoint = this.options.endpoints.get(delivery.endpoint);
-    if (!endpoint) {
+    const methods = endpoint?.provider.methods ?? ['POST'];
+    if (!endpoint || !methods.includes(delivery.method ?? 'POST')) {
       this.journal(delivery, 'unknown_endpoint', 404);
       throw new UnknownWebhookEndpointException(delivery.endpoint);
     }
@@ -77,10 +86,10 @@ export class WebhookIngress {
       headers: delivery.headers,
       receivedAt: delivery.receivedAt,
     };
-    let notification: NormalizedNotification;
+    let notifications: readonly NormalizedNotification[];
     try {
       endpoint.provider.verify(request);
-      notification = endpoint.provider.normalize(request);
+      notifications = notificationsOf(endpoint.provider.normalize(request));
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         const decision =
@@ -94,6 +103,59 @@ export class WebhookIngress {
       }
       throw error;
     }
+    if (notifications.length === 0) {
+      this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
+      throw new WebhookPayloadException('The delivery carries no notification');
+    }
+    const headers = sanitizeHeaders(delivery.headers);
+    const events = notifications.map((notification) =>
+      this.newEvent(endpoint, delivery, notification, headers),
+    );
+    let results: RecordResult[];
+    try {
+      results =
+        events.length === 1
+          ? [await this.store.record(events[0])]
+          : await this.store.recordAll(events);
+    } catch (error) {
+      this.journal(delivery, 'store_failed', 503, {
+        eventId: events.map((event) => event.eventId).join(','),
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw new WebhookStoreUnavailableException();
+    }
+    results.forEach((result, i) => {
+      const event = events[i];
+      if (result.duplicate) {
+        if (!result.sameBody) {
+          this.logger.warn(
+            `Re-delivery of ${endpoint.name}/${event.eventId} has a different body than the stored one; ` +
+              'the stored event is kept and the delivery acknowledged',
+          );
+        }
+        this.journal(delivery, 'duplicate', endpoint.acknowledgement.status, {
+          eventId: event.eventId,
+        });
+      } else {
+        const wanted = event.status === 'pending';
+        this.journal(delivery, wanted ? 'accepted' : 'ignored', endpoint.acknowledgement.status, {
+          eventId: event.eventId,
+          type: event.type,
+        });
+        if (wanted) {
+          this.signal.notify();
+        }
+      }
+    });
+    return endpoint.acknowledgement;
+  }
+
+  private newEvent(
+    endpoint: WebhookEndpoint,
+    delivery: WebhookDelivery,
+    notification: NormalizedNotification,
+    headers: Record<string, string>,
+  ): NewWebhookEvent {
     const wanted =
       this.registry.match({
         endpoint: endpoint.name,
@@ -101,54 +163,28 @@ export class WebhookIngress {
         type: notification.type,
         nativeType: notification.nativeType,
       }).length > 0;
-    const bodySha256 = createHash('sha256').update(delivery.rawBody).digest('hex');
-    let result;
-    try {
-      result = await this.store.record({
-        endpoint: endpoint.name,
-        provider: endpoint.provider.kind,
-        eventId: notification.eventId,
-        type: notification.type,
-        nativeType: notification.nativeType,
-        paymentRef: notification.paymentRef ?? null,
-        merchantRef: notification.merchantRef ?? null,
-        amount: notification.amount ?? null,
-        currency: notification.currency ?? null,
-        paymentStatus: notification.status ?? null,
-        occurredAt: notification.occurredAt ?? null,
-        receivedAt: delivery.receivedAt,
-        rawBody: delivery.rawBody.toString('utf8'),
-        bodySha256,
-        headers: sanitizeHeaders(delivery.headers),
-        status: wanted ? 'pending' : 'ignored',
-      });
-    } catch (error) {
-      this.journal(delivery, 'store_failed', 503, {
-        eventId: notification.eventId,
-        reason: error instanceof Error ? error.message : String(error),
-      });
-      throw new WebhookStoreUnavailableException();
-    }
-    if (result.duplicate) {
-      if (!result.sameBody) {
-        this.logger.warn(
-          `Re-delivery of ${endpoint.name}/${notification.eventId} has a different body than the stored one; ` +
-            'the stored event is kept and the delivery acknowledged',
-        );
-      }
-      this.journal(delivery, 'duplicate', endpoint.acknowledgement.status, {
-        eventId: notification.eventId,
-      });
-    } else {
-      this.journal(delivery, wanted ? 'accepted' : 'ignored', endpoint.acknowledgement.status, {
-        eventId: notification.eventId,
-        type: notification.type,
-      });
-      if (wanted) {
-        this.signal.notify();
-      }
-    }
-    return endpoint.acknowledgement;
+    const rawBody =
+      notification.storedBody === undefined
+        ? delivery.rawBody
+        : Buffer.from(notification.storedBody, 'utf8');
+    return {
+      endpoint: endpoint.name,
+      provider: endpoint.provider.kind,
+      eventId: notification.eventId,
+      type: notification.type,
+      nativeType: notification.nativeType,
+      paymentRef: notification.paymentRef ?? null,
+      merchantRef: notification.merchantRef ?? null,
+      amount: notification.amount ?? null,
+      currency: notification.currency ?? null,
+      paymentStatus: notification.status ?? null,
+      occurredAt: notification.occurredAt ?? null,
+      receivedAt: delivery.receivedAt,
+      rawBody: rawBody.toString('utf8'),
+      bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+      headers,
+      status: wanted ? 'pending' : 'ignored',
+    };
   }
 
   private journal(

@@ -1,10 +1,11 @@
-import { Controller, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
 import { readRawBody, flattenHeaders } from './raw-body';
+import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { WebhookIngress } from './webhook-ingress.service';
 
 /** The parts of an Express or Fastify request the controller reads. */
@@ -12,6 +13,8 @@ interface PlatformRequest {
   rawBody?: Buffer;
   headers: IncomingMessage['headers'];
   ip?: string;
+  url?: string;
+  originalUrl?: string;
   socket?: { remoteAddress?: string };
   raw?: IncomingMessage;
 }
@@ -43,8 +46,44 @@ export function createWebhooksController(
       const receivedAt = new Date();
       const limit = this.options.endpoints.get(endpoint)?.maxBodyBytes;
       const rawBody = await readRawBody(request, limit);
+      await this.deliver(endpoint, 'POST', rawBody, request, response, receivedAt);
+    }
+
+    /**
+     * GET deliveries (Sber callbacks): the query string is the notification, handed to the
+     * provider as the raw body. Endpoints whose provider only posts answer 404.
+     */
+    @Get(':endpoint')
+    @HttpCode(200)
+    async receiveByQuery(
+      @Param('endpoint') endpoint: string,
+      @Req() request: PlatformRequest,
+      @Res() response: unknown,
+    ): Promise<void> {
+      const receivedAt = new Date();
+      const url = request.originalUrl ?? request.raw?.url ?? request.url ?? '';
+      const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+      await this.deliver(
+        endpoint,
+        'GET',
+        Buffer.from(query, 'latin1'),
+        request,
+        response,
+        receivedAt,
+      );
+    }
+
+    private async deliver(
+      endpoint: string,
+      method: WebhookDeliveryMethod,
+      rawBody: Buffer,
+      request: PlatformRequest,
+      response: unknown,
+      receivedAt: Date,
+    ): Promise<void> {
       const acknowledgement = await this.ingress.receive({
         endpoint,
+        method,
         rawBody,
         headers: flattenHeaders(request.headers),
         sourceIp: this.options.trustProxy

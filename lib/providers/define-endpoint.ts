@@ -1,5 +1,6 @@
 import { createSourceAllowlist } from '../core/source-allowlist';
 import { WebhookConfigurationError } from '../core/webhook-errors';
+import { PaymentStatusClient } from './payment-status-client.interface';
 import {
   BaseEndpointOptions,
   WebhookEndpoint,
@@ -9,6 +10,17 @@ import {
 const ENDPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** What a provider factory adds to the shared endpoint record. */
+export interface EndpointExtras {
+  /** The provider's status API client, when the endpoint options carry API credentials. */
+  statusClient?: PaymentStatusClient;
+  /**
+   * Whether `verifyWithProvider` is on when the options leave it unset.
+   * @default false
+   */
+  verifyWithProviderByDefault?: boolean;
+}
+
 /**
  * Builds the endpoint record shared by every provider factory, checking the options
  * every kind has. Provider-specific checks happen in the provider's own factory.
@@ -16,6 +28,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export function defineEndpoint(
   options: BaseEndpointOptions,
   provider: WebhookProvider,
+  extras: EndpointExtras = {},
 ): WebhookEndpoint {
   const name: unknown = options?.name;
   if (typeof name !== 'string' || !ENDPOINT_NAME.test(name)) {
@@ -35,12 +48,28 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": allowedIps must be a list of addresses or CIDR ranges.`,
     );
   }
+  const verifyWithProvider =
+    options.verifyWithProvider ?? extras.verifyWithProviderByDefault ?? false;
+  if (typeof verifyWithProvider !== 'boolean') {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}": verifyWithProvider must be true or false.`,
+    );
+  }
+  if (verifyWithProvider && !extras.statusClient) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}" (${provider.kind}) has verifyWithProvider on but no API credentials: ` +
+        'give the endpoint the API options its provider documents (see the README section of the provider), ' +
+        'or set verifyWithProvider: false.',
+    );
+  }
   return {
     name,
     provider,
     maxBodyBytes,
     allowedSources: options.allowedIps && createSourceAllowlist(name, options.allowedIps),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
+    statusClient: extras.statusClient,
+    verifyWithProvider,
   };
 }
 

@@ -1,3 +1,4 @@
+import { notificationsOf } from './notifications';
 import { createHash, createHmac } from 'node:crypto';
 import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-errors';
 import { signHmac } from '../testing/signers';
@@ -297,7 +298,7 @@ describe('hmacEndpoint', () => {
       options: Partial<HmacEndpointOptions> = {},
       headers: Record<string, string> = {},
     ) {
-      return provider(options).normalize(delivery(payload, headers));
+      return notificationsOf(provider(options).normalize(delivery(payload, headers)))[0];
     }
 
     it('reads id, type and order id from the default paths', () => {

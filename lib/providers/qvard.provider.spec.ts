@@ -1,3 +1,4 @@
+import { notificationsOf } from './notifications';
 import { createHmac } from 'node:crypto';
 import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-errors';
 import { signQvard } from '../testing/signers';
@@ -166,11 +167,11 @@ describe('qvardEndpoint', () => {
 
   describe('normalize', () => {
     function normalize(body: unknown) {
-      return provider().normalize(delivery(JSON.stringify(body), {}));
+      return notificationsOf(provider().normalize(delivery(JSON.stringify(body), {})))[0];
     }
 
     it('maps completed to payment.succeeded, keyed by order id and status', () => {
-      const result = provider().normalize(delivery(PAYLOAD, {}));
+      const result = notificationsOf(provider().normalize(delivery(PAYLOAD, {})))[0];
       expect(result).toEqual({
         eventId: 'order-1042:completed',
         type: 'payment.succeeded',

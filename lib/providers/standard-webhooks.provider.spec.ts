@@ -1,3 +1,4 @@
+import { notificationsOf } from './notifications';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-errors';
@@ -287,7 +288,9 @@ describe('standardWebhooksEndpoint', () => {
       options: Partial<StandardWebhooksEndpointOptions> = {},
       id = MSG_ID,
     ) {
-      return provider(options).normalize(delivery(payload, { 'webhook-id': id }));
+      return notificationsOf(
+        provider(options).normalize(delivery(payload, { 'webhook-id': id })),
+      )[0];
     }
 
     it('takes the event id from webhook-id and fields from data', () => {
@@ -307,7 +310,9 @@ describe('standardWebhooksEndpoint', () => {
     });
 
     it('takes the event id from svix-id too', () => {
-      const result = provider().normalize(delivery(PAYMENT, { 'svix-id': 'msg_svix' }));
+      const result = notificationsOf(
+        provider().normalize(delivery(PAYMENT, { 'svix-id': 'msg_svix' })),
+      )[0];
       expect(result.eventId).toBe('msg_svix');
     });
 

@@ -1,3 +1,4 @@
+import { notificationsOf } from './notifications';
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-errors';
@@ -273,7 +274,7 @@ describe('stripeEndpoint', () => {
 
   describe('normalize', () => {
     function normalize(payload: string, options: Partial<StripeEndpointOptions> = {}) {
-      return provider(options).normalize(delivery(payload, {}));
+      return notificationsOf(provider(options).normalize(delivery(payload, {})))[0];
     }
 
     it.each([

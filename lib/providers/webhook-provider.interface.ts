@@ -1,5 +1,6 @@
 import { PaymentEventType } from '../core/payment-event-types';
 import { SourceAllowlist } from '../core/source-allowlist';
+import { PaymentStatusClient } from './payment-status-client.interface';
 
 /** A delivery as it came over the wire: the exact raw bytes and the headers, nothing parsed. */
 export interface InboundWebhook {
@@ -33,7 +34,16 @@ export interface NormalizedNotification {
   readonly occurredAt?: Date;
   /** The parsed body. */
   readonly payload: unknown;
+  /**
+   * The body stored for this event when it is not the delivery's own bytes: a provider that
+   * batches several notifications into one request (Adyen) stores each as the one-notification
+   * request it would have sent alone, and `normalize()` must accept that body back.
+   */
+  readonly storedBody?: string;
 }
+
+/** HTTP methods a provider delivers with. */
+export type WebhookDeliveryMethod = 'POST' | 'GET';
 
 /** The exact answer a provider counts as a successful delivery. */
 export interface WebhookAcknowledgement {
@@ -59,10 +69,18 @@ export interface WebhookProvider {
    */
   verify(request: InboundWebhook): void;
   /**
-   * Parses and validates a verified delivery and maps it to the normalized vocabulary.
+   * Parses and validates a verified delivery and maps it to the normalized vocabulary. A
+   * provider that batches returns one notification per item; they are stored together or not
+   * at all.
    * @throws WebhookPayloadError
    */
-  normalize(request: InboundWebhook): NormalizedNotification;
+  normalize(request: InboundWebhook): NormalizedNotification | readonly NormalizedNotification[];
+  /**
+   * The HTTP methods the provider delivers with. A GET delivery (Sber callbacks) carries the
+   * notification in the query string, handed to `verify()` and `normalize()` as the raw body.
+   * @default ['POST']
+   */
+  readonly methods?: readonly WebhookDeliveryMethod[];
 }
 
 /** Options every endpoint kind shares. */
@@ -85,6 +103,13 @@ export interface BaseEndpointOptions {
    * @default every address
    */
   allowedIps?: readonly string[];
+  /**
+   * Asks the provider's API for the payment's status before handlers run and puts the answer
+   * on the event (`event.verified`); handlers act on it, not on the notification's claim.
+   * Needs the provider's API credentials on the endpoint.
+   * @default false (true for YooKassa, whose notifications are not signed)
+   */
+  verifyWithProvider?: boolean;
 }
 
 /** An endpoint configuration made by one of the typed factories (`stripeEndpoint()`, …). */
@@ -99,4 +124,8 @@ export interface WebhookEndpoint {
   readonly maxBodyBytes: number;
   /** Allowed source addresses, when restricted. */
   readonly allowedSources?: SourceAllowlist;
+  /** The provider's status API client, when the endpoint has API credentials. */
+  readonly statusClient?: PaymentStatusClient;
+  /** Whether the dispatcher asks `statusClient` before handlers run. */
+  readonly verifyWithProvider: boolean;
 }

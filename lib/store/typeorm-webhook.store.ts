@@ -54,6 +54,14 @@ interface NotificationClient {
 }
 
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
+/** The columns `record()` reads back from its upsert. */
+interface RecordedRow {
+  id: string;
+  status: string;
+  delivery_count: number | string;
+  body_sha256: string;
+}
+
 export class TypeOrmWebhookStore implements WebhookStore {
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
@@ -101,10 +109,30 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   async record(event: NewWebhookEvent): Promise<RecordResult> {
-    const id = randomUUID();
+    const [row] = await this.lock.run(() =>
+      this.rows(this.dataSource.manager, this.recordSql, this.recordParams(event)),
+    );
+    return this.recorded(event, row as RecordedRow);
+  }
+
+  async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
+    const rows = await this.lock.run(() =>
+      this.dataSource.transaction(async (manager) => {
+        const recorded: RecordedRow[] = [];
+        for (const event of events) {
+          const [row] = await this.rows(manager, this.recordSql, this.recordParams(event));
+          recorded.push(row as RecordedRow);
+        }
+        return recorded;
+      }),
+    );
+    return rows.map((row, i) => this.recorded(events[i], row));
+  }
+
+  private recordParams(event: NewWebhookEvent): unknown[] {
     const d = (value: Date | null) => (value === null ? null : this.dialect.date(value));
-    const params = [
-      id,
+    return [
+      randomUUID(),
       event.endpoint,
       event.provider,
       event.eventId,
@@ -126,15 +154,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
       event.status === 'ignored' ? d(event.receivedAt) : null,
       1,
     ];
-    const rows = (await this.lock.run(() =>
-      this.rows(this.dataSource.manager, this.recordSql, params),
-    )) as {
-      id: string;
-      status: string;
-      delivery_count: number | string;
-      body_sha256: string;
-    }[];
-    const row = rows[0];
+  }
+
+  private recorded(event: NewWebhookEvent, row: RecordedRow): RecordResult {
     if (Number(row.delivery_count) === 1 && event.status === 'pending') {
       this.announce();
     }

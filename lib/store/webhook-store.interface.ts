@@ -44,6 +44,8 @@ export type HandlerRunOutcome = 'ran' | 'already_done';
 export interface WebhookStore {
   /** One atomic insert-or-detect-duplicate on UNIQUE(endpoint, event_id). */
   record(event: NewWebhookEvent): Promise<RecordResult>;
+  /** Records the events of one batched delivery in one transaction: all of them or none. */
+  recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
   /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
   claim(workerId: string, limit: number, leaseMs: number, now: Date): Promise<WebhookEventEntity[]>;
   /** Extends the lease of events `workerId` still holds. */

@@ -1,1 +1,2 @@
 export * from './signers';
+export * from './signed-delivery';
