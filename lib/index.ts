@@ -19,20 +19,40 @@ export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
 export type { PaymentEventType } from './core/payment-event-types';
 export {
+  ProviderStatusError,
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from './core/webhook-errors';
-export type { WebhookRejectionReason } from './core/webhook-errors';
+export type { WebhookRejectionReason, ProviderStatusFailure } from './core/webhook-errors';
 
 export * from './providers';
 
 export { WebhookStore } from './store/webhook-store.interface';
-export type { NewWebhookEvent, RecordResult } from './store/webhook-store.interface';
+export type {
+  NewWebhookEvent,
+  RecordResult,
+  ProcessedResult,
+} from './store/webhook-store.interface';
 export type { WebhookEventStatus } from './store/webhook-event-status';
 export { WebhookEventEntity, WebhookHandlerRunEntity, webhookEntities } from './store/entities';
-export { webhooksMigrations, CreateWebhooksTables1764400000000 } from './store/migrations';
+export {
+  webhooksMigrations,
+  CreateWebhooksTables1764400000000,
+  AddEventOutcomes1764500000000,
+} from './store/migrations';
 export { WebhookTransactions } from './store/webhook-transactions.service';
+
+export { WebhookAdmin } from './admin/webhook-admin.service';
+export type {
+  WebhookEventFilter,
+  WebhookEventListOptions,
+  WebhookEventDetails,
+  WebhookReplayOptions,
+  WebhookReplayReport,
+  WebhookPurgeOptions,
+  WebhookInboxStats,
+} from './admin/webhook-admin.service';
 
 export {
   WebhookSignatureException,

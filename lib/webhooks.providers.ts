@@ -1,5 +1,6 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { WebhookAdmin } from './admin/webhook-admin.service';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
@@ -54,7 +55,14 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookIngress,
       WebhookDispatcher,
       WebhookTransactions,
+      WebhookAdmin,
     ],
-    exports: [WebhookStore, WebhookDispatcher, WebhookTransactions, WEBHOOKS_RESOLVED_OPTIONS],
+    exports: [
+      WebhookStore,
+      WebhookDispatcher,
+      WebhookTransactions,
+      WebhookAdmin,
+      WEBHOOKS_RESOLVED_OPTIONS,
+    ],
   };
 }

@@ -8,7 +8,14 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { isPaymentEventType } from '../core/payment-event-types';
+import { ProviderStatusError, WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentEvent } from '../interfaces/payment-event.interface';
+import {
+  PaymentStatusClient,
+  PaymentStatusQuery,
+  ProviderPaymentStatus,
+} from '../providers/payment-status-client.interface';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxSignal } from '../store/inbox-signal';
 import { WebhookStore } from '../store/webhook-store.interface';
@@ -21,6 +28,11 @@ import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-hand
 interface HandlerFailure {
   readonly handler: RegisteredWebhookHandler;
   readonly error: unknown;
+}
+
+/** Payment and refund events can be checked against the provider; disputes and natives are not. */
+function isVerifiable(type: string): boolean {
+  return isPaymentEventType(type) && (type.startsWith('payment.') || type.startsWith('refund.'));
 }
 
 function describe(error: unknown): string {
@@ -192,24 +204,55 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     const finished = await this.store.finishedHandlers(entity.id);
-    const event = this.toPaymentEvent(entity, attempt);
+    const endpoint = this.options.endpoints.get(entity.endpoint);
+    let verified: ProviderPaymentStatus | null = null;
+    if (
+      endpoint?.verifyWithProvider &&
+      endpoint.statusClient &&
+      isVerifiable(entity.type) &&
+      handlers.some((handler) => !finished.has(handler.key))
+    ) {
+      const answer = await this.askProvider(entity, endpoint.statusClient, attempt);
+      if (answer === undefined) {
+        return;
+      }
+      verified = answer;
+    }
+    const event = this.toPaymentEvent(entity, attempt, verified);
     const failures: HandlerFailure[] = [];
+    const outcomes = new Set<string>();
+    finished.forEach((outcome) => outcome !== null && outcomes.add(outcome));
     for (const handler of handlers) {
       if (finished.has(handler.key)) {
         continue;
       }
       const started = Date.now();
+      let reported: string | undefined;
       try {
-        const outcome = await this.store.runHandler(entity.id, handler.key, attempt, (manager) =>
-          handler.invoke(event, {
-            manager,
-            attempt,
-            idempotencyKey: this.idempotencyKey(entity, handler.key),
-            logger: new Logger(`Webhooks:${handler.key}`),
-          }),
+        const outcome = await this.store.runHandler(
+          entity.id,
+          handler.key,
+          attempt,
+          async (manager) => {
+            reported = undefined;
+            await handler.invoke(event, {
+              manager,
+              attempt,
+              idempotencyKey: this.idempotencyKey(entity, handler.key),
+              logger: new Logger(`Webhooks:${handler.key}`),
+              fetchStatus: () => this.fetchStatus(entity, event),
+              recordOutcome: (value: string) => {
+                reported = String(value).slice(0, 64);
+              },
+            });
+            return reported;
+          },
         );
+        if (outcome === 'ran' && reported !== undefined) {
+          outcomes.add(reported);
+        }
         this.logger.debug(
-          `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${outcome} ms=${Date.now() - started}`,
+          `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${Date.now() - started}`,
         );
       } catch (error) {
         failures.push({ handler, error });
@@ -224,8 +267,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // ledger, and the next worker settles the event.
       return;
     }
+    const providerStatus = verified?.status ?? null;
     if (failures.length === 0) {
-      await this.store.markProcessed(entity.id, this.workerId, new Date());
+      await this.store.markProcessed(entity.id, this.workerId, new Date(), {
+        outcome: outcomes.size > 0 ? [...outcomes].sort().join(',') : null,
+        providerStatus,
+      });
       return;
     }
     const summary = failures.map((f) => `${f.handler.key}: ${describe(f.error)}`).join('; ');
@@ -238,10 +285,110 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     const delay = retryDelayMs(attempt, baseDelayMs, maxDelayMs);
-    await this.store.scheduleRetry(entity.id, this.workerId, new Date(Date.now() + delay), summary);
+    await this.store.scheduleRetry(
+      entity.id,
+      this.workerId,
+      new Date(Date.now() + delay),
+      summary,
+      {
+        providerStatus,
+      },
+    );
   }
 
-  private toPaymentEvent(entity: WebhookEventEntity, attempt: number): PaymentEvent {
+  /**
+   * Asks the provider before handlers run. Resolves to its answer when it confirms the
+   * event, or to undefined once the event has been settled here: retried when the provider
+   * cannot answer yet, dead when it never will, processed as `provider_disagrees` when it
+   * reports another final state.
+   */
+  private async askProvider(
+    entity: WebhookEventEntity,
+    client: PaymentStatusClient,
+    attempt: number,
+  ): Promise<ProviderPaymentStatus | undefined> {
+    const { maxAttempts, baseDelayMs, maxDelayMs } = this.options.dispatch;
+    const label = `${entity.endpoint}/${entity.eventId}`;
+    const retryOrDie = async (reason: string, retryable: boolean, providerStatus?: string) => {
+      if (!retryable || attempt >= maxAttempts) {
+        await this.store.markDead(entity.id, this.workerId, reason);
+        this.logger.error(`Event ${entity.id} (${label}) is dead: ${reason}`);
+        return;
+      }
+      const delay = retryDelayMs(attempt, baseDelayMs, maxDelayMs);
+      await this.store.scheduleRetry(
+        entity.id,
+        this.workerId,
+        new Date(Date.now() + delay),
+        reason,
+        {
+          providerStatus,
+        },
+      );
+    };
+    let answer: ProviderPaymentStatus;
+    try {
+      answer = await client.fetchStatus(this.statusQuery(entity));
+    } catch (error) {
+      const retryable = !(error instanceof ProviderStatusError) || error.retryable;
+      await retryOrDie(
+        `Asking ${client.kind} about ${label} failed: ${describe(error)}`,
+        retryable,
+      );
+      return undefined;
+    }
+    if (answer.type === entity.type) {
+      return answer;
+    }
+    if (answer.type === undefined) {
+      await retryOrDie(
+        `${client.kind} reports status "${answer.status}" for ${answer.paymentRef}, not yet ${entity.type}`,
+        true,
+        answer.status,
+      );
+      return undefined;
+    }
+    this.logger.warn(
+      `Event ${entity.id} (${label}) says ${entity.type} but ${client.kind} reports ` +
+        `"${answer.status}" (${answer.type}) for ${answer.paymentRef}; handlers not run`,
+    );
+    await this.store.markProcessed(entity.id, this.workerId, new Date(), {
+      outcome: 'provider_disagrees',
+      providerStatus: answer.status,
+    });
+    return undefined;
+  }
+
+  private fetchStatus(
+    entity: WebhookEventEntity,
+    event: PaymentEvent,
+  ): Promise<ProviderPaymentStatus> {
+    const client = this.options.endpoints.get(entity.endpoint)?.statusClient;
+    if (!client) {
+      return Promise.reject(
+        new WebhookConfigurationError(
+          `Endpoint "${entity.endpoint}" has no status client: give it the provider's API credentials to use ctx.fetchStatus().`,
+        ),
+      );
+    }
+    return client.fetchStatus({ ...this.statusQuery(entity), payload: event.payload });
+  }
+
+  private statusQuery(entity: WebhookEventEntity): PaymentStatusQuery {
+    return {
+      paymentRef: entity.paymentRef,
+      merchantRef: entity.merchantRef,
+      type: entity.type,
+      nativeType: entity.nativeType,
+      payload: this.payloadOf(entity),
+    };
+  }
+
+  private toPaymentEvent(
+    entity: WebhookEventEntity,
+    attempt: number,
+    verified: ProviderPaymentStatus | null,
+  ): PaymentEvent {
     return {
       id: entity.id,
       endpoint: entity.endpoint,
@@ -258,6 +405,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       receivedAt: entity.receivedAt,
       payload: this.payloadOf(entity),
       attempt,
+      verified,
     };
   }
 

@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { PaymentEventType } from '../core/payment-event-types';
 import { LoggerService } from '@nestjs/common';
+import type { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 
 /** A stored webhook event as handlers see it. */
 export interface PaymentEvent<TPayload = unknown> {
@@ -34,6 +35,12 @@ export interface PaymentEvent<TPayload = unknown> {
   readonly payload: TPayload;
   /** This processing attempt, from 1. */
   readonly attempt: number;
+  /**
+   * The provider's own answer about this payment, asked before handlers ran, when the
+   * endpoint has `verifyWithProvider` on; act on it rather than on the notification's claim.
+   * Null otherwise.
+   */
+  readonly verified: ProviderPaymentStatus | null;
 }
 
 /** What a handler gets besides the event. */
@@ -52,4 +59,15 @@ export interface WebhookContext {
   readonly idempotencyKey: string;
   /** Logger scoped to the handler. */
   readonly logger: LoggerService;
+  /**
+   * Asks the provider's API for the payment's current status.
+   * @throws ProviderStatusError when the endpoint has no API credentials or the provider
+   * cannot answer.
+   */
+  fetchStatus(): Promise<ProviderPaymentStatus>;
+  /**
+   * Records what this handler concluded (`applied`, `stale`, `not_allowed`, …, as returned by
+   * `applyPaymentEvent()`); kept on the handler's ledger row and summed up on the event.
+   */
+  recordOutcome(outcome: string): void;
 }

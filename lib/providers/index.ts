@@ -13,3 +13,20 @@ export type {
   HmacProviderOptions,
   HmacSignatureEncoding,
 } from './hmac.provider';
+export { defineEndpoint } from './define-endpoint';
+export type { EndpointExtras } from './define-endpoint';
+export { notificationsOf } from './notifications';
+export type {
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookProvider,
+  WebhookDeliveryMethod,
+  BaseEndpointOptions,
+  WebhookEndpoint,
+} from './webhook-provider.interface';
+export type {
+  PaymentStatusClient,
+  PaymentStatusQuery,
+  ProviderPaymentStatus,
+} from './payment-status-client.interface';

@@ -7,6 +7,7 @@ import { ConnectionLock } from './connection-lock';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import {
   HandlerRunOutcome,
+  ProcessedResult,
   NewWebhookEvent,
   RecordResult,
   WebhookStore,
@@ -217,21 +218,21 @@ export class TypeOrmWebhookStore implements WebhookStore {
     );
   }
 
-  async finishedHandlers(eventId: string): Promise<Set<string>> {
+  async finishedHandlers(eventId: string): Promise<Map<string, string | null>> {
     const runs = await this.lock.run(() =>
       this.dataSource.getRepository(WebhookHandlerRunEntity).find({
-        select: { handlerKey: true },
+        select: { handlerKey: true, outcome: true },
         where: { eventId },
       }),
     );
-    return new Set(runs.map((run) => run.handlerKey));
+    return new Map(runs.map((run) => [run.handlerKey, run.outcome]));
   }
 
   async runHandler(
     eventId: string,
     handlerKey: string,
     attempt: number,
-    work: (manager: EntityManager) => Promise<void>,
+    work: (manager: EntityManager) => Promise<string | undefined>,
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
     const sql =
@@ -242,8 +243,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
       this.dataSource.transaction(async (manager) => {
         // NOTE: the ledger row is written first: a second worker that reaches the same
         // (event, handler) waits on the unique index until this transaction ends, then skips.
+        const runId = randomUUID();
         const inserted = (await this.rows(manager, sql, [
-          randomUUID(),
+          runId,
           eventId,
           handlerKey,
           attempt,
@@ -252,18 +254,28 @@ export class TypeOrmWebhookStore implements WebhookStore {
         if (inserted.length === 0) {
           return 'already_done' as const;
         }
-        await work(manager);
+        const outcome = await work(manager);
+        if (outcome !== undefined) {
+          await manager.update(WebhookHandlerRunEntity, { id: runId }, { outcome });
+        }
         return 'ran' as const;
       }),
     );
   }
 
-  markProcessed(id: string, workerId: string, now: Date): Promise<boolean> {
+  markProcessed(
+    id: string,
+    workerId: string,
+    now: Date,
+    result: ProcessedResult = {},
+  ): Promise<boolean> {
     return this.finish(id, workerId, {
       status: 'processed',
       processedAt: now,
       lastError: null,
       nextAttemptAt: null,
+      outcome: result.outcome ?? null,
+      providerStatus: result.providerStatus ?? null,
     });
   }
 
@@ -276,11 +288,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
     workerId: string,
     nextAttemptAt: Date,
     error: string,
+    result: ProcessedResult = {},
   ): Promise<boolean> {
     return this.finish(id, workerId, {
       status: 'retrying',
       nextAttemptAt,
       lastError: error.slice(0, MAX_ERROR_LENGTH),
+      ...(result.providerStatus === undefined ? {} : { providerStatus: result.providerStatus }),
     });
   }
 

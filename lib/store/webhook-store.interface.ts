@@ -34,6 +34,14 @@ export interface RecordResult {
   status: string;
 }
 
+/** What the dispatcher learned while handling an event, kept on the event. */
+export interface ProcessedResult {
+  /** The handlers' reported outcomes, or the dispatcher's own (`provider_disagrees`). */
+  outcome?: string | null;
+  /** The status the provider's API returned. */
+  providerStatus?: string | null;
+}
+
 /** How a handler run inside `runHandler()` ended. */
 export type HandlerRunOutcome = 'ran' | 'already_done';
 
@@ -50,24 +58,36 @@ export interface WebhookStore {
   claim(workerId: string, limit: number, leaseMs: number, now: Date): Promise<WebhookEventEntity[]>;
   /** Extends the lease of events `workerId` still holds. */
   extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void>;
-  /** Handler keys already recorded in the ledger for an event. */
-  finishedHandlers(eventId: string): Promise<Set<string>>;
+  /** Handlers already recorded in the ledger for an event, with the outcome each reported. */
+  finishedHandlers(eventId: string): Promise<Map<string, string | null>>;
   /**
    * Runs `work` in a transaction that first writes the ledger row for (event, handler);
-   * when the row exists already, `work` does not run.
+   * when the row exists already, `work` does not run. The outcome `work` resolves to, if
+   * any, is kept on the ledger row.
    */
   runHandler(
     eventId: string,
     handlerKey: string,
     attempt: number,
-    work: (manager: EntityManager) => Promise<void>,
+    work: (manager: EntityManager) => Promise<string | undefined>,
   ): Promise<HandlerRunOutcome>;
   /** Marks a held event processed. */
-  markProcessed(id: string, workerId: string, now: Date): Promise<boolean>;
+  markProcessed(
+    id: string,
+    workerId: string,
+    now: Date,
+    result?: ProcessedResult,
+  ): Promise<boolean>;
   /** Marks a held event ignored (no handler wants it). */
   markIgnored(id: string, workerId: string, now: Date): Promise<boolean>;
   /** Puts a held event back for a later attempt. */
-  scheduleRetry(id: string, workerId: string, nextAttemptAt: Date, error: string): Promise<boolean>;
+  scheduleRetry(
+    id: string,
+    workerId: string,
+    nextAttemptAt: Date,
+    error: string,
+    result?: ProcessedResult,
+  ): Promise<boolean>;
   /** Moves a held event to the dead-letter state. */
   markDead(id: string, workerId: string, error: string): Promise<boolean>;
   /** Gives held events back without counting the attempt (graceful shutdown). */

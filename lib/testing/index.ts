@@ -1,2 +1,3 @@
 export * from './signers';
 export * from './signed-delivery';
+export * from './webhook-test-client';

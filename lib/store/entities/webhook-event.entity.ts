@@ -109,4 +109,15 @@ export class WebhookEventEntity {
   /** How many times the provider delivered this event. */
   @Column({ name: 'delivery_count', type: 'integer', default: 1 })
   deliveryCount!: number;
+
+  /**
+   * What handling concluded, as handlers reported it (`applied`, `stale`, `not_allowed`, …),
+   * or `provider_disagrees` when the provider's API contradicted the notification.
+   */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  outcome!: string | null;
+
+  /** The status the provider's API returned, when the endpoint verifies with the provider. */
+  @Column({ name: 'provider_status', type: 'varchar', length: 64, nullable: true })
+  providerStatus!: string | null;
 }

@@ -26,4 +26,8 @@ export class WebhookHandlerRunEntity {
   /** When the handler's transaction committed. */
   @Column({ name: 'finished_at', type: Date })
   finishedAt!: Date;
+
+  /** The outcome the handler reported through `ctx.recordOutcome()`, if any. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  outcome!: string | null;
 }
