@@ -60,13 +60,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private heartbeat?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private unwatch?: Promise<() => Promise<void>>;
+  private readonly orderedEndpoints: readonly string[];
 
   constructor(
     @Inject(WebhookStore) private readonly store: WebhookStore,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-  ) {}
+  ) {
+    this.orderedEndpoints = [...options.endpoints.values()]
+      .filter((endpoint) => endpoint.orderPerPayment)
+      .map((endpoint) => endpoint.name);
+  }
 
   onApplicationBootstrap(): void {
     if (this.options.dispatch.enabled) {
@@ -150,7 +155,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       let claimed = 0;
       if (capacity > 0) {
         try {
-          const events = await this.store.claim(this.workerId, capacity, leaseMs, new Date());
+          const events = await this.store.claim(this.workerId, capacity, leaseMs, new Date(), {
+            orderedEndpoints: this.orderedEndpoints,
+          });
           claimed = events.length;
           for (const event of events) {
             this.track(event);

@@ -62,9 +62,16 @@ export function defineEndpoint(
         'or set verifyWithProvider: false.',
     );
   }
+  const orderPerPayment = options.orderPerPayment ?? false;
+  if (typeof orderPerPayment !== 'boolean') {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}": orderPerPayment must be true or false.`,
+    );
+  }
   return {
     name,
     provider,
+    orderPerPayment,
     maxBodyBytes,
     allowedSources: options.allowedIps && createSourceAllowlist(name, options.allowedIps),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },

@@ -34,6 +34,15 @@ export interface RecordResult {
   status: string;
 }
 
+/** How `claim()` picks events. */
+export interface ClaimOptions {
+  /**
+   * Endpoints whose events of one payment run one at a time, earliest first: an event is not
+   * claimed while an earlier event of its payment is still to run or running.
+   */
+  orderedEndpoints?: readonly string[];
+}
+
 /** What the dispatcher learned while handling an event, kept on the event. */
 export interface ProcessedResult {
   /** The handlers' reported outcomes, or the dispatcher's own (`provider_disagrees`). */
@@ -55,7 +64,13 @@ export interface WebhookStore {
   /** Records the events of one batched delivery in one transaction: all of them or none. */
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
   /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
-  claim(workerId: string, limit: number, leaseMs: number, now: Date): Promise<WebhookEventEntity[]>;
+  claim(
+    workerId: string,
+    limit: number,
+    leaseMs: number,
+    now: Date,
+    options?: ClaimOptions,
+  ): Promise<WebhookEventEntity[]>;
   /** Extends the lease of events `workerId` still holds. */
   extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void>;
   /** Handlers already recorded in the ledger for an event, with the outcome each reported. */
