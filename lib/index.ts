@@ -5,6 +5,7 @@ export type {
   WebhooksModuleExtras,
   WebhookDispatchOptions,
   WebhookRetryOptions,
+  WebhookReconciliationSchedule,
 } from './interfaces/webhooks-module-options.interface';
 export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
 
@@ -42,6 +43,28 @@ export {
   AddEventOutcomes1764500000000,
 } from './store/migrations';
 export { WebhookTransactions } from './store/webhook-transactions.service';
+
+export { ReconciliationService } from './reconciliation/reconciliation.service';
+export type {
+  ReconcileOptions,
+  ReconciliationReport,
+  ReconciliationFailure,
+} from './reconciliation/reconciliation.service';
+export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
+export type {
+  PendingPayment,
+  PendingPaymentsQuery,
+} from './reconciliation/pending-payments.source';
+
+export { WebhookTelemetry } from './observability/webhook-telemetry';
+export type {
+  DeliveryDecision,
+  DeliveryRecord,
+  AttemptRecord,
+  SettledRecord,
+  WebhookTelemetryListener,
+} from './observability/webhook-telemetry';
+export { redact } from './observability/redact';
 
 export { WebhookAdmin } from './admin/webhook-admin.service';
 export type {

@@ -1,5 +1,8 @@
 import { WebhookConfigurationError } from './core/webhook-errors';
-import { WebhooksModuleOptions } from './interfaces/webhooks-module-options.interface';
+import {
+  WebhookReconciliationSchedule,
+  WebhooksModuleOptions,
+} from './interfaces/webhooks-module-options.interface';
 import { WebhookEndpoint } from './providers/webhook-provider.interface';
 import {
   DUPLICATE_ENDPOINT,
@@ -12,6 +15,7 @@ import {
 export interface ResolvedWebhooksOptions {
   readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
   readonly trustProxy: boolean;
+  readonly reconciliation: readonly WebhookReconciliationSchedule[];
   readonly dispatch: {
     readonly enabled: boolean;
     readonly concurrency: number;
@@ -57,6 +61,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
   const resolved: ResolvedWebhooksOptions = {
     endpoints,
     trustProxy: options.trustProxy ?? false,
+    reconciliation: resolveReconciliation(options.reconciliation, endpoints),
     dispatch: {
       enabled: dispatch.enabled ?? true,
       concurrency: positiveInteger('dispatch.concurrency', dispatch.concurrency, 4),
@@ -82,4 +87,56 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
     );
   }
   return resolved;
+}
+
+function resolveReconciliation(
+  schedules: WebhookReconciliationSchedule[] | undefined,
+  endpoints: ReadonlyMap<string, WebhookEndpoint>,
+): WebhookReconciliationSchedule[] {
+  if (schedules === undefined) {
+    return [];
+  }
+  if (!Array.isArray(schedules)) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('reconciliation', 'a list of { endpoint, intervalMs }', schedules),
+    );
+  }
+  return schedules.map((schedule, index) => {
+    const endpoint = endpoints.get(schedule?.endpoint);
+    if (!endpoint) {
+      throw new WebhookConfigurationError(
+        `reconciliation[${index}].endpoint ${JSON.stringify(schedule?.endpoint)} is not one of the configured endpoints (${[
+          ...endpoints.keys(),
+        ].join(', ')}).`,
+      );
+    }
+    if (!endpoint.statusClient) {
+      throw new WebhookConfigurationError(
+        `reconciliation[${index}]: endpoint "${endpoint.name}" (${endpoint.provider.kind}) has no status client; ` +
+          "give it the provider's API credentials, or remove the schedule.",
+      );
+    }
+    const intervalMs = positiveInteger(
+      `reconciliation[${index}].intervalMs`,
+      schedule.intervalMs,
+      0,
+    );
+    if (intervalMs < 1000) {
+      throw new WebhookConfigurationError(
+        INVALID_OPTION(`reconciliation[${index}].intervalMs`, 'at least 1000', schedule.intervalMs),
+      );
+    }
+    return {
+      endpoint: endpoint.name,
+      intervalMs,
+      olderThan:
+        schedule.olderThan === undefined
+          ? undefined
+          : positiveInteger(`reconciliation[${index}].olderThan`, schedule.olderThan, 0),
+      limit:
+        schedule.limit === undefined
+          ? undefined
+          : positiveInteger(`reconciliation[${index}].limit`, schedule.limit, 0),
+    };
+  });
 }

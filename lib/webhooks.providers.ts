@@ -1,6 +1,8 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { WebhookAdmin } from './admin/webhook-admin.service';
+import { ReconciliationService } from './reconciliation/reconciliation.service';
+import { WebhookTelemetry } from './observability/webhook-telemetry';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
@@ -18,6 +20,9 @@ import { InboxSignal } from './store/inbox-signal';
 import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
 import { WebhookStore } from './store/webhook-store.interface';
 import { WebhookTransactions } from './store/webhook-transactions.service';
+import { IdempotencyStore } from './idempotency/idempotency-store.interface';
+import { IdempotentCall } from './idempotency/idempotent-call.service';
+import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
 import { DEFAULT_WEBHOOKS_PATH, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
 import { resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
@@ -55,13 +60,29 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookIngress,
       WebhookDispatcher,
       WebhookTransactions,
+      {
+        provide: IdempotencyStore,
+        useFactory: async (dataSource: DataSource, webhookStore: WebhookStore) => {
+          const store = new TypeOrmIdempotencyStore(dataSource, webhookStore);
+          await store.initialize();
+          return store;
+        },
+        inject: [getDataSourceToken(extras.dataSource), WebhookStore],
+      },
+      IdempotentCall,
       WebhookAdmin,
+      ReconciliationService,
+      WebhookTelemetry,
     ],
     exports: [
       WebhookStore,
+      IdempotencyStore,
+      IdempotentCall,
       WebhookDispatcher,
       WebhookTransactions,
       WebhookAdmin,
+      ReconciliationService,
+      WebhookTelemetry,
       WEBHOOKS_RESOLVED_OPTIONS,
     ],
   };

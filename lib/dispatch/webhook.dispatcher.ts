@@ -21,6 +21,7 @@ import { InboxSignal } from '../store/inbox-signal';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
 import { NonRetryableError } from './non-retryable.error';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
@@ -67,6 +68,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly telemetry: WebhookTelemetry,
   ) {
     this.orderedEndpoints = [...options.endpoints.values()]
       .filter((endpoint) => endpoint.orderPerPayment)
@@ -197,17 +199,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const attempt = entity.attempts;
     if (attempt > maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
-      await this.store.markDead(
-        entity.id,
-        this.workerId,
-        `Gave up after ${maxAttempts} attempts; the last ones never finished (worker lost its lease)`,
-      );
+      const reason = `Gave up after ${maxAttempts} attempts; the last ones never finished (worker lost its lease)`;
+      await this.store.markDead(entity.id, this.workerId, reason);
+      this.reportSettled(entity, attempt, 'dead', { error: reason });
       this.logger.error(`Event ${entity.id} (${entity.endpoint}/${entity.eventId}) is dead`);
       return;
     }
     const handlers = this.registry.match(entity);
     if (handlers.length === 0) {
       await this.store.markIgnored(entity.id, this.workerId, new Date());
+      this.reportSettled(entity, attempt, 'ignored');
       return;
     }
     const finished = await this.store.finishedHandlers(entity.id);
@@ -258,11 +259,26 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         if (outcome === 'ran' && reported !== undefined) {
           outcomes.add(reported);
         }
+        this.telemetry.attempt({
+          ...this.identity(entity),
+          handler: handler.key,
+          attempt,
+          outcome: outcome === 'ran' ? (reported ?? 'ran') : outcome,
+          durationMs: Date.now() - started,
+        });
         this.logger.debug(
           `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${Date.now() - started}`,
         );
       } catch (error) {
         failures.push({ handler, error });
+        this.telemetry.attempt({
+          ...this.identity(entity),
+          handler: handler.key,
+          attempt,
+          outcome: 'failed',
+          durationMs: Date.now() - started,
+          error: describe(error),
+        });
         this.logger.warn(
           `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=failed ` +
             `ms=${Date.now() - started} error=${JSON.stringify(describe(error))}`,
@@ -276,16 +292,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     const providerStatus = verified?.status ?? null;
     if (failures.length === 0) {
+      const outcome = outcomes.size > 0 ? [...outcomes].sort().join(',') : null;
       await this.store.markProcessed(entity.id, this.workerId, new Date(), {
-        outcome: outcomes.size > 0 ? [...outcomes].sort().join(',') : null,
+        outcome,
         providerStatus,
       });
+      this.reportSettled(entity, attempt, 'processed', { outcome });
       return;
     }
     const summary = failures.map((f) => `${f.handler.key}: ${describe(f.error)}`).join('; ');
     const permanent = failures.some((f) => f.error instanceof NonRetryableError);
     if (permanent || attempt >= maxAttempts) {
       await this.store.markDead(entity.id, this.workerId, summary);
+      this.reportSettled(entity, attempt, 'dead', { error: summary });
       this.logger.error(
         `Event ${entity.id} (${entity.endpoint}/${entity.eventId}) is dead after ${attempt} attempt(s): ${summary}`,
       );
@@ -301,6 +320,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         providerStatus,
       },
     );
+    this.reportSettled(entity, attempt, 'retrying', { error: summary });
   }
 
   /**
@@ -319,6 +339,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const retryOrDie = async (reason: string, retryable: boolean, providerStatus?: string) => {
       if (!retryable || attempt >= maxAttempts) {
         await this.store.markDead(entity.id, this.workerId, reason);
+        this.reportSettled(entity, attempt, 'dead', { error: reason });
         this.logger.error(`Event ${entity.id} (${label}) is dead: ${reason}`);
         return;
       }
@@ -332,6 +353,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           providerStatus,
         },
       );
+      this.reportSettled(entity, attempt, 'retrying', { error: reason });
     };
     let answer: ProviderPaymentStatus;
     try {
@@ -363,7 +385,34 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       outcome: 'provider_disagrees',
       providerStatus: answer.status,
     });
+    this.reportSettled(entity, attempt, 'processed', { outcome: 'provider_disagrees' });
     return undefined;
+  }
+
+  private identity(entity: WebhookEventEntity) {
+    return {
+      id: entity.id,
+      endpoint: entity.endpoint,
+      provider: entity.provider,
+      type: entity.type,
+      eventId: entity.eventId,
+    };
+  }
+
+  private reportSettled(
+    entity: WebhookEventEntity,
+    attempt: number,
+    status: 'processed' | 'ignored' | 'retrying' | 'dead',
+    extra: { outcome?: string | null; error?: string } = {},
+  ): void {
+    this.telemetry.settled({
+      ...this.identity(entity),
+      paymentRef: entity.paymentRef,
+      status,
+      attempt,
+      ageMs: Date.now() - entity.receivedAt.getTime(),
+      ...extra,
+    });
   }
 
   private fetchStatus(

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
@@ -22,6 +22,12 @@ import {
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
 import { sanitizeHeaders } from './sanitize-headers';
+import { redact } from '../observability/redact';
+import {
+  DeliveryDecision,
+  DeliveryRecord,
+  WebhookTelemetry,
+} from '../observability/webhook-telemetry';
 
 /** A delivery as the controller hands it over: raw bytes and flattened headers. */
 export interface WebhookDelivery {
@@ -37,19 +43,6 @@ export interface WebhookDelivery {
   readonly receivedAt: Date;
 }
 
-/** What happened to a delivery, as journaled. */
-export type DeliveryDecision =
-  | 'accepted'
-  | 'duplicate'
-  | 'ignored'
-  | 'rejected_signature'
-  | 'rejected_timestamp'
-  | 'rejected_ip'
-  | 'invalid'
-  | 'too_large'
-  | 'unknown_endpoint'
-  | 'store_failed';
-
 /**
  * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
  * answer goes out as soon as the event is committed.
@@ -63,6 +56,7 @@ export class WebhookIngress {
     @Inject(WebhookStore) private readonly store: WebhookStore,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
+    private readonly telemetry: WebhookTelemetry,
   ) {}
 
   /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
@@ -88,7 +82,7 @@ export class WebhookIngress {
     };
     let notifications: readonly NormalizedNotification[];
     try {
-      endpoint.provider.verify(request);
+      await endpoint.provider.verify(request);
       notifications = notificationsOf(endpoint.provider.normalize(request));
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
@@ -119,34 +113,39 @@ export class WebhookIngress {
           : await this.store.recordAll(events);
     } catch (error) {
       this.journal(delivery, 'store_failed', 503, {
-        eventId: events.map((event) => event.eventId).join(','),
+        eventIds: events.map((event) => event.eventId),
         reason: error instanceof Error ? error.message : String(error),
       });
       throw new WebhookStoreUnavailableException();
     }
+    let fresh = 0;
     results.forEach((result, i) => {
       const event = events[i];
-      if (result.duplicate) {
-        if (!result.sameBody) {
-          this.logger.warn(
-            `Re-delivery of ${endpoint.name}/${event.eventId} has a different body than the stored one; ` +
-              'the stored event is kept and the delivery acknowledged',
-          );
-        }
-        this.journal(delivery, 'duplicate', endpoint.acknowledgement.status, {
-          eventId: event.eventId,
-        });
-      } else {
-        const wanted = event.status === 'pending';
-        this.journal(delivery, wanted ? 'accepted' : 'ignored', endpoint.acknowledgement.status, {
-          eventId: event.eventId,
-          type: event.type,
-        });
-        if (wanted) {
-          this.signal.notify();
-        }
+      if (result.duplicate && !result.sameBody) {
+        this.logger.warn(
+          `Re-delivery of ${endpoint.name}/${event.eventId} has a different body than the stored one; ` +
+            'the stored event is kept and the delivery acknowledged',
+        );
+      }
+      if (!result.duplicate && event.status === 'pending') {
+        fresh += 1;
       }
     });
+    const decision: DeliveryDecision =
+      fresh > 0
+        ? 'accepted'
+        : results.every((result) => result.duplicate)
+          ? 'duplicate'
+          : 'ignored';
+    this.journal(delivery, decision, endpoint.acknowledgement.status, {
+      provider: endpoint.provider.kind,
+      eventIds: events.map((event) => event.eventId),
+      types: events.map((event) => event.type),
+      paymentRefs: events.flatMap((event) => (event.paymentRef === null ? [] : [event.paymentRef])),
+    });
+    if (fresh > 0) {
+      this.signal.notify();
+    }
     return endpoint.acknowledgement;
   }
 
@@ -191,15 +190,32 @@ export class WebhookIngress {
     delivery: WebhookDelivery,
     decision: DeliveryDecision,
     status: number,
-    extra: Record<string, string> = {},
+    extra: Partial<
+      Pick<DeliveryRecord, 'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'reason'>
+    > = {},
   ): void {
-    const entry = {
+    const record: DeliveryRecord = {
+      requestId: requestIdOf(delivery.headers),
       endpoint: delivery.endpoint,
+      provider: extra.provider ?? this.options.endpoints.get(delivery.endpoint)?.provider.kind,
       decision,
       status,
       latencyMs: Date.now() - delivery.receivedAt.getTime(),
       sourceIp: delivery.sourceIp,
+      receivedAt: delivery.receivedAt,
       ...extra,
+    };
+    const entry = {
+      requestId: record.requestId,
+      endpoint: record.endpoint,
+      provider: record.provider,
+      decision,
+      status,
+      latencyMs: record.latencyMs,
+      sourceIp: record.sourceIp,
+      ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
+      ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
+      ...(record.reason ? { reason: redact(record.reason) } : {}),
     };
     if (status >= 500) {
       this.logger.error(entry);
@@ -208,5 +224,14 @@ export class WebhookIngress {
     } else {
       this.logger.log(entry);
     }
+    this.telemetry.delivery(record);
   }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id when it is a plain token, otherwise a fresh one. */
+function requestIdOf(headers: Readonly<Record<string, string | undefined>>): string {
+  const given = headers['x-request-id']?.trim();
+  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
 }

@@ -64,6 +64,30 @@ export interface WebhooksModuleOptions {
    * @default false
    */
   trustProxy?: boolean;
+  /**
+   * Reconciliation runs on a fixed interval, one entry per endpoint. For cron expressions use
+   * `@nestjs/schedule` and call `ReconciliationService.reconcile()` from a `@Cron()` method.
+   * @default []
+   */
+  reconciliation?: WebhookReconciliationSchedule[];
+}
+
+/** A reconciliation that runs by itself every `intervalMs`. */
+export interface WebhookReconciliationSchedule {
+  /** The endpoint whose provider is asked; it needs API credentials. */
+  endpoint: string;
+  /** Milliseconds between runs (at least 1000). */
+  intervalMs: number;
+  /**
+   * Only payments older than this many milliseconds.
+   * @default 900000 (15 minutes)
+   */
+  olderThan?: number;
+  /**
+   * Most payments checked per run.
+   * @default 100
+   */
+  limit?: number;
 }
 
 /** Options that shape the module itself, given to `forRoot()` / `forRootAsync()` directly. */

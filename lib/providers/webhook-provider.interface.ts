@@ -65,9 +65,11 @@ export interface WebhookProvider {
   readonly acknowledgement: WebhookAcknowledgement;
   /**
    * Proves the delivery came from the provider, on the raw bytes, before anything is parsed.
-   * @throws WebhookVerificationError
+   * May return a promise for a provider that needs I/O to verify (PayPal fetches the signing
+   * certificate named in the delivery); the ingress awaits it either way.
+   * @throws WebhookVerificationError (or rejects with it)
    */
-  verify(request: InboundWebhook): void;
+  verify(request: InboundWebhook): void | Promise<void>;
   /**
    * Parses and validates a verified delivery and maps it to the normalized vocabulary. A
    * provider that batches returns one notification per item; they are stored together or not
@@ -110,6 +112,14 @@ export interface BaseEndpointOptions {
    * @default false (true for YooKassa, whose notifications are not signed)
    */
   verifyWithProvider?: boolean;
+  /**
+   * Runs the events of one payment (same `paymentRef`) one at a time, in the order the
+   * provider says they happened (`occurredAt`, else arrival): an event waits while an earlier
+   * one of its payment is still to run, retrying included. A dead event stops holding the
+   * payment back.
+   * @default false
+   */
+  orderPerPayment?: boolean;
 }
 
 /** An endpoint configuration made by one of the typed factories (`stripeEndpoint()`, …). */
@@ -128,4 +138,6 @@ export interface WebhookEndpoint {
   readonly statusClient?: PaymentStatusClient;
   /** Whether the dispatcher asks `statusClient` before handlers run. */
   readonly verifyWithProvider: boolean;
+  /** Whether events of one payment run one at a time, earliest first. */
+  readonly orderPerPayment: boolean;
 }

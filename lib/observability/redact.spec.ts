@@ -1,0 +1,33 @@
+import { redact } from './redact';
+
+describe('redact', () => {
+  it.each([
+    ['card 4111111111111111 declined', 'card 411111******1111 declined'],
+    ['pan=4111 1111 1111 1111', 'pan=411111******1111'],
+    ['{"pan":"5555-5555-5555-4444"}', '{"pan":"555555******4444"}'],
+    [
+      '19 digits 6011000990139424 and 3530111333300000',
+      '19 digits 601100******9424 and 353011******0000',
+    ],
+  ])('masks Luhn-valid card numbers: %s', (input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+
+  it.each([
+    'order 1234567890123 failed',
+    'PaymentId 13660',
+    'timestamp 1764400000000',
+    'amount 4111111111111112',
+  ])('leaves numbers that are not card numbers alone: %s', (input) => {
+    expect(redact(input)).toBe(input);
+  });
+
+  it.each([
+    ['{"cvv":"123","amount":100}', '{"cvv":"***","amount":100}'],
+    ['cvc=4321&x=1', 'cvc=***&x=1'],
+    ["security_code: '987'", "security_code: '***'"],
+    ['CVV2=000', 'CVV2=***'],
+  ])('masks CVV-like fields: %s', (input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+});
