@@ -86,3 +86,5 @@ export {
   RawBodyUnavailableException,
   WebhookSourceForbiddenException,
 } from './ingress/webhook-ingress.exceptions';
+
+export * from './payments';

@@ -30,3 +30,43 @@ export type {
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from './payment-status-client.interface';
+export {
+  adyenEndpoint,
+  AdyenWebhookProvider,
+  adyenSigningString,
+  decodeAdyenHmacKey,
+} from './adyen.provider';
+export type {
+  AdyenAmount,
+  AdyenEndpointOptions,
+  AdyenNotificationRequest,
+  AdyenNotificationRequestItem,
+  AdyenProviderOptions,
+} from './adyen.provider';
+export {
+  yookassaEndpoint,
+  YooKassaWebhookProvider,
+  YOOKASSA_API_URL,
+  YOOKASSA_IP_RANGES,
+} from './yookassa.provider';
+export type {
+  YooKassaEndpointOptions,
+  YooKassaNotification,
+  YooKassaNotificationObject,
+  YooKassaProviderOptions,
+} from './yookassa.provider';
+export { tbankEndpoint, TBankWebhookProvider } from './tbank.provider';
+export type { TBankEndpointOptions, TBankProviderOptions } from './tbank.provider';
+export { sberEndpoint, SberWebhookProvider } from './sber.provider';
+export type { SberEndpointOptions, SberProviderOptions } from './sber.provider';
+export { yoomoneyEndpoint, YooMoneyWebhookProvider } from './yoomoney.provider';
+export type { YooMoneyEndpointOptions, YooMoneyProviderOptions } from './yoomoney.provider';
+export { StripeStatusClient } from './clients/stripe-status.client';
+export type { StripeStatusClientOptions } from './clients/stripe-status.client';
+export { YooKassaStatusClient } from './clients/yookassa-status.client';
+export type { YooKassaStatusClientOptions } from './clients/yookassa-status.client';
+export { TBankStatusClient } from './clients/tbank-status.client';
+export type { TBankStatusClientOptions } from './clients/tbank-status.client';
+export { SberStatusClient } from './clients/sber-status.client';
+export type { SberStatusClientOptions } from './clients/sber-status.client';
+export { tbankToken } from './clients/tbank-token';

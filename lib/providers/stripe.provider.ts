@@ -1,3 +1,4 @@
+import { StripeStatusClient, StripeStatusClientOptions } from './clients/stripe-status.client';
 import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { constantTimeMatchAny } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
@@ -53,7 +54,14 @@ export interface StripeProviderOptions {
 }
 
 /** Options of `stripeEndpoint()`. */
-export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProviderOptions {}
+export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProviderOptions {
+  /**
+   * Stripe API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
+   * reconciliation): a restricted key with read access to PaymentIntents and Refunds is enough.
+   * @example api: { apiKey: process.env.STRIPE_SECRET_KEY! }
+   */
+  api?: StripeStatusClientOptions;
+}
 
 // NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
 class StripeEventEnvelope {
@@ -277,5 +285,8 @@ function parseSignatureHeader(header: string): ParsedSignatureHeader {
  * stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET! })
  */
 export function stripeEndpoint(options: StripeEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new StripeWebhookProvider(options, options?.name));
+  const provider = new StripeWebhookProvider(options, options?.name);
+  return defineEndpoint(options, provider, {
+    statusClient: options.api && new StripeStatusClient(options.api),
+  });
 }

@@ -1,0 +1,26 @@
+export { definePaymentStates, isPaymentStateMachine } from './payment-state-machine';
+export type {
+  PaymentStateEventType,
+  PaymentStateMachine,
+  PaymentStatesDefinition,
+} from './payment-state-machine';
+export { paymentStateTarget } from './payment-state-target';
+export type {
+  EntityProperty,
+  PaymentStateTarget,
+  PaymentStateTargetOptions,
+} from './payment-state-target';
+export { transition } from './payment-state-transition';
+export type {
+  PaymentStateLogger,
+  TransitionOptions,
+  TransitionOutcome,
+  TransitionResult,
+} from './payment-state-transition';
+export { applyPaymentEvent } from './apply-payment-event';
+export type {
+  ApplyPaymentEventOptions,
+  IgnoredPaymentEvent,
+  PaymentEventOutcome,
+  PaymentEventResult,
+} from './apply-payment-event';

@@ -1,0 +1,627 @@
+import { createHash } from 'node:crypto';
+import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/** The providers the fake serves. */
+export type FakeProviderKind = 'stripe' | 'yookassa' | 'tbank' | 'sber';
+
+/** Every provider kind the fake serves. */
+export const FAKE_PROVIDER_KINDS: readonly FakeProviderKind[] = [
+  'stripe',
+  'yookassa',
+  'tbank',
+  'sber',
+];
+
+/** Credentials the fake accepts, per provider. */
+export interface FakeProviderCredentials {
+  /** Stripe: the API key expected as `Authorization: Bearer <apiKey>`. */
+  readonly stripe: { readonly apiKey: string };
+  /** YooKassa: HTTP Basic `shopId:secretKey`. */
+  readonly yookassa: { readonly shopId: string; readonly secretKey: string };
+  /** T-Bank: the terminal key in the body and the password the `Token` is made with. */
+  readonly tbank: { readonly terminalKey: string; readonly password: string };
+  /** Sber: either `userName` + `password` or `token`, as form fields. */
+  readonly sber: { readonly userName: string; readonly password: string; readonly token: string };
+}
+
+/** The credentials a fake started without options accepts. */
+export const FAKE_PROVIDER_CREDENTIALS: FakeProviderCredentials = Object.freeze({
+  stripe: { apiKey: 'sk_test_fake_provider_api_key_4eC39HqLyjWDarjtT1zdp7dc' },
+  yookassa: { shopId: '100500', secretKey: 'test_fake_yookassa_secret_Fh8hUAVVBGUGkjm' },
+  tbank: { terminalKey: 'FakeTerminalDEMO', password: 'fake-terminal-password-7wqy8w821' },
+  sber: {
+    userName: 'fake-shop-api',
+    password: 'fake-sber-password-ooc7slpvc',
+    token: 'fake-sber-token-61k7sf7ma7p4',
+  },
+});
+
+/**
+ * What `setPayment()` takes per provider: the fields of the provider's own answer (the id is
+ * added by the fake). Any other field is passed through as given.
+ */
+export interface FakePaymentFields {
+  /** A PaymentIntent: `status`, `amount` (minor units), `currency` (lower-case), … */
+  readonly stripe: {
+    readonly status: string;
+    readonly amount?: number;
+    readonly currency?: string;
+    readonly last_payment_error?: Record<string, unknown> | null;
+    readonly [field: string]: unknown;
+  };
+  /** A payment: `status`, `amount: { value: '10.00', currency: 'RUB' }`, `paid`, … */
+  readonly yookassa: {
+    readonly status: string;
+    readonly amount?: { readonly value: string; readonly currency: string };
+    readonly [field: string]: unknown;
+  };
+  /** A GetState answer: `Status`, `Amount` (kopecks), `OrderId`, … */
+  readonly tbank: {
+    readonly Status: string;
+    readonly Amount?: number;
+    readonly OrderId?: string;
+    readonly [field: string]: unknown;
+  };
+  /** A getOrderStatusExtended.do answer: `orderStatus`, `amount`, `currency` ('643'), … */
+  readonly sber: {
+    readonly orderStatus: number;
+    readonly amount?: number;
+    readonly currency?: string;
+    readonly orderNumber?: string;
+    readonly [field: string]: unknown;
+  };
+}
+
+/** What `setRefund()` takes per provider that looks refunds up on their own. */
+export interface FakeRefundFields {
+  /** A Refund: `status`, `amount`, `currency`, `payment_intent`, … */
+  readonly stripe: {
+    readonly status: string;
+    readonly amount?: number;
+    readonly currency?: string;
+    readonly [field: string]: unknown;
+  };
+  /** A refund: `status`, `payment_id`, `amount: { value, currency }`, … */
+  readonly yookassa: {
+    readonly status: string;
+    readonly amount?: { readonly value: string; readonly currency: string };
+    readonly [field: string]: unknown;
+  };
+}
+
+/** The status client options that reach this fake, per provider. */
+export interface FakeClientOptions {
+  /** For `StripeStatusClient`. */
+  readonly stripe: { readonly apiKey: string; readonly apiUrl: string };
+  /** For `YooKassaStatusClient`. */
+  readonly yookassa: {
+    readonly shopId: string;
+    readonly secretKey: string;
+    readonly apiUrl: string;
+  };
+  /** For `TBankStatusClient`. */
+  readonly tbank: {
+    readonly terminalKey: string;
+    readonly password: string;
+    readonly apiUrl: string;
+  };
+  /** For `SberStatusClient` (login and password; the fake accepts `token` as well). */
+  readonly sber: { readonly userName: string; readonly password: string; readonly apiUrl: string };
+}
+
+/**
+ * A failure to serve instead of (or before) the normal answer. Fields combine: `delayMs` with
+ * `status` answers the status late; `delayMs` alone answers normally, late.
+ */
+export interface FakeFailure {
+  /** HTTP status to answer with instead of the normal answer. */
+  readonly status?: number;
+  /**
+   * Body sent with `status` (an object is sent as JSON).
+   * @default `{"message":"injected failure"}`
+   */
+  readonly body?: string | Record<string, unknown>;
+  /** Extra response headers, e.g. `{ location: '…' }` with a 3xx status. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Waits this long before answering; longer than the client's `timeoutMs` makes it time out. */
+  readonly delayMs?: number;
+  /** Answers HTTP 200 with a body that is not JSON. */
+  readonly invalidJson?: boolean;
+  /** Closes the connection without answering (a network error for the client). */
+  readonly dropConnection?: boolean;
+}
+
+/** A request the fake received, as it arrived. */
+export interface FakeProviderRequest {
+  /** The provider whose API the path belongs to; undefined for any other path. */
+  readonly kind: FakeProviderKind | undefined;
+  /** HTTP method. */
+  readonly method: string;
+  /** Path and query, e.g. `/stripe/v1/payment_intents/pi_123`. */
+  readonly url: string;
+  /** Headers by lower-cased name. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body. */
+  readonly body: string;
+  /** The body parsed as JSON, when it is JSON. */
+  readonly json?: unknown;
+  /** The body parsed as a form, when it is `application/x-www-form-urlencoded`. */
+  readonly form?: Readonly<Record<string, string>>;
+  /** When it arrived. */
+  readonly receivedAt: Date;
+}
+
+/** Options of `FakeProviderApi.start()`. */
+export interface FakeProviderApiOptions {
+  /**
+   * Credentials to accept instead of {@link FAKE_PROVIDER_CREDENTIALS}, per provider.
+   * @default FAKE_PROVIDER_CREDENTIALS
+   */
+  readonly credentials?: { readonly [K in FakeProviderKind]?: FakeProviderCredentials[K] };
+}
+
+/** Where each provider's API lives on the fake; `apiUrl()` is the server's URL plus this. */
+const API_PATHS: Readonly<Record<FakeProviderKind, string>> = {
+  stripe: '/stripe',
+  yookassa: '/yookassa/v3',
+  tbank: '/tbank/v2',
+  sber: '/sber/payment/rest',
+};
+
+interface Answer {
+  readonly status: number;
+  readonly body: string | Record<string, unknown>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+interface QueuedFailure {
+  readonly failure: FakeFailure;
+  remaining: number;
+}
+
+/**
+ * A local stand-in for the status APIs of Stripe, YooKassa, T-Bank and Sber: a real HTTP server
+ * on 127.0.0.1 (port chosen by the system) that answers lookups from an in-memory map of
+ * payments and refunds, checks credentials the way each provider does, records every request,
+ * and can be told to fail. Start one with {@link FakeProviderApi.start}; one fake serves
+ * all four APIs at once, each under its own path (see {@link FakeProviderApi.apiUrl}).
+ *
+ * Refusals look like the providers' own: Stripe and YooKassa answer 401 to wrong credentials and
+ * 404 to an unknown id, each with its error body; T-Bank answers HTTP 200 with `Success: false`
+ * and `ErrorCode` 501 (unknown terminal), 204 (wrong `Token`) or 255 (unknown payment); Sber
+ * answers HTTP 200 with `errorCode` 5 (wrong credentials), 6 (unknown order) or 1 (no orderId).
+ *
+ * @example
+ * const fake = await FakeProviderApi.start();
+ * fake.setPayment('yookassa', paymentId, {
+ *   status: 'succeeded',
+ *   amount: { value: '10.00', currency: 'RUB' },
+ * });
+ * const client = new YooKassaStatusClient(fake.clientOptions('yookassa'));
+ * await client.fetchStatus(query); // → { type: 'payment.succeeded', amount: 1000, … }
+ * fake.failNext('yookassa', { status: 503 }); // the next YooKassa request gets a 503
+ * await fake.close();
+ */
+export class FakeProviderApi {
+  /** The server's base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+
+  private readonly credentials: FakeProviderCredentials;
+  private readonly payments = new Map<string, Record<string, unknown>>();
+  private readonly refunds = new Map<string, Record<string, unknown>>();
+  private readonly failures = new Map<FakeProviderKind, QueuedFailure[]>();
+  private readonly received: FakeProviderRequest[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly server: Server,
+    credentials: FakeProviderCredentials,
+  ) {
+    const { port } = server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+    this.credentials = credentials;
+  }
+
+  /** Starts a fake on 127.0.0.1 on a free port. Close it with {@link close}. */
+  static async start(options: FakeProviderApiOptions = {}): Promise<FakeProviderApi> {
+    const credentials: FakeProviderCredentials = {
+      ...FAKE_PROVIDER_CREDENTIALS,
+      ...options.credentials,
+    };
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const fake = new FakeProviderApi(server, credentials);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void fake.handle(req, res);
+    });
+    return fake;
+  }
+
+  /** The `apiUrl` to give a status client of `kind` so that it asks this fake. */
+  apiUrl(kind: FakeProviderKind): string {
+    return `${this.url}${API_PATHS[kind]}`;
+  }
+
+  /** Complete status client options (accepted credentials and `apiUrl`) for `kind`. */
+  clientOptions<K extends FakeProviderKind>(kind: K): FakeClientOptions[K] {
+    const options: FakeClientOptions = {
+      stripe: { ...this.credentials.stripe, apiUrl: this.apiUrl('stripe') },
+      yookassa: { ...this.credentials.yookassa, apiUrl: this.apiUrl('yookassa') },
+      tbank: { ...this.credentials.tbank, apiUrl: this.apiUrl('tbank') },
+      sber: {
+        userName: this.credentials.sber.userName,
+        password: this.credentials.sber.password,
+        apiUrl: this.apiUrl('sber'),
+      },
+    };
+    return options[kind];
+  }
+
+  /** The credentials this fake accepts. */
+  credentialsFor<K extends FakeProviderKind>(kind: K): FakeProviderCredentials[K] {
+    return this.credentials[kind];
+  }
+
+  /**
+   * Puts (or replaces) a payment the API of `kind` answers lookups of `id` with. For Stripe it is
+   * a PaymentIntent (`pi_…`), for YooKassa a payment, for T-Bank a `PaymentId`, for Sber an
+   * order id (`mdOrder`).
+   */
+  setPayment<K extends FakeProviderKind>(kind: K, id: string, fields: FakePaymentFields[K]): this {
+    this.payments.set(`${kind}:${id}`, { ...fields });
+    return this;
+  }
+
+  /** Puts (or replaces) a refund of Stripe (`re_…`) or YooKassa. */
+  setRefund<K extends keyof FakeRefundFields>(
+    kind: K,
+    id: string,
+    fields: FakeRefundFields[K],
+  ): this {
+    this.refunds.set(`${kind}:${id}`, { ...fields });
+    return this;
+  }
+
+  /** Forgets a payment, so lookups of it answer "not found" again. */
+  deletePayment(kind: FakeProviderKind, id: string): this {
+    this.payments.delete(`${kind}:${id}`);
+    return this;
+  }
+
+  /**
+   * Serves `failure` to the next `times` requests to the API of `kind` (after any failures
+   * queued before); requests after that are answered normally.
+   */
+  failNext(kind: FakeProviderKind, failure: FakeFailure, times = 1): this {
+    if (!Number.isSafeInteger(times) || times < 1) {
+      throw new Error(`failNext: times must be a positive integer, got ${times}`);
+    }
+    const queue = this.failures.get(kind) ?? [];
+    queue.push({ failure, remaining: times });
+    this.failures.set(kind, queue);
+    return this;
+  }
+
+  /** Every request received so far, oldest first. */
+  get requests(): readonly FakeProviderRequest[] {
+    return [...this.received];
+  }
+
+  /** The requests received by the API of `kind`, oldest first. */
+  requestsTo(kind: FakeProviderKind): readonly FakeProviderRequest[] {
+    return this.received.filter((request) => request.kind === kind);
+  }
+
+  /** Forgets payments, refunds, queued failures and recorded requests. */
+  reset(): void {
+    this.payments.clear();
+    this.refunds.clear();
+    this.failures.clear();
+    this.received.length = 0;
+  }
+
+  /** Stops the server, dropping any answer still delayed. */
+  async close(): Promise<void> {
+    for (const timer of this.timers) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: string;
+    try {
+      body = await readBody(req);
+    } catch {
+      // NOTE: the client went away while sending; there is no one to answer.
+      return;
+    }
+    const url = req.url ?? '/';
+    const kind = FAKE_PROVIDER_KINDS.find((candidate) =>
+      url.startsWith(`${API_PATHS[candidate]}/`),
+    );
+    const request = recordOf(req, kind, url, body);
+    this.received.push(request);
+    const failure = kind === undefined ? undefined : this.takeFailure(kind);
+    if (failure?.delayMs !== undefined) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          resolve();
+        }, failure.delayMs);
+        this.timers.add(timer);
+      });
+    }
+    if (res.destroyed || req.socket.destroyed) {
+      return;
+    }
+    if (failure?.dropConnection) {
+      req.socket.destroy();
+      return;
+    }
+    if (failure?.invalidJson) {
+      send(res, { status: 200, body: '{"id": "unterminated', headers: failure.headers });
+      return;
+    }
+    if (failure?.status !== undefined) {
+      send(res, {
+        status: failure.status,
+        body: failure.body ?? { message: 'injected failure' },
+        headers: failure.headers,
+      });
+      return;
+    }
+    send(res, this.answer(kind, request));
+  }
+
+  private takeFailure(kind: FakeProviderKind): FakeFailure | undefined {
+    const queue = this.failures.get(kind);
+    const next = queue?.[0];
+    if (queue === undefined || next === undefined) {
+      return undefined;
+    }
+    next.remaining -= 1;
+    if (next.remaining === 0) {
+      queue.shift();
+    }
+    return next.failure;
+  }
+
+  private answer(kind: FakeProviderKind | undefined, request: FakeProviderRequest): Answer {
+    const path = kind === undefined ? request.url : request.url.slice(API_PATHS[kind].length);
+    switch (kind) {
+      case 'stripe':
+        return this.stripe(request, path);
+      case 'yookassa':
+        return this.yookassa(request, path);
+      case 'tbank':
+        return this.tbank(request, path);
+      case 'sber':
+        return this.sber(request, path);
+      default:
+        return { status: 404, body: { message: `No fake provider API at ${request.url}` } };
+    }
+  }
+
+  private stripe(request: FakeProviderRequest, path: string): Answer {
+    if (request.headers.authorization !== `Bearer ${this.credentials.stripe.apiKey}`) {
+      return {
+        status: 401,
+        body: {
+          error: {
+            type: 'invalid_request_error',
+            message: 'Invalid API Key provided: sk_test_********',
+          },
+        },
+      };
+    }
+    const match = /^\/v1\/(payment_intents|refunds)\/([^/?]+)$/.exec(path);
+    if (request.method !== 'GET' || match === null) {
+      return {
+        status: 404,
+        body: { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } },
+      };
+    }
+    const [, collection, encodedId] = match;
+    const id = decodeURIComponent(encodedId);
+    const isRefund = collection === 'refunds';
+    const object = isRefund ? 'refund' : 'payment_intent';
+    const stored = (isRefund ? this.refunds : this.payments).get(`stripe:${id}`);
+    if (stored === undefined) {
+      return {
+        status: 404,
+        body: {
+          error: {
+            code: 'resource_missing',
+            type: 'invalid_request_error',
+            message: `No such ${object}: '${id}'`,
+          },
+        },
+      };
+    }
+    return { status: 200, body: { id, object, ...stored } };
+  }
+
+  private yookassa(request: FakeProviderRequest, path: string): Answer {
+    const { shopId, secretKey } = this.credentials.yookassa;
+    const expected = `Basic ${Buffer.from(`${shopId}:${secretKey}`).toString('base64')}`;
+    if (request.headers.authorization !== expected) {
+      return {
+        status: 401,
+        body: {
+          type: 'error',
+          code: 'invalid_credentials',
+          description: 'Authentication by given credentials failed',
+        },
+      };
+    }
+    const match = /^\/(payments|refunds)\/([^/?]+)$/.exec(path);
+    if (request.method !== 'GET' || match === null) {
+      return { status: 404, body: { type: 'error', code: 'not_found', description: 'Not found' } };
+    }
+    const [, collection, encodedId] = match;
+    const id = decodeURIComponent(encodedId);
+    const stored = (collection === 'refunds' ? this.refunds : this.payments).get(`yookassa:${id}`);
+    if (stored === undefined) {
+      const what = collection === 'refunds' ? 'refund' : 'payment';
+      return {
+        status: 404,
+        body: {
+          type: 'error',
+          code: 'not_found',
+          description: `Incorrect ${what}_id. ${what} doesn't exist or access denied.`,
+        },
+      };
+    }
+    return { status: 200, body: { id, ...stored } };
+  }
+
+  private tbank(request: FakeProviderRequest, path: string): Answer {
+    const fields = request.json;
+    if (request.method !== 'POST' || path !== '/GetState' || !isObject(fields)) {
+      return { status: 404, body: { Success: false, ErrorCode: '9999', Message: 'Not found' } };
+    }
+    if (fields.TerminalKey !== this.credentials.tbank.terminalKey) {
+      return tbankError('501', 'Терминал не найден.');
+    }
+    if (
+      typeof fields.Token !== 'string' ||
+      fields.Token !== independentTbankToken(fields, this.credentials.tbank.password)
+    ) {
+      return tbankError('204', 'Неверный токен. Проверьте пару TerminalKey/SecretKey.');
+    }
+    const paymentId = String(fields.PaymentId ?? '');
+    const stored = this.payments.get(`tbank:${paymentId}`);
+    if (stored === undefined) {
+      // NOTE: 255 is the code TBankStatusClient reads as "no such payment".
+      return tbankError('255', 'Платеж не найден.');
+    }
+    return {
+      status: 200,
+      body: {
+        Success: true,
+        ErrorCode: '0',
+        Message: 'OK',
+        TerminalKey: this.credentials.tbank.terminalKey,
+        PaymentId: paymentId,
+        ...stored,
+      },
+    };
+  }
+
+  private sber(request: FakeProviderRequest, path: string): Answer {
+    const query = new URL(request.url, this.url).searchParams;
+    const params: Record<string, string> = {
+      ...Object.fromEntries(query),
+      ...request.form,
+    };
+    if (path.split('?')[0] !== '/getOrderStatusExtended.do') {
+      return { status: 404, body: { errorCode: '7', errorMessage: 'Not found' } };
+    }
+    const { userName, password, token } = this.credentials.sber;
+    const authenticated =
+      params.token !== undefined
+        ? params.token === token
+        : params.userName === userName && params.password === password;
+    if (!authenticated) {
+      return { status: 200, body: { errorCode: '5', errorMessage: 'Access denied' } };
+    }
+    if (!params.orderId) {
+      return {
+        status: 200,
+        body: { errorCode: '1', errorMessage: 'Expected orderId or orderNumber' },
+      };
+    }
+    const stored = this.payments.get(`sber:${params.orderId}`);
+    if (stored === undefined) {
+      return { status: 200, body: { errorCode: '6', errorMessage: 'Order not found' } };
+    }
+    return { status: 200, body: { errorCode: '0', errorMessage: 'Success', ...stored } };
+  }
+}
+
+/**
+ * The T-Bank token, computed here on its own (not with the library's function) so that the
+ * fake checks the client rather than agreeing with it.
+ */
+function independentTbankToken(fields: Record<string, unknown>, password: string): string {
+  const values: Record<string, string> = { Password: password };
+  for (const [key, value] of Object.entries(fields)) {
+    if (key !== 'Token' && ['string', 'number', 'boolean'].includes(typeof value)) {
+      values[key] = String(value);
+    }
+  }
+  const text = Object.keys(values)
+    .sort()
+    .map((key) => values[key])
+    .join('');
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function tbankError(code: string, details: string): Answer {
+  return {
+    status: 200,
+    body: { Success: false, ErrorCode: code, Message: 'Неверные параметры.', Details: details },
+  };
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  res.writeHead(answer.status, {
+    'content-type':
+      typeof answer.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+    ...answer.headers,
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function recordOf(
+  req: IncomingMessage,
+  kind: FakeProviderKind | undefined,
+  url: string,
+  body: string,
+): FakeProviderRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const contentType = headers['content-type'] ?? '';
+  let json: unknown;
+  try {
+    json = body.length > 0 ? JSON.parse(body) : undefined;
+  } catch {
+    json = undefined;
+  }
+  const form = contentType.startsWith('application/x-www-form-urlencoded')
+    ? Object.fromEntries(new URLSearchParams(body))
+    : undefined;
+  return {
+    kind,
+    method: req.method ?? 'GET',
+    url,
+    headers,
+    body,
+    json,
+    form,
+    receivedAt: new Date(),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
