@@ -146,7 +146,7 @@ describe.each<Database>(['sqlite', 'postgres'])('asking the provider on %s', (da
         fetched: 'succeeded',
       },
     ]);
-    const lookups = fake.requestsTo('yookassa').filter((request) => request.path.endsWith(id));
+    const lookups = fake.requestsTo('yookassa').filter((request) => request.url.endsWith(id));
     expect(lookups.length).toBe(2);
     expect(lookups[0].headers.authorization).toMatch(/^Basic /);
   });
