@@ -70,3 +70,19 @@ export type { TBankStatusClientOptions } from './clients/tbank-status.client';
 export { SberStatusClient } from './clients/sber-status.client';
 export type { SberStatusClientOptions } from './clients/sber-status.client';
 export { tbankToken } from './clients/tbank-token';
+export {
+  paypalEndpoint,
+  PayPalWebhookProvider,
+  createPayPalCertificateResolver,
+  PAYPAL_DEFAULT_TOLERANCE_SECONDS,
+} from './paypal.provider';
+export type {
+  PayPalCertificateResolver,
+  PayPalCertificateResolverOptions,
+  PayPalEndpointOptions,
+  PayPalProviderOptions,
+} from './paypal.provider';
+export { paddleEndpoint, PaddleWebhookProvider } from './paddle.provider';
+export type { PaddleEndpointOptions, PaddleProviderOptions } from './paddle.provider';
+export { squareEndpoint, SquareWebhookProvider } from './square.provider';
+export type { SquareEndpointOptions, SquareProviderOptions } from './square.provider';
