@@ -4,6 +4,7 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
+import { GroupCommit } from './group-commit';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import {
   ClaimOptions,
@@ -41,6 +42,11 @@ const INSERT_COLUMNS = [
 
 const MAX_ERROR_LENGTH = 2000;
 
+// NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
+const UPSERT_TAIL =
+  'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
+  'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+
 /** PostgreSQL channel on which instances announce newly stored events to each other. */
 const INBOX_CHANNEL = 'webhook_events_inbox';
 
@@ -55,19 +61,28 @@ interface NotificationClient {
   removeAllListeners(event?: string): void;
 }
 
-/** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 /** The columns `record()` reads back from its upsert. */
 interface RecordedRow {
   id: string;
+  endpoint: string;
+  event_id: string;
   status: string;
   delivery_count: number | string;
   body_sha256: string;
 }
 
+/** Most deliveries written by one group-commit transaction. */
+const MAX_RECORD_BATCH = 200;
+/** Group-commit transactions running at once on PostgreSQL (SQLite has one connection). */
+const MAX_RECORD_WRITES = 2;
+
+/** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
+
 export class TypeOrmWebhookStore implements WebhookStore {
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
+  private readonly recorder: GroupCommit<NewWebhookEvent, RecordResult>;
   private announcing = false;
 
   constructor(private readonly dataSource: DataSource) {
@@ -77,9 +92,12 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.recordSql =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
       `VALUES (${INSERT_COLUMNS.map((_, i) => p(i + 1)).join(', ')}) ` +
-      // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
-      'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
-      'RETURNING id, status, delivery_count, body_sha256';
+      UPSERT_TAIL;
+    this.recorder = new GroupCommit(
+      (events) => this.recordBatch(events),
+      MAX_RECORD_BATCH,
+      this.dialect.kind === 'sqlite' ? 1 : MAX_RECORD_WRITES,
+    );
   }
 
   /** Checks the data source can hold the inbox durably; fails startup with the fix otherwise. */
@@ -110,11 +128,84 @@ export class TypeOrmWebhookStore implements WebhookStore {
     }
   }
 
-  async record(event: NewWebhookEvent): Promise<RecordResult> {
+  record(event: NewWebhookEvent): Promise<RecordResult> {
+    return this.recorder.submit(event);
+  }
+
+  /**
+   * Writes concurrent deliveries in one transaction with one multi-row upsert (group commit).
+   * When the batch fails and holds more than one delivery, each is retried on its own, so one
+   * bad row never turns the others' answers into errors.
+   */
+  private async recordBatch(
+    events: NewWebhookEvent[],
+  ): Promise<PromiseSettledResult<RecordResult>[]> {
+    if (events.length === 1) {
+      return Promise.allSettled([this.recordOne(events[0])]);
+    }
+    try {
+      const rows = await this.lock.run(() =>
+        this.dataSource.transaction((manager) => this.upsertMany(manager, events)),
+      );
+      return events.map((event, i) => ({
+        status: 'fulfilled',
+        value: this.recorded(event, rows[i]),
+      }));
+    } catch {
+      return Promise.allSettled(events.map((event) => this.recordOne(event)));
+    }
+  }
+
+  private async recordOne(event: NewWebhookEvent): Promise<RecordResult> {
     const [row] = await this.lock.run(() =>
       this.rows(this.dataSource.manager, this.recordSql, this.recordParams(event)),
     );
     return this.recorded(event, row as RecordedRow);
+  }
+
+  /**
+   * One multi-row upsert for the first delivery of each key, then one statement per repeated
+   * key (an upsert may not touch one row twice); rows come back in the order of `events`.
+   */
+  private async upsertMany(
+    manager: EntityManager,
+    events: readonly NewWebhookEvent[],
+  ): Promise<RecordedRow[]> {
+    const keyOf = (endpoint: string, eventId: string) => `${endpoint}\n${eventId}`;
+    const first = new Map<string, number>();
+    events.forEach((event, i) => {
+      const key = keyOf(event.endpoint, event.eventId);
+      if (!first.has(key)) {
+        first.set(key, i);
+      }
+    });
+    const unique = [...first.values()].map((i) => events[i]);
+    const params: unknown[] = [];
+    const tuples = unique.map((event) => {
+      const values = this.recordParams(event).map((value) => {
+        params.push(value);
+        return this.dialect.param(params.length);
+      });
+      return `(${values.join(', ')})`;
+    });
+    const sql =
+      `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
+      UPSERT_TAIL;
+    const byKey = new Map<string, RecordedRow>();
+    for (const row of (await this.rows(manager, sql, params)) as RecordedRow[]) {
+      byKey.set(keyOf(row.endpoint, row.event_id), row);
+    }
+    const rows: RecordedRow[] = [];
+    for (const [i, event] of events.entries()) {
+      const key = keyOf(event.endpoint, event.eventId);
+      if (first.get(key) === i) {
+        rows.push(byKey.get(key)!);
+      } else {
+        const [again] = await this.rows(manager, this.recordSql, this.recordParams(event));
+        rows.push(again as RecordedRow);
+      }
+    }
+    return rows;
   }
 
   async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {

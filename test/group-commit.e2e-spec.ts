@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import {
+  NewWebhookEvent,
+  stripeEndpoint,
+  WebhookEventEntity,
+  WebhookStore,
+} from 'nestjs-payment-webhooks';
+import { post } from './support/http';
+import { Database, startTestApp, TestApp } from './support/test-app';
+
+const SECRET = 'whsec_group_commit_secret';
+let sequence = 0;
+
+function delivery() {
+  const id = `evt_group_${process.pid}_${sequence++}`;
+  const body = JSON.stringify({
+    id,
+    type: 'customer.created',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { id: `cus_${id}` } },
+  });
+  return {
+    id,
+    body,
+    headers: {
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({
+        payload: body,
+        secret: SECRET,
+      }),
+    },
+  };
+}
+
+function event(eventId: string, overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
+  const rawBody = JSON.stringify({ id: eventId });
+  return {
+    endpoint: 'stripe',
+    provider: 'stripe',
+    eventId,
+    type: 'stripe:customer.created',
+    nativeType: 'customer.created',
+    paymentRef: null,
+    merchantRef: null,
+    amount: null,
+    currency: null,
+    paymentStatus: null,
+    occurredAt: null,
+    receivedAt: new Date(),
+    rawBody,
+    bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+    headers: {},
+    status: 'ignored',
+    ...overrides,
+  };
+}
+
+describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database) => {
+  let app: TestApp;
+  let store: WebhookStore;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform: 'express',
+      database,
+      webhooks: { endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] },
+    });
+    store = app.app.get<WebhookStore>(WebhookStore);
+  });
+
+  afterAll(() => app.close());
+
+  it('stores every one of 300 concurrent deliveries and 100 re-deliveries, and acknowledges each', async () => {
+    const deliveries = Array.from({ length: 300 }, delivery);
+    const resent = deliveries.slice(0, 100);
+    const responses = await Promise.all(
+      [...deliveries, ...resent].map((d) => post(`${app.url}/webhooks/stripe`, d.body, d.headers)),
+    );
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(400);
+    const rows = await app.dataSource
+      .getRepository(WebhookEventEntity)
+      .find({ select: { eventId: true, deliveryCount: true }, where: { endpoint: 'stripe' } });
+    const counts = new Map(rows.map((row) => [row.eventId, row.deliveryCount]));
+    expect(deliveries.every((d) => counts.has(d.id))).toBe(true);
+    expect(resent.map((d) => counts.get(d.id))).toEqual(resent.map(() => 2));
+    expect(deliveries.slice(100).every((d) => counts.get(d.id) === 1)).toBe(true);
+  });
+
+  it('answers two copies of one event in one batch as one row, the second a duplicate', async () => {
+    const id = `evt_same_batch_${sequence++}`;
+    const [a, b] = await Promise.all([store.record(event(id)), store.record(event(id))]);
+    expect(a.id).toBe(b.id);
+    expect([a.duplicate, b.duplicate].sort()).toEqual([false, true]);
+    const row = await app.dataSource
+      .getRepository(WebhookEventEntity)
+      .findOneByOrFail({ eventId: id });
+    expect(row.deliveryCount).toBe(2);
+  });
+
+  it('fails only the delivery that cannot be stored, not the others written with it', async () => {
+    const good = Array.from({ length: 5 }, () => `evt_good_${sequence++}`);
+    const bad = `evt_bad_${sequence++}`;
+    const results = await Promise.allSettled([
+      ...good.map((id) => store.record(event(id))),
+      // NOTE: violates the status CHECK constraint on both databases.
+      store.record(event(bad, { status: 'bogus' as never })),
+    ]);
+    expect(results.map((result) => result.status)).toEqual([
+      ...good.map(() => 'fulfilled'),
+      'rejected',
+    ]);
+    const stored = await app.dataSource
+      .getRepository(WebhookEventEntity)
+      .countBy({ endpoint: 'stripe' });
+    const ids = await app.dataSource
+      .getRepository(WebhookEventEntity)
+      .find({ select: { eventId: true } });
+    expect(ids.map((row) => row.eventId)).toEqual(expect.arrayContaining(good));
+    expect(ids.map((row) => row.eventId)).not.toContain(bad);
+    expect(stored).toBeGreaterThanOrEqual(good.length);
+  });
+});
