@@ -41,6 +41,7 @@ export {
   webhooksMigrations,
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
+  CreateIdempotencyTables1764560000000,
 } from './store/migrations';
 export { WebhookTransactions } from './store/webhook-transactions.service';
 
@@ -88,3 +89,5 @@ export {
 } from './ingress/webhook-ingress.exceptions';
 
 export * from './payments';
+
+export * from './idempotency';

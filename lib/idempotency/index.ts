@@ -1,0 +1,37 @@
+/**
+ * The public part of `@Idempotent()` and `IdempotentCall`. The interceptor, the TypeORM store,
+ * the fingerprint and the response capture stay private.
+ */
+export { Idempotent } from './idempotent.decorator';
+export type { IdempotentOptions } from './idempotent.decorator';
+export { IdempotentCall } from './idempotent-call.service';
+export type { IdempotentCallOptions } from './idempotent-call.service';
+export { idempotencyKeyFor } from './idempotency-key-for';
+export type { IdempotencyKeyPart } from './idempotency-key-for';
+export { IdempotencyStore } from './idempotency-store.interface';
+export type {
+  CallClaim,
+  CallClaimResult,
+  KeyClaim,
+  KeyClaimResult,
+  PurgedIdempotencyRecords,
+  StoredResponse,
+} from './idempotency-store.interface';
+export { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
+export type { IdempotencyKeyState, StoredBodyEncoding } from './entities/idempotency-key.entity';
+export { IdempotentCallEntity } from './entities/idempotent-call.entity';
+export type { IdempotentCallState } from './entities/idempotent-call.entity';
+export { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
+export {
+  IdempotencyKeyInUseException,
+  IdempotencyKeyMalformedException,
+  IdempotencyKeyMissingException,
+  IdempotencyKeyReusedException,
+  IdempotencyStoreUnavailableException,
+} from './idempotency.exceptions';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DEFAULT_IDEMPOTENT_CALL_TTL_MS,
+  MAX_IDEMPOTENCY_TTL_MS,
+  MIN_IDEMPOTENCY_TTL_MS,
+} from './idempotency.constants';
