@@ -1,0 +1,38 @@
+import { ConnectionLock } from './connection-lock';
+
+describe('ConnectionLock', () => {
+  it('runs work one piece at a time when enabled', async () => {
+    const lock = new ConnectionLock(true);
+    const order: string[] = [];
+    const slow = lock.run(async () => {
+      order.push('a:start');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      order.push('a:end');
+    });
+    const fast = lock.run(async () => {
+      order.push('b');
+    });
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(['a:start', 'a:end', 'b']);
+  });
+
+  it('refuses a nested use instead of waiting for itself forever', async () => {
+    const lock = new ConnectionLock(true);
+    await expect(lock.run(() => lock.run(async () => 'inner'))).rejects.toThrow(
+      /would wait for itself forever/,
+    );
+    expect(await lock.run(async () => 'after')).toBe('after');
+  });
+
+  it('lets unrelated work queued later run once the holder is done', async () => {
+    const lock = new ConnectionLock(true);
+    const first = lock.run(async () => 1);
+    const second = lock.run(async () => 2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+  });
+
+  it('does nothing when disabled (PostgreSQL)', async () => {
+    const lock = new ConnectionLock(false);
+    expect(await lock.run(() => lock.run(async () => 'nested'))).toBe('nested');
+  });
+});
