@@ -66,6 +66,32 @@ export type {
   WebhookTelemetryListener,
 } from './observability/webhook-telemetry';
 export { redact } from './observability/redact';
+export { WebhooksMetrics } from './observability/webhooks-metrics';
+export { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
+export type {
+  WebhooksHealthReport,
+  WebhooksHealthDetails,
+  WebhooksHealthMeasure,
+  WebhooksHealthIndicatorResult,
+} from './observability/webhooks-health.indicator';
+export type { SilentEndpoint } from './observability/inbox-sampler';
+export { WebhookAlerts } from './observability/webhook-alerts';
+export type {
+  WebhookAlert,
+  WebhookAlertKind,
+  WebhookAlertListener,
+  DeadLetterAlert,
+  SignatureFailuresAlert,
+  EndpointSilentAlert,
+  PaymentEventStormAlert,
+} from './observability/webhook-alert.interface';
+export type {
+  WebhookObservabilityOptions,
+  WebhookMetricsOptions,
+  WebhookMetricsRegistry,
+  WebhookHealthOptions,
+  WebhookAlertOptions,
+} from './observability/webhooks-observability-options.interface';
 
 export { WebhookAdmin } from './admin/webhook-admin.service';
 export type {

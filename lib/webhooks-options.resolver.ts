@@ -5,6 +5,11 @@ import {
 } from './interfaces/webhooks-module-options.interface';
 import { WebhookEndpoint } from './providers/webhook-provider.interface';
 import {
+  ResolvedObservabilityOptions,
+  resolveObservabilityOptions,
+} from './observability/observability-options.resolver';
+import { ResolvedRetentionOptions, resolveRetentionOptions } from './retention/retention-options';
+import {
   DUPLICATE_ENDPOINT,
   INVALID_OPTION,
   NOT_AN_ENDPOINT,
@@ -16,6 +21,7 @@ export interface ResolvedWebhooksOptions {
   readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
   readonly trustProxy: boolean;
   readonly reconciliation: readonly WebhookReconciliationSchedule[];
+  readonly retention: ResolvedRetentionOptions;
   readonly dispatch: {
     readonly enabled: boolean;
     readonly concurrency: number;
@@ -26,6 +32,7 @@ export interface ResolvedWebhooksOptions {
     readonly baseDelayMs: number;
     readonly maxDelayMs: number;
   };
+  readonly observability: ResolvedObservabilityOptions;
 }
 
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
@@ -62,6 +69,13 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
     endpoints,
     trustProxy: options.trustProxy ?? false,
     reconciliation: resolveReconciliation(options.reconciliation, endpoints),
+    retention: resolveRetentionOptions(
+      options.retention,
+      [...endpoints.values()].map((endpoint) => ({
+        kind: endpoint.provider.kind,
+        endpoint: endpoint.name,
+      })),
+    ),
     dispatch: {
       enabled: dispatch.enabled ?? true,
       concurrency: positiveInteger('dispatch.concurrency', dispatch.concurrency, 4),
@@ -76,6 +90,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       baseDelayMs: positiveInteger('dispatch.retry.baseDelayMs', retry.baseDelayMs, 5000),
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
     },
+    observability: resolveObservabilityOptions(options.observability, endpoints),
   };
   if (resolved.dispatch.maxDelayMs < resolved.dispatch.baseDelayMs) {
     throw new WebhookConfigurationError(

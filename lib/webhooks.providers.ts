@@ -2,7 +2,13 @@ import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
+import { WebhookRetention } from './retention/webhook-retention.service';
 import { WebhookTelemetry } from './observability/webhook-telemetry';
+import { InboxSampler } from './observability/inbox-sampler';
+import { WebhookAlertMonitor } from './observability/webhook-alert.monitor';
+import { WebhookAlerts } from './observability/webhook-alerts';
+import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
+import { WebhooksMetrics } from './observability/webhooks-metrics';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
@@ -72,7 +78,13 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       IdempotentCall,
       WebhookAdmin,
       ReconciliationService,
+      WebhookRetention,
       WebhookTelemetry,
+      InboxSampler,
+      WebhooksMetrics,
+      WebhooksHealthIndicator,
+      WebhookAlerts,
+      WebhookAlertMonitor,
     ],
     exports: [
       WebhookStore,
@@ -82,7 +94,11 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookTransactions,
       WebhookAdmin,
       ReconciliationService,
+      WebhookRetention,
       WebhookTelemetry,
+      WebhooksMetrics,
+      WebhooksHealthIndicator,
+      WebhookAlerts,
       WEBHOOKS_RESOLVED_OPTIONS,
     ],
   };

@@ -32,6 +32,15 @@ const E2E_SECRETS: Secrets = {
   QVARD_SECRET_KEY: 'qvard-sample-app-e2e-secret',
   STANDARD_WEBHOOK_SECRET: `whsec_${Buffer.from('sample-app-e2e-standard-secret').toString('base64')}`,
   HMAC_WEBHOOK_SECRET: 'hmac-sample-app-e2e-secret',
+  TBANK_PASSWORD: 'tbank-sample-app-e2e-password',
+  SBER_CALLBACK_TOKEN: 'sber-sample-app-e2e-token',
+  ADYEN_HMAC_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+  PADDLE_WEBHOOK_SECRET: 'pdl_ntfset_sample_app_e2e_secret',
+  YOOKASSA_SHOP_ID: '500500',
+  YOOKASSA_SECRET_KEY: 'test_sample_app_e2e_secret_key',
+  YOOMONEY_NOTIFICATION_SECRET: 'yoomoney-sample-app-e2e-secret',
+  PAYPAL_WEBHOOK_ID: 'WH-SAMPLE-APP-E2E',
+  SQUARE_SIGNATURE_KEY: 'square-sample-app-e2e-key',
 };
 const SECRET_NAMES = Object.keys(DEVELOPMENT_SECRETS) as SecretName[];
 const ENDPOINTS: EndpointName[] = ['stripe', 'qvard', 'standard', 'hmac'];

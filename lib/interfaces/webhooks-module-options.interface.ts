@@ -1,4 +1,5 @@
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import type { WebhookObservabilityOptions } from '../observability/webhooks-observability-options.interface';
 
 /** Retry policy for failing handlers. */
 export interface WebhookRetryOptions {
@@ -70,6 +71,48 @@ export interface WebhooksModuleOptions {
    * @default []
    */
   reconciliation?: WebhookReconciliationSchedule[];
+  /**
+   * How long settled events are kept. A scheduled job (`WebhookRetention`) prunes payloads of
+   * processed and ignored events, deletes them once their dedup window is over, and purges
+   * expired idempotency keys. Dead events and events still to run are never touched.
+   * @default { processedDays: 30, dedupDays: 7, intervalMs: 3600000, batchSize: 500 }
+   */
+  retention?: WebhookRetentionOptions;
+  /**
+   * Prometheus metrics (`prom-client`), health thresholds, alerts and the longest expected gap
+   * between deliveries per endpoint.
+   * @default metrics off, default thresholds, alerts logged
+   */
+  observability?: WebhookObservabilityOptions;
+}
+
+/** Retention of settled events (`WebhookRetention`). */
+export interface WebhookRetentionOptions {
+  /**
+   * Days a processed or ignored event keeps its raw body and headers, counted from its first
+   * delivery. After that only the normalized columns, the body's SHA-256 and the dedup key stay.
+   * @default 30
+   */
+  processedDays?: number;
+  /**
+   * Days a processed or ignored event's dedup key is kept at least: the event row is deleted
+   * after the longer of `processedDays` and `dedupDays`, so a provider's late retry is still a
+   * duplicate. At least 7, and at least the longest retry horizon among the configured
+   * providers (Adyen retries for up to 30 days); a lower value fails at startup.
+   * @default 7, or the longest retry horizon among the configured providers when longer
+   */
+  dedupDays?: number;
+  /**
+   * Milliseconds between runs, from startup; 0 turns the schedule off (call
+   * `WebhookRetention.run()` yourself, or run `npx nestjs-payment-webhooks retention run`).
+   * @default 3600000 (1 hour)
+   */
+  intervalMs?: number;
+  /**
+   * Rows changed per transaction; each batch is its own short transaction.
+   * @default 500
+   */
+  batchSize?: number;
 }
 
 /** A reconciliation that runs by itself every `intervalMs`. */

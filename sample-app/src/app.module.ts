@@ -1,19 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
-import {
-  hmacEndpoint,
-  qvardEndpoint,
-  standardWebhooksEndpoint,
-  stripeEndpoint,
-  WebhooksModule,
-  webhooksMigrations,
-} from 'nestjs-payment-webhooks';
-import { secret } from './config';
+import { WebhooksModule, webhooksMigrations } from 'nestjs-payment-webhooks';
+import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
+import { AddOrderRefunds1764560001000 } from './orders/add-order-refunds.migration';
 import { CreateOrdersTable1764400001000 } from './orders/create-orders-table.migration';
 import { Order } from './orders/order.entity';
 import { OrderPaymentsHandler } from './orders/order-payments.handler';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
+import { SandboxRefundsGateway } from './orders/sandbox-refunds.gateway';
+import { opsControllers, opsImports, shopObservability } from './ops/ops';
 
 /** Where the shop keeps its data. */
 export interface ShopDatabase {
@@ -35,7 +31,11 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
   const common = {
     entities: [Order],
     autoLoadEntities: true,
-    migrations: [...webhooksMigrations, CreateOrdersTable1764400001000],
+    migrations: [
+      ...webhooksMigrations,
+      CreateOrdersTable1764400001000,
+      AddOrderRefunds1764560001000,
+    ],
     migrationsRun: true,
     synchronize: false,
   };
@@ -46,33 +46,22 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
 
 @Module({})
 export class AppModule {
-  static forRoot(database: ShopDatabase = shopDatabaseFromEnv()): DynamicModule {
+  static forRoot(
+    database: ShopDatabase = shopDatabaseFromEnv(),
+    overrides: EndpointOverrides = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         TypeOrmModule.forRoot(typeOrmOptions(database)),
         WebhooksModule.forRoot({
-          endpoints: [
-            stripeEndpoint({ name: 'stripe', secret: secret('STRIPE_WEBHOOK_SECRET') }),
-            qvardEndpoint({ name: 'qvard', secret: secret('QVARD_SECRET_KEY') }),
-            standardWebhooksEndpoint({
-              name: 'standard',
-              secret: secret('STANDARD_WEBHOOK_SECRET'),
-            }),
-            hmacEndpoint({
-              name: 'hmac',
-              secret: secret('HMAC_WEBHOOK_SECRET'),
-              signatureHeader: 'x-signature',
-              timestampHeader: 'x-timestamp',
-              eventIdPath: 'id',
-              typePath: 'type',
-              merchantRefPath: 'data.orderId',
-            }),
-          ],
+          endpoints: webhookEndpoints(overrides),
+          observability: shopObservability,
         }),
+        ...opsImports,
       ],
-      controllers: [OrdersController],
-      providers: [OrdersService, OrderPaymentsHandler],
+      controllers: [OrdersController, ...opsControllers],
+      providers: [OrdersService, OrderPaymentsHandler, SandboxRefundsGateway],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type OrderState = 'pending' | 'paid' | 'canceled';
+export type OrderState = 'pending' | 'paid' | 'canceled' | 'refunded';
 
 @Entity({ name: 'orders' })
 export class Order {
@@ -26,4 +26,15 @@ export class Order {
 
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;
+
+  /** The provider's refund id, once refunded. */
+  @Column({ name: 'refund_id', type: 'varchar', length: 64, nullable: true })
+  refundId!: string | null;
+
+  /** Amount given back, in minor units. */
+  @Column({ name: 'refunded_amount', type: 'integer', nullable: true })
+  refundedAmount!: number | null;
+
+  @Column({ name: 'refunded_at', type: Date, nullable: true })
+  refundedAt!: Date | null;
 }

@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, NotFoundException } from '@nestjs/common';
-import { WebhookTransactions } from 'nestjs-payment-webhooks';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { IdempotentCall, WebhookTransactions, idempotencyKeyFor } from 'nestjs-payment-webhooks';
 import { CreateOrderDto } from './create-order.dto';
-import { Order } from './order.entity';
+import { Order, OrderState } from './order.entity';
+import { RefundOrderDto } from './refund-order.dto';
+import { SandboxRefundsGateway } from './sandbox-refunds.gateway';
 
 @Injectable()
 export class OrdersService {
-  constructor(private readonly transactions: WebhookTransactions) {}
+  constructor(
+    private readonly transactions: WebhookTransactions,
+    private readonly calls: IdempotentCall,
+    private readonly refunds: SandboxRefundsGateway,
+  ) {}
 
   create(dto: CreateOrderDto): Promise<Order> {
     const order: Order = {
@@ -17,6 +23,9 @@ export class OrdersService {
       paidAt: null,
       fulfilments: 0,
       createdAt: new Date(),
+      refundId: null,
+      refundedAmount: null,
+      refundedAt: null,
     };
     // NOTE: through WebhookTransactions so that, on SQLite, the insert never lands inside a
     // payment handler's open transaction.
@@ -32,5 +41,47 @@ export class OrdersService {
       throw new NotFoundException(`Order ${id} not found`);
     }
     return order;
+  }
+
+  /**
+   * Gives a paid order's money back through the provider, once. The provider call goes through
+   * IdempotentCall with a key made from the order: however often and through whichever request
+   * the refund is asked for, the provider sees one key and refunds once; after a crash between
+   * the provider's answer and the update below, a retry finds the stored refund and only
+   * records it.
+   */
+  async refund(id: string, dto: RefundOrderDto): Promise<Order> {
+    const order = await this.get(id);
+    if (order.state === 'refunded') {
+      return order;
+    }
+    if (order.state !== 'paid') {
+      throw new BadRequestException(
+        `Order ${id} is ${order.state}: only a paid order can be refunded`,
+      );
+    }
+    const amount = dto.amount ?? order.amount;
+    if (amount > order.amount) {
+      throw new BadRequestException(
+        `A refund of ${amount} exceeds the order's ${order.amount} ${order.currency}`,
+      );
+    }
+    const refund = await this.calls.run(idempotencyKeyFor('refund', order.id), (key) =>
+      this.refunds.refund({ orderId: order.id, amount, currency: order.currency }, key),
+    );
+    return this.transactions.run(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .update(Order)
+        .set({
+          state: 'refunded',
+          refundId: refund.id,
+          refundedAmount: refund.amount,
+          refundedAt: new Date(),
+        })
+        .where('id = :id AND state = :from', { id, from: 'paid' satisfies OrderState })
+        .execute();
+      return manager.findOneByOrFail(Order, { id });
+    });
   }
 }

@@ -1,0 +1,253 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { WebhookEventStatus } from '../store/webhook-event-status';
+import { WebhookStore } from '../store/webhook-store.interface';
+import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
+import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { PaymentEventCounter } from './payment-event-counter';
+import { dateOf } from './stored-date';
+import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from './webhook-telemetry';
+
+/** Statuses whose counts are sampled: what is still to run, running, or waiting for a human. */
+export const SAMPLED_STATUSES = ['pending', 'processing', 'retrying', 'dead'] as const;
+
+/** A status whose count is sampled. */
+export type SampledStatus = (typeof SAMPLED_STATUSES)[number];
+
+const ALL_STATUSES: readonly WebhookEventStatus[] = [
+  'pending',
+  'processing',
+  'retrying',
+  'processed',
+  'ignored',
+  'dead',
+];
+
+/** Decisions meaning the delivery was verified and answered with the provider's success answer. */
+const ACKNOWLEDGED: ReadonlySet<DeliveryDecision> = new Set(['accepted', 'duplicate', 'ignored']);
+
+/**
+ * How far back each refresh of the last delivery looks before the previous one: an event's
+ * `received_at` is set on receipt, before its commit, so a row can appear after a refresh
+ * with a time before it.
+ */
+const REFRESH_OVERLAP_MS = 5 * 60_000;
+
+/** The inbox as one database sample saw it. */
+export interface InboxSample {
+  readonly takenAt: Date;
+  /** False when the sample failed; the counts are then the previous sample's (or empty). */
+  readonly databaseUp: boolean;
+  /** Why the sample failed. */
+  readonly error?: string;
+  /** Events per endpoint and sampled status. */
+  readonly depth: ReadonlyMap<string, Readonly<Record<SampledStatus, number>>>;
+  /** Per endpoint, when its oldest `pending` event was received. */
+  readonly oldestPendingAt: ReadonlyMap<string, Date>;
+}
+
+/** An endpoint that has had no acknowledged delivery for longer than its `expectDeliveryWithin`. */
+export interface SilentEndpoint {
+  readonly endpoint: string;
+  /** The last acknowledged delivery known, or null when none is. */
+  readonly lastDeliveryAt: Date | null;
+  /** Counted from the process start when no delivery is known. */
+  readonly silentForMs: number;
+  readonly expectDeliveryWithinMs: number;
+}
+
+/** True when the delivery was verified and acknowledged (stored, a duplicate, or ignored). */
+export function isAcknowledged(decision: DeliveryDecision): boolean {
+  return ACKNOWLEDGED.has(decision);
+}
+
+function emptyDepth(): Record<SampledStatus, number> {
+  return { pending: 0, processing: 0, retrying: 0, dead: 0 };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Reads what metrics, health and alerts need from the inbox, cheaply: a few indexed queries at
+ * most once per `sampleCacheMs` (concurrent callers share one), and one indexed read per burst
+ * of stored payment events. Knows when each endpoint last had an acknowledged delivery, from
+ * this process's deliveries and from rows other instances stored.
+ */
+@Injectable()
+export class InboxSampler implements OnModuleDestroy {
+  /** When this process started looking; stands for the last delivery when none is known. */
+  readonly startedAt = new Date();
+
+  private readonly logger = new Logger('WebhookObservability');
+  private readonly lastDelivery = new Map<string, number>();
+  private readonly paymentCounts = new WeakMap<DeliveryRecord, Map<string, Promise<number>>>();
+  private readonly unsubscribe: () => void;
+  private readonly paymentEvents: PaymentEventCounter;
+  private lastRefreshAt: Date | null = null;
+  private cached?: InboxSample;
+  private inFlight?: Promise<InboxSample>;
+
+  constructor(
+    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    telemetry: WebhookTelemetry,
+  ) {
+    this.paymentEvents = new PaymentEventCounter(store);
+    this.unsubscribe = telemetry.subscribe({
+      delivery: (record) => {
+        if (isAcknowledged(record.decision)) {
+          this.noteDelivery(record.endpoint, record.receivedAt);
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe();
+    this.paymentEvents.close();
+  }
+
+  /** The last acknowledged delivery known on `endpoint`, or null when none is. */
+  lastDeliveryAt(endpoint: string): Date | null {
+    const at = this.lastDelivery.get(endpoint);
+    return at === undefined ? null : new Date(at);
+  }
+
+  /**
+   * Endpoints silent for longer than their `expectDeliveryWithin`, as far as this process knows
+   * (call `sample()` first to learn what other instances stored).
+   */
+  silentEndpoints(now = Date.now()): SilentEndpoint[] {
+    const silent: SilentEndpoint[] = [];
+    for (const [endpoint, within] of this.options.observability.expectDeliveryWithin) {
+      const lastDeliveryAt = this.lastDeliveryAt(endpoint);
+      const silentForMs = now - (lastDeliveryAt ?? this.startedAt).getTime();
+      if (silentForMs > within) {
+        silent.push({ endpoint, lastDeliveryAt, silentForMs, expectDeliveryWithinMs: within });
+      }
+    }
+    return silent;
+  }
+
+  /** A sample no older than `sampleCacheMs`; queries the database when the cached one is. */
+  sample(): Promise<InboxSample> {
+    const cached = this.cached;
+    if (
+      cached &&
+      Date.now() - cached.takenAt.getTime() < this.options.observability.sampleCacheMs
+    ) {
+      return Promise.resolve(cached);
+    }
+    this.inFlight ??= this.query().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /**
+   * Events stored for `paymentRef` on the delivery's endpoint, counted once per delivery however
+   * many listeners ask, after the answer went out (see {@link PaymentEventCounter}).
+   */
+  countPaymentEvents(record: DeliveryRecord, paymentRef: string): Promise<number> {
+    let counts = this.paymentCounts.get(record);
+    if (!counts) {
+      counts = new Map();
+      this.paymentCounts.set(record, counts);
+    }
+    let count = counts.get(paymentRef);
+    if (!count) {
+      count = this.paymentEvents.count(record.endpoint, paymentRef, record.receivedAt);
+      counts.set(paymentRef, count);
+    }
+    return count;
+  }
+
+  private noteDelivery(endpoint: string, at: Date): void {
+    const time = at.getTime();
+    if (time > (this.lastDelivery.get(endpoint) ?? 0)) {
+      this.lastDelivery.set(endpoint, time);
+    }
+  }
+
+  private async query(): Promise<InboxSample> {
+    const takenAt = new Date();
+    try {
+      const since =
+        this.lastRefreshAt === null
+          ? null
+          : new Date(this.lastRefreshAt.getTime() - REFRESH_OVERLAP_MS);
+      const [depthRows, oldestRows, lastRows] = await this.store.transaction(async (manager) => {
+        const events = () => manager.createQueryBuilder(WebhookEventEntity, 'e');
+        const depth = await events()
+          .select('e.endpoint', 'endpoint')
+          .addSelect('e.status', 'status')
+          .addSelect('COUNT(*)', 'count')
+          .where('e.status IN (:...statuses)', { statuses: SAMPLED_STATUSES })
+          .groupBy('e.endpoint')
+          .addGroupBy('e.status')
+          .getRawMany<{ endpoint: string; status: SampledStatus; count: string | number }>();
+        const oldest = await events()
+          .select('e.endpoint', 'endpoint')
+          .addSelect('MIN(e.received_at)', 'at')
+          .where("e.status = 'pending'")
+          .groupBy('e.endpoint')
+          .getRawMany<{ endpoint: string; at: unknown }>();
+        const last = events()
+          .select('e.endpoint', 'endpoint')
+          .addSelect('MAX(e.received_at)', 'at');
+        if (since !== null) {
+          // NOTE: the status list lets both databases range-scan the (status, received_at) index;
+          // only the first sample reads the whole table.
+          last
+            .where('e.status IN (:...all)', { all: ALL_STATUSES })
+            .andWhere('e.received_at > :since', { since });
+        }
+        const latest = await last
+          .groupBy('e.endpoint')
+          .getRawMany<{ endpoint: string; at: unknown }>();
+        return [depth, oldest, latest] as const;
+      });
+      this.lastRefreshAt = takenAt;
+      for (const row of lastRows) {
+        const at = dateOf(row.at);
+        if (at) {
+          this.noteDelivery(row.endpoint, at);
+        }
+      }
+      const depth = new Map<string, Record<SampledStatus, number>>();
+      for (const endpoint of this.options.endpoints.keys()) {
+        depth.set(endpoint, emptyDepth());
+      }
+      for (const row of depthRows) {
+        const counts = depth.get(row.endpoint) ?? emptyDepth();
+        counts[row.status] = Number(row.count);
+        depth.set(row.endpoint, counts);
+      }
+      const oldestPendingAt = new Map<string, Date>();
+      for (const row of oldestRows) {
+        const at = dateOf(row.at);
+        if (at) {
+          oldestPendingAt.set(row.endpoint, at);
+        }
+      }
+      if (this.cached && !this.cached.databaseUp) {
+        this.logger.log('The webhook inbox is reachable again');
+      }
+      this.cached = { takenAt, databaseUp: true, depth, oldestPendingAt };
+    } catch (error) {
+      if (!this.cached || this.cached.databaseUp) {
+        this.logger.warn(`Sampling the webhook inbox failed: ${describe(error)}`);
+      }
+      this.cached = {
+        takenAt,
+        databaseUp: false,
+        error: describe(error),
+        depth: this.cached?.depth ?? new Map(),
+        oldestPendingAt: this.cached?.oldestPendingAt ?? new Map(),
+      };
+    }
+    return this.cached;
+  }
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
+import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { WebhookAlert, WebhookAlertListener } from './webhook-alert.interface';
+
+/**
+ * Where alerts go: each one is logged as a warning, then handed to the `alerts.onAlert` option
+ * and to every subscriber. Alerts are raised in the process that saw the condition; with
+ * several instances, route them through something that groups duplicates (Alertmanager,
+ * PagerDuty, a chat channel).
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * export class AlertsToSlack implements OnModuleInit {
+ *   constructor(private readonly alerts: WebhookAlerts, private readonly slack: SlackClient) {}
+ *   onModuleInit() {
+ *     this.alerts.subscribe((alert) => this.slack.post(`[${alert.kind}] ${alert.message}`));
+ *   }
+ * }
+ * ```
+ */
+@Injectable()
+export class WebhookAlerts {
+  private readonly logger = new Logger('WebhookAlerts');
+  private readonly listeners = new Set<WebhookAlertListener>();
+
+  constructor(
+    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+  ) {}
+
+  /** Adds a listener; returns a function that removes it. */
+  subscribe(listener: WebhookAlertListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Raises an alert: logs it, then calls `onAlert` and every subscriber. A listener that throws
+   * or rejects is logged and does not keep the others from hearing it.
+   */
+  raise(alert: WebhookAlert): void {
+    this.logger.warn(`[${alert.kind}] ${alert.message}`);
+    const { onAlert } = this.options.observability.alerts;
+    for (const listener of onAlert ? [onAlert, ...this.listeners] : this.listeners) {
+      try {
+        const result = listener(alert);
+        if (result && typeof result.then === 'function') {
+          result.then(undefined, (error: unknown) => this.listenerFailed(alert, error));
+        }
+      } catch (error) {
+        this.listenerFailed(alert, error);
+      }
+    }
+  }
+
+  private listenerFailed(alert: WebhookAlert, error: unknown): void {
+    this.logger.error(
+      `An alert listener failed on ${alert.kind}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

@@ -1,0 +1,157 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
+import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { InboxSampler, SilentEndpoint } from './inbox-sampler';
+
+/** One threshold check: the value seen, its limit, and whether it is within it. */
+export type WebhooksHealthMeasure = {
+  /** Null when the database could not be read. */
+  readonly value: number | null;
+  /** Null when not checked. */
+  readonly max: number | null;
+  readonly ok: boolean;
+};
+
+/** What the health check found, without the overall status. */
+export type WebhooksHealthDetails = {
+  /** Whether the inbox could be read. */
+  readonly database: { readonly up: boolean; readonly error?: string };
+  /** Events waiting for their first run (status `pending`), over all endpoints. */
+  readonly pendingBacklog: WebhooksHealthMeasure;
+  /** How long the oldest `pending` event has waited, in ms (0 when none waits). */
+  readonly oldestPendingAgeMs: WebhooksHealthMeasure;
+  /** Events in the dead-letter state. */
+  readonly deadLetters: WebhooksHealthMeasure;
+  /** Endpoints silent for longer than their `expectDeliveryWithin`. */
+  readonly silentEndpoints: readonly SilentEndpoint[];
+  /** One sentence per failed check; empty when healthy. */
+  readonly problems: readonly string[];
+  /** When the database sample behind this report was taken. */
+  readonly sampledAt: Date;
+};
+
+/** The health of the webhook module as a plain object, for users without `@nestjs/terminus`. */
+export type WebhooksHealthReport = { readonly status: 'up' | 'down' } & WebhooksHealthDetails;
+
+/**
+ * The result `@nestjs/terminus` expects from a health indicator (the shape
+ * `HealthIndicatorService.check(key).up()` / `.down()` builds).
+ */
+export type WebhooksHealthIndicatorResult<Key extends string = string> = {
+  [K in Key]: WebhooksHealthReport;
+};
+
+function measure(value: number | null, max: number | null): WebhooksHealthMeasure {
+  return { value, max, ok: value === null || max === null || value <= max };
+}
+
+/**
+ * Reports whether the inbox is reachable and keeping up: the database answers, the pending
+ * backlog and the oldest pending event's age are under their thresholds, dead letters are under
+ * theirs (when set), and no endpoint has been silent longer than its `expectDeliveryWithin`.
+ * Reads a cached database sample (`observability.sampleCacheMs`), so frequent probes are cheap.
+ *
+ * Meant for monitoring, not for a liveness or readiness probe of the instances that receive
+ * webhooks: taking them out of rotation because the backlog grew would stop the deliveries too.
+ *
+ * @example
+ * ```ts
+ * @Controller('health')
+ * export class HealthController {
+ *   constructor(
+ *     private readonly health: HealthCheckService,
+ *     private readonly webhooks: WebhooksHealthIndicator,
+ *   ) {}
+ *
+ *   @Get()
+ *   @HealthCheck()
+ *   check() {
+ *     return this.health.check([() => this.webhooks.isHealthy('webhooks')]);
+ *   }
+ * }
+ * ```
+ */
+@Injectable()
+export class WebhooksHealthIndicator {
+  constructor(
+    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly sampler: InboxSampler,
+  ) {}
+
+  /**
+   * A `@nestjs/terminus` health indicator result under `key`: status `up` or `down` with the
+   * details of {@link checkHealth}. `HealthCheckService.check()` answers 503 when it is down.
+   * @param key Name of the check in terminus's answer.
+   * @default key 'webhooks'
+   */
+  async isHealthy<const Key extends string = 'webhooks'>(
+    key: Key = 'webhooks' as Key,
+  ): Promise<WebhooksHealthIndicatorResult<Key>> {
+    const report = await this.checkHealth();
+    return { [key]: report } as WebhooksHealthIndicatorResult<Key>;
+  }
+
+  /** Checks the module's health and returns a plain report; never throws. */
+  async checkHealth(): Promise<WebhooksHealthReport> {
+    const thresholds = this.options.observability.health;
+    const sample = await this.sampler.sample();
+    const now = Date.now();
+    const up = sample.databaseUp;
+    let pending = 0;
+    let dead = 0;
+    for (const counts of sample.depth.values()) {
+      pending += counts.pending;
+      dead += counts.dead;
+    }
+    const oldest = Math.min(...[...sample.oldestPendingAt.values()].map((at) => at.getTime()));
+    const details = {
+      database: up ? { up } : { up, error: sample.error },
+      pendingBacklog: measure(up ? pending : null, thresholds.maxPendingBacklog),
+      oldestPendingAgeMs: measure(
+        up ? (Number.isFinite(oldest) ? Math.max(0, now - oldest) : 0) : null,
+        thresholds.maxOldestPendingMs,
+      ),
+      deadLetters: measure(up ? dead : null, thresholds.maxDeadLetters),
+      silentEndpoints: this.sampler.silentEndpoints(now),
+      sampledAt: sample.takenAt,
+    };
+    const problems = this.problems(details);
+    return { status: problems.length === 0 ? 'up' : 'down', ...details, problems };
+  }
+
+  private problems(details: Omit<WebhooksHealthDetails, 'problems'>): string[] {
+    const problems: string[] = [];
+    if (!details.database.up) {
+      problems.push(
+        `The webhook inbox cannot be read: ${details.database.error ?? 'unknown error'}`,
+      );
+    }
+    const { pendingBacklog, oldestPendingAgeMs, deadLetters } = details;
+    if (!pendingBacklog.ok) {
+      problems.push(
+        `${pendingBacklog.value} events wait for their first run, more than ${pendingBacklog.max}: ` +
+          'the dispatchers are not keeping up or not running (dispatch.enabled).',
+      );
+    }
+    if (!oldestPendingAgeMs.ok) {
+      problems.push(
+        `The oldest pending event has waited ${Math.round((oldestPendingAgeMs.value ?? 0) / 1000)} s, ` +
+          `more than ${Math.round((oldestPendingAgeMs.max ?? 0) / 1000)} s.`,
+      );
+    }
+    if (!deadLetters.ok) {
+      problems.push(
+        `${deadLetters.value} events are dead, more than ${deadLetters.max}: fix the cause, then ` +
+          'WebhookAdmin.replay({ status: "dead" }).',
+      );
+    }
+    for (const silent of details.silentEndpoints) {
+      problems.push(
+        `Endpoint "${silent.endpoint}" has had no acknowledged delivery for ` +
+          `${Math.round(silent.silentForMs / 1000)} s (expected within ` +
+          `${Math.round(silent.expectDeliveryWithinMs / 1000)} s).`,
+      );
+    }
+    return problems;
+  }
+}
