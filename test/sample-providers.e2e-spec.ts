@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { WebhookEventEntity, WebhookTransactions } from 'nestjs-payment-webhooks';
+import {
+  ReconciliationService,
+  WebhookEventEntity,
+  WebhookTransactions,
+} from 'nestjs-payment-webhooks';
 import {
   adyenNotificationItem,
   paddleFixtures,
@@ -582,5 +586,76 @@ describe('sample shop yookassa endpoint with YOOKASSA_ALLOWED_IPS excluding the 
     expect(response.status).toBe(403);
     expect(await shop.inbox('yookassa')).toHaveLength(0);
     expect(await shop.getOrder(order.id)).toMatchObject({ state: 'pending', fulfilments: 0 });
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('sample shop reconciliation on %s', (kind) => {
+  let shop: Shop;
+  let url: string;
+  let drop: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    const db = await shopDatabase(kind);
+    drop = db.drop;
+    shop = await startShop(db.database, shopEnvironment(LOOPBACK), {
+      paypalCertificates: async () => paypalCertificate.certPem,
+    });
+    url = (await shop.app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await drop();
+  });
+
+  /** An order whose payment was created at YooKassa: the shop knows the payment's id. */
+  async function orderPaidThroughYooKassa(paymentId: string): Promise<OrderView> {
+    const response = await fetch(`${url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        amount: 5510,
+        currency: 'RUB',
+        paymentEndpoint: 'yookassa',
+        paymentRef: paymentId,
+      }),
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as OrderView;
+  }
+
+  it('pays an order whose notification never came exactly once, and again changes nothing', async () => {
+    const lostId = randomUUID();
+    const openId = randomUUID();
+    const lost = await orderPaidThroughYooKassa(lostId);
+    const open = await orderPaidThroughYooKassa(openId);
+    const amount = { value: '55.10', currency: 'RUB' };
+    fake.setPayment('yookassa', lostId, { status: 'succeeded', paid: true, amount });
+    fake.setPayment('yookassa', openId, { status: 'pending', paid: false, amount });
+    const reconciliation = shop.app.get(ReconciliationService);
+
+    const first = await reconciliation.reconcile({ endpoint: 'yookassa', olderThan: new Date() });
+    expect(first).toMatchObject({ checked: 2, inAgreement: 1, recovered: 1, failed: [] });
+    await eventually(async () => (await shop.getOrder(lost.id)).state === 'paid');
+    expect(await shop.getOrder(lost.id)).toMatchObject({ state: 'paid', fulfilments: 1 });
+    expect(await shop.getOrder(open.id)).toMatchObject({ state: 'pending', fulfilments: 0 });
+
+    const again = await reconciliation.reconcile({ endpoint: 'yookassa', olderThan: new Date() });
+    expect(again).toMatchObject({ checked: 1, inAgreement: 1, recovered: 0 });
+
+    // The notification arrives after all: acknowledged, and the order is not paid twice.
+    const late = yookassaDelivery({
+      event: 'payment.succeeded',
+      object: yookassaPayment('succeeded', { id: lostId, metadata: { orderId: lost.id } }),
+    });
+    expectAnswer(await shop.client.send('yookassa', late), '');
+    let row: WebhookEventEntity | undefined;
+    await eventually(async () => {
+      [row] = (await shop.inbox('yookassa', lost.id)).filter(
+        (event) => event.eventId === `payment.succeeded:${lostId}`,
+      );
+      return row?.status === 'processed';
+    });
+    expect(row?.outcome).toBe('not_allowed');
+    expect(await shop.getOrder(lost.id)).toMatchObject({ state: 'paid', fulfilments: 1 });
   });
 });

@@ -1,6 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
-import { WebhooksModule, webhooksMigrations } from 'nestjs-payment-webhooks';
+import {
+  PendingPaymentsSource,
+  WebhookReconciliationSchedule,
+  WebhooksModule,
+  webhooksMigrations,
+} from 'nestjs-payment-webhooks';
+import { AddOrderPaymentRef1764600001000 } from './orders/add-order-payment-ref.migration';
+import { OrdersAwaitingPayment } from './orders/orders-awaiting-payment.source';
 import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
 import { AddOrderRefunds1764560001000 } from './orders/add-order-refunds.migration';
 import { CreateOrdersTable1764400001000 } from './orders/create-orders-table.migration';
@@ -35,6 +42,7 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
       ...webhooksMigrations,
       CreateOrdersTable1764400001000,
       AddOrderRefunds1764560001000,
+      AddOrderPaymentRef1764600001000,
     ],
     migrationsRun: true,
     synchronize: false,
@@ -42,6 +50,15 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
   return database.databaseUrl
     ? { type: 'postgres', url: database.databaseUrl, poolSize: 10, ...common }
     : { type: 'better-sqlite3', database: database.sqlitePath, ...common };
+}
+
+/**
+ * `RECONCILE_EVERY_MS` turns on periodic reconciliation of YooKassa payments (the sample's
+ * endpoint with API credentials): orders still pending after 15 minutes are checked with the API.
+ */
+function reconciliationFromEnv(): WebhookReconciliationSchedule[] {
+  const every = Number(process.env.RECONCILE_EVERY_MS ?? 0);
+  return every > 0 ? [{ endpoint: 'yookassa', intervalMs: every }] : [];
 }
 
 @Module({})
@@ -57,11 +74,17 @@ export class AppModule {
         WebhooksModule.forRoot({
           endpoints: webhookEndpoints(overrides),
           observability: shopObservability,
+          reconciliation: reconciliationFromEnv(),
         }),
         ...opsImports,
       ],
       controllers: [OrdersController, ...opsControllers],
-      providers: [OrdersService, OrderPaymentsHandler, SandboxRefundsGateway],
+      providers: [
+        OrdersService,
+        OrderPaymentsHandler,
+        SandboxRefundsGateway,
+        { provide: PendingPaymentsSource, useClass: OrdersAwaitingPayment },
+      ],
     };
   }
 }

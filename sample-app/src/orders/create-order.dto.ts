@@ -1,4 +1,4 @@
-import { IsInt, IsPositive, Matches } from 'class-validator';
+import { IsInt, IsOptional, IsPositive, Length, Matches, ValidateIf } from 'class-validator';
 
 export class CreateOrderDto {
   /** Amount in minor units (cents, kopecks). */
@@ -8,4 +8,23 @@ export class CreateOrderDto {
 
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD or RUB' })
   currency!: string;
+
+  /**
+   * The endpoint (provider) a payment for this order was created at, e.g. `yookassa`. Given
+   * together with `paymentRef`.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
+    message: 'paymentEndpoint must be an endpoint name',
+  })
+  paymentEndpoint?: string;
+
+  /** The provider's payment id, so reconciliation can ask the provider about it. */
+  @ValidateIf(
+    (dto: CreateOrderDto) => dto.paymentEndpoint !== undefined || dto.paymentRef !== undefined,
+  )
+  @Length(1, 255, {
+    message: 'paymentRef must be given with paymentEndpoint (1 to 255 characters)',
+  })
+  paymentRef?: string;
 }

@@ -1,67 +1,63 @@
 import { Injectable } from '@nestjs/common';
-import { OnPaymentEvent } from 'nestjs-payment-webhooks';
+import {
+  applyPaymentEvent,
+  definePaymentStates,
+  OnPaymentEvent,
+  paymentStateTarget,
+} from 'nestjs-payment-webhooks';
 import type { PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Order, OrderState } from './order.entity';
+import { Order } from './order.entity';
+
+/**
+ * How an order's state may move, and which payment events move it. Never backwards: a late
+ * `payment.canceled` cannot undo `paid`, a repeated `payment.succeeded` cannot pay twice.
+ */
+export const orderStates = definePaymentStates({
+  states: ['pending', 'paid', 'canceled', 'refunded'],
+  transitions: {
+    pending: ['paid', 'canceled'],
+    paid: ['refunded'],
+  },
+  events: {
+    'payment.succeeded': 'paid',
+    'payment.canceled': 'canceled',
+    'refund.succeeded': 'refunded',
+  },
+});
+
+/** The orders table as the state helper sees it. */
+export const orderPayments = paymentStateTarget(Order, { machine: orderStates, state: 'state' });
 
 /**
  * Applies payment events to orders. Each change is one conditional UPDATE in the handler's
- * transaction: two events for one payment (a re-send with a new id, Stripe's checkout and
- * intent events) cannot both mark an order paid, and a late cancel cannot undo a payment.
+ * transaction (`applyPaymentEvent`), and the paid-order action runs only for the call that
+ * made the change: two events for one payment (a re-send with a new id, Stripe's checkout and
+ * intent events, a reconciled payment) fulfil the order once.
  */
 @Injectable()
 export class OrderPaymentsHandler {
-  @OnPaymentEvent('payment.succeeded')
-  async paid(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
-    const changed = await this.moveFromPending(event, ctx, 'paid', {
-      paidAt: new Date(),
-      fulfilments: () => 'fulfilments + 1',
-    });
-    if (changed) {
-      // The paid-order action (shipping, e-mail, …) belongs here: it runs once per order.
-      ctx.logger.log(`Order ${event.merchantRef} paid (${event.endpoint} ${event.eventId})`);
-    }
-  }
-
-  @OnPaymentEvent('payment.canceled')
-  async canceled(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
-    await this.moveFromPending(event, ctx, 'canceled');
-  }
-
-  /**
-   * Moves the event's order from `pending` to `to` (with `changes`) in one conditional UPDATE;
-   * true when this call made the change. Logs why when it did not.
-   */
-  private async moveFromPending(
-    event: PaymentEvent,
-    ctx: WebhookContext,
-    to: OrderState,
-    changes: QueryDeepPartialEntity<Order> = {},
-  ): Promise<boolean> {
+  @OnPaymentEvent(['payment.succeeded', 'payment.canceled', 'refund.succeeded'])
+  async apply(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
     const orderId = event.merchantRef;
     if (!orderId) {
       ctx.logger.warn(
         `${event.endpoint} ${event.eventId} carries no order id; acknowledged and skipped`,
       );
-      return false;
+      ctx.recordOutcome('no_order');
+      return;
     }
-    const result = await ctx.manager
-      .createQueryBuilder()
-      .update(Order)
-      .set({ ...changes, state: to })
-      .where('id = :id AND state = :from', { id: orderId, from: 'pending' satisfies OrderState })
-      .execute();
-    if (result.affected) {
-      return true;
-    }
-    const order = await ctx.manager.findOneBy(Order, { id: orderId });
-    if (!order) {
-      ctx.logger.warn(
-        `Unknown order ${orderId} in ${event.endpoint} ${event.eventId}; acknowledged and skipped`,
+    const result = await applyPaymentEvent(ctx.manager, orderPayments, orderId, event, {
+      logger: ctx.logger,
+    });
+    ctx.recordOutcome(result.outcome);
+    if (result.outcome === 'applied' && result.to === 'paid') {
+      // The paid-order action (shipping, e-mail, …) belongs here: it runs once per order.
+      await ctx.manager.update(
+        Order,
+        { id: orderId },
+        { paidAt: new Date(), fulfilments: () => 'fulfilments + 1' },
       );
-    } else {
-      ctx.logger.log(`Order ${orderId} is ${order.state}; ${event.type} does not make it ${to}`);
+      ctx.logger.log(`Order ${orderId} paid (${event.endpoint} ${event.eventId})`);
     }
-    return false;
   }
 }

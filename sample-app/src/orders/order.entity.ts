@@ -37,4 +37,12 @@ export class Order {
 
   @Column({ name: 'refunded_at', type: Date, nullable: true })
   refundedAt!: Date | null;
+
+  /** The endpoint of the provider the order is paid through, once a payment was created there. */
+  @Column({ name: 'payment_endpoint', type: 'varchar', length: 64, nullable: true })
+  paymentEndpoint!: string | null;
+
+  /** The provider's payment id, once a payment was created there; reconciliation asks about it. */
+  @Column({ name: 'payment_ref', type: 'varchar', length: 255, nullable: true })
+  paymentRef!: string | null;
 }

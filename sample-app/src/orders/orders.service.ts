@@ -26,6 +26,8 @@ export class OrdersService {
       refundId: null,
       refundedAmount: null,
       refundedAt: null,
+      paymentEndpoint: dto.paymentEndpoint ?? null,
+      paymentRef: dto.paymentRef ?? null,
     };
     // NOTE: through WebhookTransactions so that, on SQLite, the insert never lands inside a
     // payment handler's open transaction.
