@@ -93,6 +93,12 @@ export type {
   WebhookAlertOptions,
 } from './observability/webhooks-observability-options.interface';
 
+export { WebhookRetention } from './retention/webhook-retention.service';
+export type { RetentionReport } from './retention/webhook-retention.service';
+export type { WebhookRetentionOptions } from './interfaces/webhooks-module-options.interface';
+export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './retention/provider-retry-horizons';
+export type { ProviderRetryHorizon } from './retention/provider-retry-horizons';
+
 export { WebhookAdmin } from './admin/webhook-admin.service';
 export type {
   WebhookEventFilter,

@@ -1,0 +1,88 @@
+/** A stream the CLI writes to. */
+export interface CliStream {
+  write(text: string): unknown;
+  /** True when a person is watching (progress bars redraw in place). */
+  readonly isTTY?: boolean;
+}
+
+/** Where the CLI reads its environment and writes its output; the process's own by default. */
+export interface CliIo {
+  /** Results: tables, JSON, signed deliveries. */
+  readonly stdout: CliStream;
+  /** Errors, warnings and progress. */
+  readonly stderr: CliStream;
+  /** Environment variables (`DATABASE_URL`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Reads standard input to the end, for `--file -`. */
+  readStdin(): Promise<string>;
+  /** The current time. */
+  now(): Date;
+}
+
+/** The running process's streams and environment. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) {
+        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+      }
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    now: () => new Date(),
+  };
+}
+
+/** Writes `value` as pretty JSON and a newline. Dates become ISO strings. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes lines to stdout. */
+export function printLines(io: CliIo, lines: readonly string[]): void {
+  io.stdout.write(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+}
+
+/**
+ * Lays out rows as aligned columns under a header; the last column is not padded.
+ * @example table(['ID', 'STATUS'], [['1', 'dead']]) // ['ID  STATUS', '1   dead']
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** `2 d 3 h`, `5 min 2 s`, `12 s`: a duration in its two largest units. */
+export function describeDuration(ms: number): string {
+  const units: readonly [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ];
+  const index = units.findIndex(([, size]) => ms >= size);
+  if (index === -1) {
+    return '0 s';
+  }
+  const [name, size] = units[index];
+  const major = Math.floor(ms / size);
+  const parts = [`${major} ${name}`];
+  const next = units[index + 1];
+  if (next) {
+    const minor = Math.floor((ms - major * size) / next[1]);
+    if (minor > 0) {
+      parts.push(`${minor} ${next[0]}`);
+    }
+  }
+  return parts.join(' ');
+}
