@@ -122,6 +122,13 @@ export class WebhookAdmin {
     );
   }
 
+  /** How many stored events match `filter`. */
+  count(filter: WebhookEventFilter = {}): Promise<number> {
+    return this.store.transaction((manager) =>
+      this.filtered(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter).getCount(),
+    );
+  }
+
   /** One event by inbox id, with its handler runs; null when there is none. */
   show(id: string): Promise<WebhookEventDetails | null> {
     return this.store.transaction(async (manager) => {

@@ -1,4 +1,3 @@
-import { Brackets } from 'typeorm';
 import type { WebhookEventFilter } from '../admin/webhook-admin.service';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { WebhookEventStatus } from '../store/webhook-event-status';
@@ -59,40 +58,6 @@ export function eventFilter(
     since: since === undefined ? undefined : parseTime(command, '--since', since, now),
     until: until === undefined ? undefined : parseTime(command, '--until', until, now),
   };
-}
-
-/** How many stored events match `filter` (the same conditions `WebhookAdmin` applies). */
-export function countEvents(store: WebhookStore, filter: WebhookEventFilter): Promise<number> {
-  return store.transaction((manager) => {
-    const query = manager.createQueryBuilder(WebhookEventEntity, 'e').where(
-      new Brackets((where) => {
-        where.where('1 = 1');
-        if (filter.endpoint !== undefined) {
-          where.andWhere('e.endpoint = :endpoint', { endpoint: filter.endpoint });
-        }
-        if (filter.status !== undefined) {
-          const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
-          where.andWhere('e.status IN (:...statuses)', { statuses });
-        }
-        if (filter.type !== undefined) {
-          where.andWhere('e.type = :type', { type: filter.type });
-        }
-        if (filter.paymentRef !== undefined) {
-          where.andWhere('e.payment_ref = :paymentRef', { paymentRef: filter.paymentRef });
-        }
-        if (filter.merchantRef !== undefined) {
-          where.andWhere('e.merchant_ref = :merchantRef', { merchantRef: filter.merchantRef });
-        }
-        if (filter.since !== undefined) {
-          where.andWhere('e.received_at >= :since', { since: filter.since });
-        }
-        if (filter.until !== undefined) {
-          where.andWhere('e.received_at < :until', { until: filter.until });
-        }
-      }),
-    );
-    return query.getCount();
-  });
 }
 
 /** The provider kinds of the stored events (of one endpoint, when given). */

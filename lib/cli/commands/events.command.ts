@@ -18,7 +18,6 @@ import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io
 import { CliInbox, databaseTarget, openInbox } from '../database';
 import {
   ALL_STATUSES,
-  countEvents,
   eventFilter,
   FILTER_HELP,
   FILTER_OPTIONS,
@@ -301,8 +300,8 @@ Examples:
       return EXIT_OK;
     }
     const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE, ['dead']);
-    const report = await withInbox(this.name, parsed, io, async ({ admin, store }) => {
-      const total = await countEvents(store, filter);
+    const report = await withInbox(this.name, parsed, io, async ({ admin }) => {
+      const total = await admin.count(filter);
       const progress = new ProgressReporter(io.stderr, 'replayed', total);
       try {
         return await admin.replay({ ...filter, onProgress: (done) => progress.update(done) });
@@ -386,7 +385,7 @@ Examples:
         );
       }
       return dryRun
-        ? countEvents(store, { status, endpoint, until: olderThan })
+        ? admin.count({ status, endpoint, until: olderThan })
         : admin.purge({ olderThan, status, endpoint });
     });
     if (flagOption(parsed, 'json')) {
