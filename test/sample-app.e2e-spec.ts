@@ -381,6 +381,24 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop on %s', (kind) => {
     await expectPaidOnce(order.id);
   });
 
+  it('fulfils an order once when 50 distinct payment.succeeded events for it arrive at once', async () => {
+    const order = await shop.createOrder();
+    const deliveries = Array.from({ length: 50 }, () =>
+      stripeDelivery(E2E_SECRETS, order.id, { eventId: unique('evt_distinct') }),
+    );
+    const responses = await Promise.all(deliveries.map((delivery) => shop.deliver(delivery)));
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
+    const outcomes: string[] = [];
+    for (const delivery of deliveries) {
+      const row = await shop.settled(delivery);
+      expect(row.status).toBe('processed');
+      outcomes.push(row.outcome ?? '');
+    }
+    expect(outcomes.filter((outcome) => outcome === 'applied')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'not_allowed')).toHaveLength(49);
+    await expectPaidOnce(order.id);
+  });
+
   it("fulfils once for Stripe's checkout.session.completed and payment_intent.succeeded of one payment", async () => {
     const order = await shop.createOrder();
     const session = (eventId: string, type: string, paymentStatus: string): Delivery => {
