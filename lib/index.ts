@@ -100,6 +100,7 @@ export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './retention/provider-re
 export type { ProviderRetryHorizon } from './retention/provider-retry-horizons';
 
 export { WebhookAdmin } from './admin/webhook-admin.service';
+export type { WebhookAdminRoutesOptions } from './admin/webhook-admin.controller';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,

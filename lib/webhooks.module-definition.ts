@@ -19,6 +19,7 @@ export const {
       path: DEFAULT_WEBHOOKS_PATH,
       dataSource: undefined,
       controllerDecorators: [],
+      admin: undefined,
     },
     (definition, extras) => {
       const parts = createWebhooksModuleParts(extras);

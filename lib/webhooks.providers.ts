@@ -1,5 +1,6 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { WebhookRetention } from './retention/webhook-retention.service';
@@ -43,7 +44,10 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
   const path = (extras.path ?? DEFAULT_WEBHOOKS_PATH).replace(/^\/+|\/+$/g, '');
   return {
     imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
-    controllers: [createWebhooksController(path, extras.controllerDecorators ?? [])],
+    controllers: [
+      createWebhooksController(path, extras.controllerDecorators ?? []),
+      ...(extras.admin ? [createWebhookAdminController(extras.admin)] : []),
+    ],
     providers: [
       {
         provide: WEBHOOKS_RESOLVED_OPTIONS,

@@ -1,5 +1,7 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
 import { stripeEndpoint, WebhookAdmin, WebhookEventEntity } from 'nestjs-payment-webhooks';
+import { createWebhookAdminController } from '../lib/admin/webhook-admin.controller';
 import { post } from './support/http';
 import { countEffects, Database, eventually, startTestApp, TestApp } from './support/test-app';
 
@@ -157,5 +159,84 @@ describe.each<Database>(['sqlite', 'postgres'])('WebhookAdmin on %s', (database)
       before,
     );
     expect(await admin.purge({ olderThan: future, status: ['dead'] })).toBe(before);
+  });
+});
+
+@Injectable()
+class AdminTokenGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string> }>();
+    return request.headers['x-admin-token'] === 'let-me-in';
+  }
+}
+
+describe('WebhookAdmin HTTP routes', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      extras: { admin: { guards: [AdminTokenGuard], path: 'ops/webhooks' } },
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
+        dispatch: { pollIntervalMs: 50 },
+      },
+    });
+  });
+
+  afterAll(() => app.close());
+
+  const call = (method: string, path: string, body?: unknown, token = 'let-me-in') =>
+    fetch(`${app.url}/ops/webhooks/${path}`, {
+      method,
+      headers: { 'x-admin-token': token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it('refuses every route without the guard’s consent', async () => {
+    expect((await call('GET', 'events', undefined, 'wrong')).status).toBe(403);
+    expect((await call('POST', 'replay', undefined, 'wrong')).status).toBe(403);
+  });
+
+  it('lists, shows, redelivers and settles through HTTP', async () => {
+    const event = delivery();
+    expect((await post(`${app.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(200);
+    await eventually(async () => {
+      const rows = (await (await call('GET', 'events?endpoint=stripe')).json()) as {
+        eventId: string;
+        status: string;
+      }[];
+      return rows.some((row) => row.eventId === event.id && row.status === 'processed');
+    });
+    const [row] = (await (await call('GET', `events?merchantRef=o-${event.id}`)).json()) as {
+      id: string;
+    }[];
+    const shown = (await (await call('GET', `events/${row.id}`)).json()) as {
+      handlerRuns: unknown[];
+    };
+    expect(shown.handlerRuns).toHaveLength(1);
+    expect((await call('POST', `events/${row.id}/redeliver`)).status).toBe(200);
+    await eventually(async () => {
+      const details = (await (await call('GET', `events/${row.id}`)).json()) as {
+        event: { status: string };
+      };
+      return details.event.status === 'processed';
+    });
+    expect(await countEffects(app, event.id)).toBe(1);
+    expect((await call('POST', `events/${row.id}/settle`, { status: 'gone' })).status).toBe(400);
+    expect(
+      (await call('POST', `events/${row.id}/settle`, { status: 'ignored', reason: 'test' })).status,
+    ).toBe(200);
+    expect((await call('GET', 'events?status=bogus')).status).toBe(400);
+    expect((await call('GET', 'events/not-a-uuid')).status).toBe(400);
+    const stats = (await (await call('GET', 'stats')).json()) as { counts: unknown[] };
+    expect(stats.counts.length).toBeGreaterThan(0);
+  });
+
+  it('cannot be mounted without a guard', () => {
+    expect(() => createWebhookAdminController({ guards: [] })).toThrow(
+      /only behind your own guard/,
+    );
   });
 });

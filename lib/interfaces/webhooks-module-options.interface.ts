@@ -1,3 +1,4 @@
+import type { WebhookAdminRoutesOptions } from '../admin/webhook-admin.controller';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import type { WebhookObservabilityOptions } from '../observability/webhooks-observability-options.interface';
 
@@ -156,4 +157,10 @@ export interface WebhooksModuleExtras {
    * @default []
    */
   controllerDecorators?: ClassDecorator[];
+  /**
+   * Mounts the admin routes over `WebhookAdmin` (list, show, redeliver, settle, replay, stats),
+   * behind the guards you give. Off when left out.
+   * @example admin: { guards: [JwtAuthGuard, AdminRoleGuard], path: 'ops/webhooks' }
+   */
+  admin?: WebhookAdminRoutesOptions;
 }

@@ -13,6 +13,7 @@ import {
   PaymentEvent,
   WebhookContext,
   WebhooksModule,
+  WebhooksModuleExtras,
   WebhooksModuleOptions,
   webhooksMigrations,
   NonRetryableError,
@@ -99,7 +100,7 @@ export interface TestAppOptions {
   control?: HandlerControl;
   rawBody?: boolean;
   /** Module extras (path, controller decorators). */
-  extras?: { path?: string; controllerDecorators?: ClassDecorator[] };
+  extras?: Pick<WebhooksModuleExtras, 'path' | 'controllerDecorators' | 'admin'>;
   /** More providers for the test module (e.g. an APP_GUARD). */
   providers?: Provider[];
   /** More controllers for the test module. */
