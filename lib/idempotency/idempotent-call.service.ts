@@ -13,6 +13,7 @@ import {
 import { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
 import { INVALID_IDEMPOTENCY_OPTION } from './idempotency.messages';
 import { IdempotencyStore } from './idempotency-store.interface';
+import { resolveMillisecondsOption } from './milliseconds-option';
 
 /** Options of `IdempotentCall.run()`. */
 export interface IdempotentCallOptions {
@@ -35,29 +36,10 @@ export interface IdempotentCallOptions {
   lease?: number;
 }
 
+const WHERE = 'IdempotentCall.run()';
+
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-function between(
-  option: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < min || resolved > max) {
-    throw new WebhookConfigurationError(
-      INVALID_IDEMPOTENCY_OPTION(
-        'IdempotentCall.run()',
-        option,
-        `a whole number of milliseconds from ${min} to ${max}`,
-        value,
-      ),
-    );
-  }
-  return resolved;
 }
 
 /** The prefix `idempotencyKeyFor` puts before the digest, when the key has one. */
@@ -124,21 +106,23 @@ export class IdempotentCall {
     if (typeof scope !== 'string' || !SCOPE_PATTERN.test(scope)) {
       throw new WebhookConfigurationError(
         INVALID_IDEMPOTENCY_OPTION(
-          'IdempotentCall.run()',
+          WHERE,
           'scope',
           'at most 64 letters, digits or "_ . : -"',
           options.scope,
         ),
       );
     }
-    const ttlMs = between(
+    const ttlMs = resolveMillisecondsOption(
+      WHERE,
       'ttl',
       options.ttl,
       DEFAULT_IDEMPOTENT_CALL_TTL_MS,
       MIN_IDEMPOTENCY_TTL_MS,
       MAX_IDEMPOTENCY_TTL_MS,
     );
-    const leaseMs = between(
+    const leaseMs = resolveMillisecondsOption(
+      WHERE,
       'lease',
       options.lease,
       DEFAULT_IDEMPOTENCY_LEASE_MS,

@@ -12,6 +12,7 @@ import {
 } from './idempotency.constants';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { INVALID_IDEMPOTENCY_OPTION } from './idempotency.messages';
+import { resolveMillisecondsOption } from './milliseconds-option';
 
 /** Options of `@Idempotent()`. */
 export interface IdempotentOptions<TRequest = Record<string, unknown>> {
@@ -59,23 +60,6 @@ export interface ResolvedIdempotentOptions {
   readonly principal?: (request: unknown) => string | undefined;
 }
 
-function millisecondsBetween(
-  option: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  rule: string,
-): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < min || resolved > max) {
-    throw new WebhookConfigurationError(
-      INVALID_IDEMPOTENCY_OPTION('@Idempotent()', option, rule, value),
-    );
-  }
-  return resolved;
-}
-
 /**
  * Fills in the defaults of `@Idempotent()` options and checks them.
  * @throws WebhookConfigurationError naming the option and the accepted range.
@@ -110,7 +94,8 @@ export function resolveIdempotentOptions<TRequest>(
       ),
     );
   }
-  const ttlMs = millisecondsBetween(
+  const ttlMs = resolveMillisecondsOption(
+    where,
     'ttl',
     options.ttl,
     DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -118,7 +103,8 @@ export function resolveIdempotentOptions<TRequest>(
     MAX_IDEMPOTENCY_TTL_MS,
     'a whole number of milliseconds from 3600000 (1 hour) to 2592000000 (30 days)',
   );
-  const leaseMs = millisecondsBetween(
+  const leaseMs = resolveMillisecondsOption(
+    where,
     'lease',
     options.lease,
     DEFAULT_IDEMPOTENCY_LEASE_MS,

@@ -33,6 +33,9 @@ interface CallRow {
   locked_until: Date | string | null;
 }
 
+/** The two tables of the store. */
+type IdempotencyTable = 'idempotency_keys' | 'idempotent_calls';
+
 const MAX_ERROR_LENGTH = 2000;
 
 /** A claim is retried when the row it conflicted with vanished before it could be read. */
@@ -101,8 +104,8 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaimResult> {
-    const d = (value: Date) => this.dialect.date(value);
     const token = randomUUID();
+    const { now, lockedUntil, expiresAt } = this.claimTimes(claim);
     const params = [
       randomUUID(),
       claim.scope,
@@ -110,48 +113,33 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
       claim.key,
       claim.fingerprint,
       token,
-      d(new Date(claim.now.getTime() + claim.leaseMs)),
-      d(claim.now),
-      d(new Date(claim.now.getTime() + claim.ttlMs)),
-      d(claim.now),
-      d(claim.now),
+      lockedUntil,
+      now,
+      expiresAt,
+      now,
+      now,
     ];
     const p = (i: number) => this.dialect.param(i);
     const readSql =
       'SELECT fingerprint, state, locked_until, response_status, response_headers, response_body, ' +
       `response_encoding FROM idempotency_keys WHERE scope = ${p(1)} AND principal = ${p(2)} ` +
       `AND idempotency_key = ${p(3)}`;
-    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const result = await this.webhookStore.transaction(
-        async (manager): Promise<KeyClaimResult | undefined> => {
-          const [taken] = (await this.run(manager, this.claimKeySql, params)).records as {
-            id: string;
-          }[];
-          if (taken) {
-            return { outcome: 'acquired', id: taken.id, token };
-          }
-          const [row] = (
-            await this.run(manager, readSql, [claim.scope, claim.principal, claim.key])
-          ).records as KeyRow[];
-          return row && this.keyConflict(row, claim.fingerprint);
-        },
-      );
-      if (result) {
-        return result;
+    const failure = `The idempotency key row for scope "${claim.scope}" kept changing while it was claimed`;
+    return this.claimInRounds(failure, async (manager): Promise<KeyClaimResult | undefined> => {
+      const [taken] = (await this.run(manager, this.claimKeySql, params)).records as {
+        id: string;
+      }[];
+      if (taken) {
+        return { outcome: 'acquired', id: taken.id, token };
       }
-    }
-    throw new Error(
-      `The idempotency key row for scope "${claim.scope}" kept changing while it was claimed`,
-    );
+      const [row] = (await this.run(manager, readSql, [claim.scope, claim.principal, claim.key]))
+        .records as KeyRow[];
+      return row && this.keyConflict(row, claim.fingerprint);
+    });
   }
 
   async extendKeyLease(id: string, token: string, lockedUntil: Date): Promise<boolean> {
-    const p = (i: number) => this.dialect.param(i);
-    return this.changed(
-      `UPDATE idempotency_keys SET locked_until = ${p(1)} WHERE id = ${p(2)} ` +
-        `AND lock_token = ${p(3)} AND state = 'in_progress'`,
-      [this.dialect.date(lockedUntil), id, token],
-    );
+    return this.extendLease('idempotency_keys', id, token, lockedUntil);
   }
 
   async completeKey(id: string, token: string, response: StoredResponse): Promise<boolean> {
@@ -176,63 +164,49 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
   }
 
   async claimCall(claim: CallClaim): Promise<CallClaimResult> {
-    const d = (value: Date) => this.dialect.date(value);
     const token = randomUUID();
+    const { now, lockedUntil, expiresAt } = this.claimTimes(claim);
     const params = [
       randomUUID(),
       claim.scope,
       claim.key,
       token,
-      d(new Date(claim.now.getTime() + claim.leaseMs)),
-      d(claim.now),
-      d(claim.now),
-      d(new Date(claim.now.getTime() + claim.ttlMs)),
-      d(claim.now),
-      d(claim.now),
+      lockedUntil,
+      now,
+      now,
+      expiresAt,
+      now,
+      now,
     ];
     const p = (i: number) => this.dialect.param(i);
     const readSql =
       'SELECT state, result, locked_until FROM idempotent_calls ' +
       `WHERE scope = ${p(1)} AND idempotency_key = ${p(2)}`;
-    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const result = await this.webhookStore.transaction(
-        async (manager): Promise<CallClaimResult | undefined> => {
-          const [taken] = (await this.run(manager, this.claimCallSql, params)).records as {
-            id: string;
-            attempts: number | string;
-          }[];
-          if (taken) {
-            return { outcome: 'acquired', id: taken.id, token, attempt: Number(taken.attempts) };
-          }
-          const [row] = (await this.run(manager, readSql, [claim.scope, claim.key]))
-            .records as CallRow[];
-          if (row?.state === 'done') {
-            return { outcome: 'done', result: row.result };
-          }
-          if (row?.state === 'in_progress') {
-            return { outcome: 'in_progress', lockedUntil: this.readDate(row.locked_until) };
-          }
-          // NOTE: a failed call is always taken over, so no row here means it vanished (purged)
-          // or changed between the two statements: claim again.
-          return undefined;
-        },
-      );
-      if (result) {
-        return result;
+    const failure = `The idempotent call row for key "${claim.key}" kept changing while it was claimed`;
+    return this.claimInRounds(failure, async (manager): Promise<CallClaimResult | undefined> => {
+      const [taken] = (await this.run(manager, this.claimCallSql, params)).records as {
+        id: string;
+        attempts: number | string;
+      }[];
+      if (taken) {
+        return { outcome: 'acquired', id: taken.id, token, attempt: Number(taken.attempts) };
       }
-    }
-    throw new Error(
-      `The idempotent call row for key "${claim.key}" kept changing while it was claimed`,
-    );
+      const [row] = (await this.run(manager, readSql, [claim.scope, claim.key]))
+        .records as CallRow[];
+      if (row?.state === 'done') {
+        return { outcome: 'done', result: row.result };
+      }
+      if (row?.state === 'in_progress') {
+        return { outcome: 'in_progress', lockedUntil: this.readDate(row.locked_until) };
+      }
+      // NOTE: a failed call is always taken over, so no row here means it vanished (purged)
+      // or changed between the two statements: claim again.
+      return undefined;
+    });
   }
 
   async extendCallLease(id: string, token: string, lockedUntil: Date): Promise<boolean> {
-    const p = (i: number) => this.dialect.param(i);
-    return this.changed(
-      `UPDATE idempotent_calls SET locked_until = ${p(1)} WHERE id = ${p(2)} ` +
-        `AND lock_token = ${p(3)} AND state = 'in_progress'`,
-      [this.dialect.date(lockedUntil), id, token],
-    );
+    return this.extendLease('idempotent_calls', id, token, lockedUntil);
   }
 
   async finishCall(id: string, token: string, result: string | null, now: Date): Promise<boolean> {
@@ -272,7 +246,7 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
   }
 
   private async purgeTable(
-    table: 'idempotency_keys' | 'idempotent_calls',
+    table: IdempotencyTable,
     settled: string,
     now: Date,
     batchSize: number,
@@ -293,6 +267,53 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
         return total;
       }
     }
+  }
+
+  /** A claim's time, the end of its lease and its expiry, as the driver stores dates. */
+  private claimTimes(claim: KeyClaim | CallClaim): {
+    now: Date | string;
+    lockedUntil: Date | string;
+    expiresAt: Date | string;
+  } {
+    const at = claim.now.getTime();
+    return {
+      now: this.dialect.date(claim.now),
+      lockedUntil: this.dialect.date(new Date(at + claim.leaseMs)),
+      expiresAt: this.dialect.date(new Date(at + claim.ttlMs)),
+    };
+  }
+
+  /**
+   * Runs one claim attempt per transaction until it decides, at most {@link MAX_CLAIM_ROUNDS}
+   * times; an attempt that returns undefined found the conflicting row gone and is repeated.
+   * @throws Error with `failure` when no round decided.
+   */
+  private async claimInRounds<T>(
+    failure: string,
+    attempt: (manager: EntityManager) => Promise<T | undefined>,
+  ): Promise<T> {
+    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      const result = await this.webhookStore.transaction(attempt);
+      if (result) {
+        return result;
+      }
+    }
+    throw new Error(failure);
+  }
+
+  /** Moves the lease of an in-progress row this holder (`token`) still owns. */
+  private extendLease(
+    table: IdempotencyTable,
+    id: string,
+    token: string,
+    lockedUntil: Date,
+  ): Promise<boolean> {
+    const p = (i: number) => this.dialect.param(i);
+    return this.changed(
+      `UPDATE ${table} SET locked_until = ${p(1)} WHERE id = ${p(2)} ` +
+        `AND lock_token = ${p(3)} AND state = 'in_progress'`,
+      [this.dialect.date(lockedUntil), id, token],
+    );
   }
 
   private keyConflict(row: KeyRow, fingerprint: string): KeyClaimResult {

@@ -16,7 +16,7 @@ import {
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from './define-endpoint';
 import {
   JsonObject,
   isJsonObject,
@@ -320,11 +320,7 @@ export class AdyenWebhookProvider implements WebhookProvider {
    * NOTE: Adyen accepts any 2xx today; `[accepted]` is the body its older integrations required,
    * kept so every Adyen setup counts the delivery as done.
    */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '[accepted]',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement('[accepted]');
 
   private readonly keys: readonly Buffer[];
   private readonly merchantAccounts: ReadonlySet<string> | undefined;

@@ -3,6 +3,7 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentStatusClient } from './payment-status-client.interface';
 import {
   BaseEndpointOptions,
+  WebhookAcknowledgement,
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
@@ -19,6 +20,15 @@ export interface EndpointExtras {
    * @default false
    */
   verifyWithProviderByDefault?: boolean;
+}
+
+/**
+ * A frozen HTTP 200 answer with a plain-text body: the success answer of every built-in provider.
+ * @param body the exact body the provider expects; empty when it reads none.
+ * @example readonly acknowledgement = plainTextAcknowledgement('OK');
+ */
+export function plainTextAcknowledgement(body = ''): WebhookAcknowledgement {
+  return Object.freeze({ status: 200, body, contentType: 'text/plain; charset=utf-8' });
 }
 
 /**
@@ -100,4 +110,43 @@ export function requireSecrets(
     );
   }
   return secrets;
+}
+
+/**
+ * Fails when a secret holds whitespace, the usual trace of a copy-and-paste slip.
+ * @param howToCopy where to copy the secret from, as a sentence starting with "Copy".
+ * @throws WebhookConfigurationError naming the option (and the entry of a list), never the secret.
+ */
+export function assertNoWhitespaceInSecrets(
+  endpointName: unknown,
+  kind: string,
+  optionName: string,
+  secrets: readonly string[],
+  howToCopy: string,
+): void {
+  secrets.forEach((secret, index) => {
+    if (/\s/.test(secret)) {
+      throw new WebhookConfigurationError(
+        `Webhook endpoint ${JSON.stringify(endpointName)} (${kind}): ` +
+          `${secrets.length > 1 ? `${optionName}[${index}]` : optionName} contains whitespace. ` +
+          `${howToCopy} without surrounding spaces or line breaks.`,
+      );
+    }
+  });
+}
+
+/**
+ * Fails when the endpoint's `acknowledgement.status` is set to anything but 200, for providers
+ * that count every other status as a failed delivery and send it again.
+ * @param message the error text for the status given.
+ * @throws WebhookConfigurationError
+ */
+export function assertAcknowledgedWith200(
+  options: BaseEndpointOptions,
+  message: (status: number) => string,
+): void {
+  const status = options?.acknowledgement?.status;
+  if (status !== undefined && status !== 200) {
+    throw new WebhookConfigurationError(message(status));
+  }
 }

@@ -5,7 +5,7 @@ import { hmacSha256 } from '../core/hmac';
 import { isPaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from './define-endpoint';
 import {
   IsIdentifier,
   JsonObject,
@@ -195,11 +195,7 @@ export class HmacWebhookProvider implements WebhookProvider {
   /** Provider kind (the `kind` option). */
   readonly kind: string;
   /** Such senders accept any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly secrets: readonly string[];
   private readonly signatureHeader: string;

@@ -1,10 +1,11 @@
 import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import { constantTimeMatchAny } from '../core/constant-time';
-import { hmacSha256 } from '../core/hmac';
 import { PaymentEventType } from '../core/payment-event-types';
-import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
-import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import {
+  assertNoWhitespaceInSecrets,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from './define-endpoint';
 import {
   JsonObject,
   parseIsoDate,
@@ -15,6 +16,7 @@ import {
   validateEnvelope,
 } from './parse-payload';
 import { resolveNonEmptyString, resolveTolerance } from './provider-options';
+import { TimestampedSignatureHeader, verifyTimestampedSignature } from './signature-header';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -25,8 +27,16 @@ import {
 } from './webhook-provider.interface';
 
 const KIND = 'paddle';
-const SIGNATURE_HEADER = 'paddle-signature';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const SIGNATURE_HEADER: TimestampedSignatureHeader = {
+  name: 'Paddle-Signature',
+  separator: ';',
+  timestampKey: 'ts',
+  signatureKey: 'h1',
+  signatureShape: 'h1=<64 hex digits>',
+  readSignature: (value) => (HEX_SHA256.test(value) ? value.toLowerCase() : undefined),
+  signedPrefix: (timestampText) => `${timestampText}:`,
+};
 const MINOR_UNITS = /^\d{1,16}$/;
 
 /** Options of the Paddle protocol, shared by `paddleEndpoint()` and `PaddleWebhookProvider`. */
@@ -124,11 +134,7 @@ export class PaddleWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Paddle expects HTTP 200 within 5 seconds; an empty body is enough. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly secrets: readonly string[];
   private readonly tolerance: number;
@@ -141,16 +147,14 @@ export class PaddleWebhookProvider implements WebhookProvider {
    */
   constructor(options: PaddleProviderOptions, endpointName = KIND) {
     const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    secrets.forEach((secret, index) => {
-      if (/\s/.test(secret)) {
-        throw new WebhookConfigurationError(
-          `Webhook endpoint ${JSON.stringify(endpointName)} (${KIND}): ` +
-            `${secrets.length > 1 ? `secret[${index}]` : 'secret'} contains whitespace. Copy the ` +
-            "notification destination's secret key (pdl_ntfset_…) from Paddle → Developer tools → " +
-            'Notifications without surrounding spaces or line breaks.',
-        );
-      }
-    });
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'secret',
+      secrets,
+      "Copy the notification destination's secret key (pdl_ntfset_…) from Paddle → Developer " +
+        'tools → Notifications',
+    );
     this.secrets = secrets;
     this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
     this.merchantRefKey = resolveNonEmptyString(
@@ -167,23 +171,8 @@ export class PaddleWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER];
-    if (header === undefined || header.trim() === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing Paddle-Signature header');
-    }
-    const { timestampText, timestamp, signatures } = parseSignatureHeader(header);
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [`${timestampText}:`, request.rawBody]).toString('hex'),
-    );
     // NOTE: every h1 counts (Paddle sends one per secret while rotating), not only the last one.
-    if (!constantTimeMatchAny(expected, signatures)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'No h1 signature in the Paddle-Signature header matches the payload and the secret',
-      );
-    }
-    // NOTE: checked after the signature, so only genuine but late (or early) deliveries say so.
-    assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
+    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
   }
 
   /**
@@ -219,44 +208,6 @@ export class PaddleWebhookProvider implements WebhookProvider {
       payload: body,
     };
   }
-}
-
-interface ParsedSignatureHeader {
-  readonly timestampText: string;
-  readonly timestamp: number;
-  readonly signatures: readonly string[];
-}
-
-function parseSignatureHeader(header: string): ParsedSignatureHeader {
-  let timestampText: string | undefined;
-  let duplicateTimestamp = false;
-  const signatures: string[] = [];
-  for (const item of header.split(';')) {
-    const separator = item.indexOf('=');
-    if (separator <= 0) continue;
-    const key = item.slice(0, separator).trim();
-    const value = item.slice(separator + 1).trim();
-    if (key === 'ts') {
-      duplicateTimestamp = timestampText !== undefined;
-      timestampText = value;
-    } else if (key === 'h1' && HEX_SHA256.test(value)) {
-      signatures.push(value.toLowerCase());
-    }
-  }
-  const timestamp = parseUnixSeconds(timestampText);
-  if (timestampText === undefined || timestamp === undefined || duplicateTimestamp) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed Paddle-Signature header: expected exactly one ts=<Unix seconds>',
-    );
-  }
-  if (signatures.length === 0) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed Paddle-Signature header: no h1=<64 hex digits> signature',
-    );
-  }
-  return { timestampText, timestamp, signatures };
 }
 
 /**

@@ -5,7 +5,7 @@ import { toMinorUnits } from '../core/minor-units';
 import { PaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow } from '../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint } from './define-endpoint';
+import { defineEndpoint, plainTextAcknowledgement } from './define-endpoint';
 import {
   JsonObject,
   isJsonObject,
@@ -295,11 +295,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** PayPal accepts any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly webhookId: string;
   private readonly tolerance: number;

@@ -3,7 +3,8 @@
  * how to fix it, and none of them quotes a secret.
  */
 
-function endpoint(name: unknown, kind: string): string {
+/** How startup errors name an endpoint: `Webhook endpoint "stripe" (stripe)`. */
+export function endpointLabel(name: unknown, kind: string): string {
   return `Webhook endpoint ${typeof name === 'string' ? `"${name}"` : String(name)} (${kind})`;
 }
 
@@ -14,7 +15,7 @@ function ordinal(index: number, count: number): string {
 /** `tolerance` is not a whole, non-negative number of seconds. */
 export function invalidToleranceMessage(name: unknown, kind: string, value: unknown): string {
   return (
-    `${endpoint(name, kind)}: tolerance must be a whole number of seconds, 0 or more ` +
+    `${endpointLabel(name, kind)}: tolerance must be a whole number of seconds, 0 or more ` +
     `(got ${String(value)}); use the default 300, or 0 to switch the timestamp check off.`
   );
 }
@@ -33,7 +34,7 @@ export function stripeSecretFormatMessage(
       ? 'looks like an API key, not a webhook signing secret'
       : 'does not start with "whsec_"';
   return (
-    `${endpoint(name, 'stripe')}: ${ordinal(index, count)} ${problem}. ` +
+    `${endpointLabel(name, 'stripe')}: ${ordinal(index, count)} ${problem}. ` +
     'Copy the signing secret (whsec_…) of this endpoint from Stripe Dashboard → Developers → ' +
     'Webhooks → your endpoint → Signing secret, or from the output of `stripe listen`, ' +
     'without surrounding spaces or line breaks.'
@@ -48,7 +49,7 @@ export function standardSecretFormatMessage(
   count: number,
 ): string {
   return (
-    `${endpoint(name, kind)}: ${ordinal(index, count)} is a malformed whsec_ secret ` +
+    `${endpointLabel(name, kind)}: ${ordinal(index, count)} is a malformed whsec_ secret ` +
     '(after the optional "whsec_" prefix it must be standard, padded base64 of at least one ' +
     'byte): copy the secret exactly as the sender shows it, without spaces or line breaks.'
   );
@@ -61,13 +62,13 @@ export function nonEmptyStringOptionMessage(
   option: string,
   example: string,
 ): string {
-  return `${endpoint(name, kind)}: ${option} must be a non-empty string, e.g. ${option}: ${example}.`;
+  return `${endpointLabel(name, kind)}: ${option} must be a non-empty string, e.g. ${option}: ${example}.`;
 }
 
 /** `kind` cannot be used as the prefix of `'<kind>:<native>'` types. */
 export function invalidKindMessage(name: unknown, kind: unknown): string {
   return (
-    `${endpoint(name, String(kind))}: kind must be letters, digits, ".", "-" or "_" ` +
+    `${endpointLabel(name, String(kind))}: kind must be letters, digits, ".", "-" or "_" ` +
     '(at most 64 characters, no ":"), because event types are named "<kind>:<native type>"; ' +
     'e.g. kind: "acme".'
   );
@@ -81,7 +82,7 @@ export function invalidHeaderNameMessage(
   value: unknown,
 ): string {
   return (
-    `${endpoint(name, kind)}: ${option} ${JSON.stringify(value)} is not an HTTP header name; ` +
+    `${endpointLabel(name, kind)}: ${option} ${JSON.stringify(value)} is not an HTTP header name; ` +
     `give the header's name only, e.g. ${option}: "x-signature".`
   );
 }
@@ -94,7 +95,7 @@ export function invalidJsonPathMessage(
   value: unknown,
 ): string {
   return (
-    `${endpoint(name, kind)}: ${option} ${JSON.stringify(value)} is not a dotted JSON path; ` +
+    `${endpointLabel(name, kind)}: ${option} ${JSON.stringify(value)} is not a dotted JSON path; ` +
     `name the field as keys joined by ".", e.g. ${option}: "data.orderId".`
   );
 }
@@ -102,16 +103,30 @@ export function invalidJsonPathMessage(
 /** `encoding` is neither `'hex'` nor `'base64'`. */
 export function invalidEncodingMessage(name: unknown, kind: string, value: unknown): string {
   return (
-    `${endpoint(name, kind)}: encoding ${JSON.stringify(value)} is not supported; ` +
+    `${endpointLabel(name, kind)}: encoding ${JSON.stringify(value)} is not supported; ` +
     'use "hex" (the default) or "base64", whichever the sender uses for the signature.'
+  );
+}
+
+/**
+ * An endpoint was configured to answer a status other than 200, which its provider counts as a
+ * failed delivery.
+ * @param consequence what the provider does then, e.g. `'Qvard retry every delivery'`.
+ */
+export function exactly200AcknowledgementMessage(
+  name: unknown,
+  kind: string,
+  status: unknown,
+  consequence: string,
+): string {
+  return (
+    `${endpointLabel(name, kind)}: acknowledgement.status ${String(status)} would make ${consequence}, ` +
+    'because it counts only exactly HTTP 200 as delivered; ' +
+    'remove acknowledgement.status (or set it to 200).'
   );
 }
 
 /** A Qvard endpoint was configured to answer something Qvard counts as a failed delivery. */
 export function qvardAcknowledgementMessage(name: unknown, status: unknown): string {
-  return (
-    `${endpoint(name, 'qvard')}: acknowledgement.status ${String(status)} would make Qvard ` +
-    'retry every delivery, because it counts only exactly HTTP 200 as delivered; ' +
-    'remove acknowledgement.status (or set it to 200).'
-  );
+  return exactly200AcknowledgementMessage(name, 'qvard', status, 'Qvard retry every delivery');
 }

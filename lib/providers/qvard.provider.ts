@@ -1,8 +1,13 @@
 import { IsNotEmpty, IsString } from 'class-validator';
 import { constantTimeIncludes } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
-import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { WebhookVerificationError } from '../core/webhook-errors';
+import {
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from './define-endpoint';
 import { IsIdentifier, parseJsonObject, toIdentifier, validateEnvelope } from './parse-payload';
 import { qvardAcknowledgementMessage } from './providers.messages';
 import {
@@ -51,11 +56,7 @@ export class QvardWebhookProvider implements WebhookProvider {
    * NOTE: exactly 200; Qvard counts any other status, 201, 202 and 204 included, as a failed
    * delivery and retries it.
    */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly secrets: readonly string[];
 
@@ -124,9 +125,6 @@ export class QvardWebhookProvider implements WebhookProvider {
  */
 export function qvardEndpoint(options: QvardEndpointOptions): WebhookEndpoint {
   const provider = new QvardWebhookProvider(options, options?.name);
-  const status = options?.acknowledgement?.status;
-  if (status !== undefined && status !== 200) {
-    throw new WebhookConfigurationError(qvardAcknowledgementMessage(options.name, status));
-  }
+  assertAcknowledgedWith200(options, (status) => qvardAcknowledgementMessage(options.name, status));
   return defineEndpoint(options, provider);
 }

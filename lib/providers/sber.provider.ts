@@ -13,8 +13,14 @@ import {
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import {
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from './define-endpoint';
 import { FormFields, parseFormBody } from './form-body';
+import { endpointLabel, exactly200AcknowledgementMessage } from './providers.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -112,11 +118,7 @@ export class SberWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Sber counts exactly HTTP 200 as delivered; the body is not read. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
   /** GET by default; POST when the merchant switched callbacks to POST. */
   readonly methods: readonly WebhookDeliveryMethod[] = Object.freeze(['GET', 'POST'] as const);
 
@@ -134,7 +136,7 @@ export class SberWebhookProvider implements WebhookProvider {
     const allowUnsigned: unknown = options?.allowUnsigned ?? false;
     if (typeof allowUnsigned !== 'boolean') {
       throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName)}: allowUnsigned must be true or false.`,
+        `${endpointLabel(endpointName, KIND)}: allowUnsigned must be true or false.`,
       );
     }
     this.allowUnsigned = allowUnsigned;
@@ -146,7 +148,7 @@ export class SberWebhookProvider implements WebhookProvider {
       options?.publicKey === undefined ? [] : loadPublicKeys(endpointName, options.publicKey);
     if (this.tokens.length === 0 && this.publicKeys.length === 0 && !allowUnsigned) {
       throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName)} has neither callbackToken nor publicKey: set ` +
+        `${endpointLabel(endpointName, KIND)} has neither callbackToken nor publicKey: set ` +
           'callbackToken to the callback token Sber issued for the symmetric checksum, or ' +
           "publicKey to the bank's certificate for the asymmetric one (switch callback " +
           "checksums on with Sber's support if callbacks arrive without a checksum).",
@@ -340,13 +342,9 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function endpointLabel(name: unknown): string {
-  return `Webhook endpoint ${typeof name === 'string' ? `"${name}"` : String(name)} (${KIND})`;
-}
-
 function publicKeyMessage(name: unknown, problem: string): string {
   return (
-    `${endpointLabel(name)}: publicKey ${problem}; give the bank's callback certificate or ` +
+    `${endpointLabel(name, KIND)}: publicKey ${problem}; give the bank's callback certificate or ` +
     'public key as PEM ("-----BEGIN CERTIFICATE-----" or "-----BEGIN PUBLIC KEY-----") or as ' +
     'the bare base64 of the DER certificate, one string per key.'
   );
@@ -355,7 +353,7 @@ function publicKeyMessage(name: unknown, problem: string): string {
 /** A Sber endpoint allows unsigned callbacks without asking Sber's API about them. */
 export function sberUnsignedMessage(name: unknown): string {
   return (
-    `${endpointLabel(name)}: allowUnsigned needs verifyWithProvider: true, because a callback ` +
+    `${endpointLabel(name, KIND)}: allowUnsigned needs verifyWithProvider: true, because a callback ` +
     "without a checksum proves nothing and only Sber's API can confirm the payment; set " +
     'verifyWithProvider: true with the API credentials, or switch callback checksums on with ' +
     "Sber's support and set callbackToken instead of allowUnsigned."
@@ -364,11 +362,7 @@ export function sberUnsignedMessage(name: unknown): string {
 
 /** A Sber endpoint was configured to answer something Sber counts as a failed delivery. */
 export function sberAcknowledgementMessage(name: unknown, status: unknown): string {
-  return (
-    `${endpointLabel(name)}: acknowledgement.status ${String(status)} would make Sber repeat ` +
-    'every callback, because it counts only exactly HTTP 200 as delivered; ' +
-    'remove acknowledgement.status (or set it to 200).'
-  );
+  return exactly200AcknowledgementMessage(name, KIND, status, 'Sber repeat every callback');
 }
 
 /**
@@ -385,10 +379,7 @@ export function sberEndpoint(options: SberEndpointOptions): WebhookEndpoint {
   if (options.allowUnsigned === true && options.verifyWithProvider !== true) {
     throw new WebhookConfigurationError(sberUnsignedMessage(options.name));
   }
-  const status = options.acknowledgement?.status;
-  if (status !== undefined && status !== 200) {
-    throw new WebhookConfigurationError(sberAcknowledgementMessage(options.name, status));
-  }
+  assertAcknowledgedWith200(options, (status) => sberAcknowledgementMessage(options.name, status));
   return defineEndpoint(options, provider, {
     statusClient: options.api && new SberStatusClient(options.api),
   });

@@ -3,7 +3,12 @@ import { constantTimeIncludes } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
 import { PaymentEventType } from '../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import {
+  assertNoWhitespaceInSecrets,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from './define-endpoint';
 import {
   JsonObject,
   parseIsoDate,
@@ -158,11 +163,7 @@ export class SquareWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Square accepts any 2xx within 10 seconds; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly signatureKeys: readonly string[];
   private readonly notificationUrl: string;
@@ -174,16 +175,13 @@ export class SquareWebhookProvider implements WebhookProvider {
    */
   constructor(options: SquareProviderOptions, endpointName = KIND) {
     const keys = requireSecrets(endpointName, KIND, 'signatureKey', options?.signatureKey);
-    keys.forEach((key, index) => {
-      if (/\s/.test(key)) {
-        throw new WebhookConfigurationError(
-          `${endpointLabel(endpointName)}: ` +
-            `${keys.length > 1 ? `signatureKey[${index}]` : 'signatureKey'} contains whitespace. ` +
-            "Copy the subscription's signature key from Developer Console → Webhooks → Subscriptions " +
-            'without surrounding spaces or line breaks.',
-        );
-      }
-    });
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'signatureKey',
+      keys,
+      "Copy the subscription's signature key from Developer Console → Webhooks → Subscriptions",
+    );
     this.signatureKeys = keys;
     this.notificationUrl = resolveNotificationUrl(endpointName, options.notificationUrl);
   }

@@ -1,5 +1,4 @@
 import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import { constantTimeMatchAny } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
 import { isPaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
@@ -8,7 +7,7 @@ import {
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from './define-endpoint';
 import {
   JsonObject,
   parseIsoDate,
@@ -22,6 +21,7 @@ import {
 } from './parse-payload';
 import { resolveKind, resolveTolerance } from './provider-options';
 import { standardSecretFormatMessage } from './providers.messages';
+import { assertAnySignatureMatches } from './signature-header';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -110,11 +110,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
   /** Provider kind (the `kind` option). */
   readonly kind: string;
   /** Standard Webhooks senders accept any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly keys: readonly Buffer[];
   private readonly tolerance: number;
@@ -170,12 +166,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
     const expected = this.keys.map((key) =>
       hmacSha256(key, [`${id}.${timestampText}.`, request.rawBody]),
     );
-    if (!constantTimeMatchAny(expected, candidates)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'No v1 signature in the webhook-signature header matches the payload and the secret',
-      );
-    }
+    assertAnySignatureMatches(expected, candidates, 'v1', 'webhook-signature');
     assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
   }
 

@@ -1,11 +1,8 @@
 import { StripeStatusClient, StripeStatusClientOptions } from './clients/stripe-status.client';
 import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import { constantTimeMatchAny } from '../core/constant-time';
-import { hmacSha256 } from '../core/hmac';
 import { PaymentEventType } from '../core/payment-event-types';
-import { assertTimestampWithinWindow, parseUnixSeconds } from '../core/timestamp-window';
-import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from './define-endpoint';
 import {
   JsonObject,
   fromUnixSeconds,
@@ -18,6 +15,7 @@ import {
 } from './parse-payload';
 import { resolveNonEmptyString, resolveTolerance } from './provider-options';
 import { stripeSecretFormatMessage } from './providers.messages';
+import { TimestampedSignatureHeader, verifyTimestampedSignature } from './signature-header';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -28,7 +26,16 @@ import {
 } from './webhook-provider.interface';
 
 const KIND = 'stripe';
-const SIGNATURE_HEADER = 'stripe-signature';
+const SIGNATURE_HEADER: TimestampedSignatureHeader = {
+  name: 'Stripe-Signature',
+  separator: ',',
+  timestampKey: 't',
+  // NOTE: v0 and any other scheme are ignored on purpose, to prevent downgrade attacks.
+  signatureKey: 'v1',
+  signatureShape: 'v1',
+  readSignature: (value) => (value.length > 0 ? value : undefined),
+  signedPrefix: (timestampText) => `${timestampText}.`,
+};
 const SECRET_PREFIX = 'whsec_';
 
 /** Options of the Stripe protocol, shared by `stripeEndpoint()` and `StripeWebhookProvider`. */
@@ -140,11 +147,7 @@ export class StripeWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Stripe accepts any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly secrets: readonly string[];
   private readonly tolerance: number;
@@ -184,22 +187,7 @@ export class StripeWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER];
-    if (header === undefined || header.trim() === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing Stripe-Signature header');
-    }
-    const { timestampText, timestamp, signatures } = parseSignatureHeader(header);
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [`${timestampText}.`, request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeMatchAny(expected, signatures)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'No v1 signature in the Stripe-Signature header matches the payload and the secret',
-      );
-    }
-    // NOTE: checked after the signature, so only genuine but late (or early) deliveries say so.
-    assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
+    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
   }
 
   /**
@@ -237,45 +225,6 @@ export class StripeWebhookProvider implements WebhookProvider {
       payload: body,
     };
   }
-}
-
-interface ParsedSignatureHeader {
-  readonly timestampText: string;
-  readonly timestamp: number;
-  readonly signatures: readonly string[];
-}
-
-function parseSignatureHeader(header: string): ParsedSignatureHeader {
-  let timestampText: string | undefined;
-  let duplicateTimestamp = false;
-  const signatures: string[] = [];
-  for (const item of header.split(',')) {
-    const separator = item.indexOf('=');
-    if (separator <= 0) continue;
-    const key = item.slice(0, separator).trim();
-    const value = item.slice(separator + 1).trim();
-    if (key === 't') {
-      duplicateTimestamp = timestampText !== undefined;
-      timestampText = value;
-    } else if (key === 'v1' && value.length > 0) {
-      // NOTE: v0 and any other scheme are ignored on purpose, to prevent downgrade attacks.
-      signatures.push(value);
-    }
-  }
-  const timestamp = parseUnixSeconds(timestampText);
-  if (timestampText === undefined || timestamp === undefined || duplicateTimestamp) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed Stripe-Signature header: expected exactly one t=<Unix seconds>',
-    );
-  }
-  if (signatures.length === 0) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed Stripe-Signature header: no v1 signature',
-    );
-  }
-  return { timestampText, timestamp, signatures };
 }
 
 /**

@@ -1,16 +1,20 @@
-import { TBankStatusClient, TBankStatusClientOptions } from './clients/tbank-status.client';
+import {
+  TBANK_STATUS_TYPES,
+  TBankStatusClient,
+  TBankStatusClientOptions,
+} from './clients/tbank-status.client';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { constantTimeIncludes } from '../core/constant-time';
-import { PaymentEventType } from '../core/payment-event-types';
 import {
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../core/webhook-errors';
 import { tbankToken } from './clients/tbank-token';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from './define-endpoint';
 import { JsonObject, parseJsonObject, validateEnvelope } from './parse-payload';
 import { nonEmptyStringOptionMessage } from './providers.messages';
+import { endpointLabel } from './providers.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -67,17 +71,6 @@ class TBankNotificationEnvelope {
   Success?: boolean;
 }
 
-const TYPES: Readonly<Record<string, PaymentEventType>> = {
-  AUTHORIZED: 'payment.authorized',
-  CONFIRMED: 'payment.succeeded',
-  REJECTED: 'payment.failed',
-  REVERSED: 'payment.canceled',
-  PARTIAL_REVERSED: 'payment.canceled',
-  CANCELED: 'payment.canceled',
-  REFUNDED: 'refund.succeeded',
-  PARTIAL_REFUNDED: 'refund.succeeded',
-};
-
 /** Statuses a payment can reach more than once, one notification per partial operation. */
 const REPEATABLE_STATUSES: ReadonlySet<string> = new Set(['PARTIAL_REFUNDED', 'PARTIAL_REVERSED']);
 
@@ -107,11 +100,7 @@ export class TBankWebhookProvider implements WebhookProvider {
    * NOTE: T-Bank wants exactly "OK" (upper case, no markup); anything else is retried hourly
    * for 24 hours.
    */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: SUCCESS_BODY,
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement(SUCCESS_BODY);
 
   private readonly passwords: readonly string[];
   private readonly terminalKey?: string;
@@ -199,7 +188,7 @@ export class TBankWebhookProvider implements WebhookProvider {
     }
     return {
       eventId,
-      type: TYPES[status] ?? `${KIND}:${status}`,
+      type: TBANK_STATUS_TYPES[status] ?? `${KIND}:${status}`,
       nativeType: status,
       paymentRef: paymentId,
       merchantRef: identifierOf(members.get('OrderId')),
@@ -350,10 +339,6 @@ function endOfValue(text: string, i: number): number {
   return j;
 }
 
-function endpointLabel(name: unknown): string {
-  return `Webhook endpoint ${typeof name === 'string' ? `"${name}"` : String(name)} (${KIND})`;
-}
-
 /** A T-Bank endpoint was configured to answer something T-Bank counts as a failed delivery. */
 export function tbankAcknowledgementMessage(
   name: unknown,
@@ -361,7 +346,7 @@ export function tbankAcknowledgementMessage(
   value: unknown,
 ): string {
   return (
-    `${endpointLabel(name)}: acknowledgement.${field} ${JSON.stringify(value)} would make T-Bank ` +
+    `${endpointLabel(name, KIND)}: acknowledgement.${field} ${JSON.stringify(value)} would make T-Bank ` +
     'resend every notification hourly for 24 hours, because it counts a delivery as done only ' +
     `when the answer is HTTP 200 with the body "${SUCCESS_BODY}"; remove acknowledgement.${field}.`
   );

@@ -10,7 +10,11 @@ import {
 import { currencyExponent, toMinorUnits } from '../core/minor-units';
 import { PaymentEventType } from '../core/payment-event-types';
 import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-errors';
-import { defineEndpoint } from './define-endpoint';
+import {
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+} from './define-endpoint';
 import {
   JsonObject,
   parseIsoDate,
@@ -325,11 +329,7 @@ export class YooKassaWebhookProvider implements WebhookProvider {
    * NOTE: exactly 200; YooKassa ignores the body and counts any other status as a failed
    * delivery, retrying it for 24 hours.
    */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly merchantRefKey: string;
 
@@ -394,10 +394,7 @@ export class YooKassaWebhookProvider implements WebhookProvider {
  */
 export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpoint {
   const provider = new YooKassaWebhookProvider(options, options?.name);
-  const status = options?.acknowledgement?.status;
-  if (status !== undefined && status !== 200) {
-    throw new WebhookConfigurationError(acknowledgementMessage(options.name, status));
-  }
+  assertAcknowledgedWith200(options, (status) => acknowledgementMessage(options.name, status));
   const api = resolveApiOptions(options);
   const statusClient =
     api.shopId !== undefined && api.secretKey !== undefined

@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import { constantTimeIncludes } from '../core/constant-time';
 import { toMinorUnits } from '../core/minor-units';
 import { PaymentEventType } from '../core/payment-event-types';
+import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import {
-  WebhookConfigurationError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from '../core/webhook-errors';
-import { defineEndpoint, requireSecrets } from './define-endpoint';
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from './define-endpoint';
 import { FormFields, parseFormBody } from './form-body';
 import { parseIsoDate } from './parse-payload';
+import { exactly200AcknowledgementMessage } from './providers.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -67,11 +69,7 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** YooMoney counts exactly HTTP 200 as delivered; the body is not read. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
   private readonly secrets: readonly string[];
 
@@ -206,17 +204,9 @@ function minorUnits(text: string): number {
   return kopecks;
 }
 
-function endpointLabel(name: unknown): string {
-  return `Webhook endpoint ${typeof name === 'string' ? `"${name}"` : String(name)} (${KIND})`;
-}
-
 /** A YooMoney endpoint was configured to answer something YooMoney counts as a failed delivery. */
 export function yoomoneyAcknowledgementMessage(name: unknown, status: unknown): string {
-  return (
-    `${endpointLabel(name)}: acknowledgement.status ${String(status)} would make YooMoney ` +
-    'repeat every notification, because it counts only exactly HTTP 200 as delivered; ' +
-    'remove acknowledgement.status (or set it to 200).'
-  );
+  return exactly200AcknowledgementMessage(name, KIND, status, 'YooMoney repeat every notification');
 }
 
 /**
@@ -229,9 +219,8 @@ export function yoomoneyAcknowledgementMessage(name: unknown, status: unknown): 
  */
 export function yoomoneyEndpoint(options: YooMoneyEndpointOptions): WebhookEndpoint {
   const provider = new YooMoneyWebhookProvider(options, options?.name);
-  const status = options.acknowledgement?.status;
-  if (status !== undefined && status !== 200) {
-    throw new WebhookConfigurationError(yoomoneyAcknowledgementMessage(options.name, status));
-  }
+  assertAcknowledgedWith200(options, (status) =>
+    yoomoneyAcknowledgementMessage(options.name, status),
+  );
   return defineEndpoint(options, provider);
 }

@@ -146,6 +146,25 @@ export function providerText(value: unknown, secrets: readonly string[]): string
   return trimmed.length > MAX_PROVIDER_TEXT ? `${trimmed.slice(0, MAX_PROVIDER_TEXT)}…` : trimmed;
 }
 
+/**
+ * The detail of a provider's error answer: `<codeName> <code>` followed by its texts, each made
+ * safe by {@link providerText} and joined by ": "; undefined when none is readable.
+ * @example describeProviderError(lookup, 'ErrorCode', body.ErrorCode, [body.Message, body.Details])
+ */
+export function describeProviderError(
+  lookup: ProviderLookup,
+  codeName: string,
+  code: unknown,
+  texts: readonly unknown[],
+): string | undefined {
+  const codeText = providerText(code, lookup.secrets);
+  const parts = [
+    codeText === undefined ? undefined : `${codeName} ${codeText}`,
+    ...texts.map((text) => providerText(text, lookup.secrets)),
+  ].filter((part): part is string => part !== undefined);
+  return parts.length > 0 ? parts.join(': ') : undefined;
+}
+
 /** An id as error messages show it: JSON-quoted (no control characters) and at most 100 long. */
 export function quoteReference(value: string): string {
   return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);

@@ -9,9 +9,9 @@ import {
 import {
   ProviderJsonAnswer,
   ProviderLookup,
+  describeProviderError,
   fetchProviderJson,
   providerStatusError,
-  providerText,
   quoteReference,
   requireCredential,
   resolveApiUrl,
@@ -272,10 +272,5 @@ function refusal(
 }
 
 function describeError(body: JsonObject, lookup: ProviderLookup): string | undefined {
-  const code = providerText(body.errorCode, lookup.secrets);
-  const parts = [
-    code === undefined ? undefined : `errorCode ${code}`,
-    providerText(body.errorMessage, lookup.secrets),
-  ].filter((part): part is string => part !== undefined);
-  return parts.length > 0 ? parts.join(': ') : undefined;
+  return describeProviderError(lookup, 'errorCode', body.errorCode, [body.errorMessage]);
 }

@@ -9,9 +9,9 @@ import {
 import {
   ProviderJsonAnswer,
   ProviderLookup,
+  describeProviderError,
   fetchProviderJson,
   providerStatusError,
-  providerText,
   quoteReference,
   requireCredential,
   resolveApiUrl,
@@ -35,7 +35,11 @@ const UNAUTHORIZED_CODES: ReadonlySet<string> = new Set(['202', '204', '205', '5
 /** `ErrorCode`s that mean there is no such payment for this terminal. */
 const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['255']);
 
-const STATUS_TYPES: Readonly<Record<string, PaymentEventType>> = {
+/**
+ * What a T-Bank payment `Status` amounts to, the same in notifications and GetState answers;
+ * statuses not listed (`NEW`, `AUTHORIZING`, …) are not yet an outcome.
+ */
+export const TBANK_STATUS_TYPES: Readonly<Record<string, PaymentEventType>> = {
   AUTHORIZED: 'payment.authorized',
   CONFIRMED: 'payment.succeeded',
   REJECTED: 'payment.failed',
@@ -187,7 +191,7 @@ function toStatus(
   return {
     paymentRef: paymentId,
     status,
-    type: STATUS_TYPES[status],
+    type: TBANK_STATUS_TYPES[status],
     ...(typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0
       ? { amount, currency: 'RUB' }
       : {}),
@@ -221,11 +225,5 @@ function refusal(
 }
 
 function describeError(body: JsonObject, lookup: ProviderLookup): string | undefined {
-  const code = providerText(body.ErrorCode, lookup.secrets);
-  const parts = [
-    code === undefined ? undefined : `ErrorCode ${code}`,
-    providerText(body.Message, lookup.secrets),
-    providerText(body.Details, lookup.secrets),
-  ].filter((part): part is string => part !== undefined);
-  return parts.length > 0 ? parts.join(': ') : undefined;
+  return describeProviderError(lookup, 'ErrorCode', body.ErrorCode, [body.Message, body.Details]);
 }
