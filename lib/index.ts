@@ -118,6 +118,7 @@ export {
   WebhookTooLargeException,
   WebhookStoreUnavailableException,
   RawBodyUnavailableException,
+  UnsupportedWebhookMediaTypeException,
   WebhookSourceForbiddenException,
 } from './ingress/webhook-ingress.exceptions';
 

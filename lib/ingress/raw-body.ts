@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { RAW_BODY_MISSING } from '../webhooks.messages';
 import {
   RawBodyUnavailableException,
+  UnsupportedWebhookMediaTypeException,
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
 
@@ -12,6 +13,10 @@ interface RequestWithRawBody {
 }
 
 const logger = new Logger('WebhookIngress');
+
+/** Content types whose raw bytes Nest keeps with `rawBody: true`, on Express and Fastify. */
+const KEPT_BY_RAW_BODY =
+  /^\s*(application\/([\w.+-]*\+)?json|application\/x-www-form-urlencoded)\b/i;
 
 /**
  * The exact bytes of the request body. Uses the buffer Nest keeps with `rawBody: true`; when no
@@ -28,7 +33,13 @@ export async function readRawBody(request: unknown, limit: number | undefined): 
   if (typeof stream.on === 'function' && stream.readable && !stream.readableEnded) {
     return readStream(stream, limit);
   }
-  const message = RAW_BODY_MISSING(stream.headers?.['content-type']);
+  const contentType = stream.headers?.['content-type'];
+  if (!KEPT_BY_RAW_BODY.test(contentType ?? '')) {
+    // NOTE: the platform parsed a type Nest keeps no raw bytes for (Fastify's text/plain):
+    // the sender's choice, not the app's configuration, so a 4xx and no error log.
+    throw new UnsupportedWebhookMediaTypeException(contentType);
+  }
+  const message = RAW_BODY_MISSING(contentType);
   logger.error(message);
   throw new RawBodyUnavailableException(message);
 }

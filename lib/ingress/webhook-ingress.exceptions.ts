@@ -72,6 +72,25 @@ export class RawBodyUnavailableException extends HttpException {
   }
 }
 
+/**
+ * 415: the platform parsed a body of this content type without keeping its bytes (Fastify's
+ * `text/plain`), so no signature can be checked. Providers send JSON or form bodies.
+ */
+export class UnsupportedWebhookMediaTypeException extends HttpException {
+  constructor(contentType: string | undefined) {
+    super(
+      {
+        statusCode: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        error: 'Unsupported Media Type',
+        message:
+          `Webhook deliveries must be application/json or application/x-www-form-urlencoded ` +
+          `(got ${contentType === undefined ? 'no content type' : JSON.stringify(contentType)})`,
+      },
+      HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+    );
+  }
+}
+
 /** 403: the source address is not in the endpoint's allowlist. */
 export class WebhookSourceForbiddenException extends HttpException {
   constructor() {

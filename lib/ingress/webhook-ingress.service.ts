@@ -177,7 +177,7 @@ export class WebhookIngress {
       amount: notification.amount ?? null,
       currency: notification.currency ?? null,
       paymentStatus: notification.status ?? null,
-      occurredAt: notification.occurredAt ?? null,
+      occurredAt: storableDate(notification.occurredAt),
       receivedAt: delivery.receivedAt,
       rawBody: rawBody.toString('utf8'),
       bodySha256: createHash('sha256').update(rawBody).digest('hex'),
@@ -226,6 +226,18 @@ export class WebhookIngress {
     }
     this.telemetry.delivery(record);
   }
+}
+
+/** Event times outside these are nonsense from the sender and would not fit every database. */
+const EARLIEST_EVENT_TIME = Date.UTC(1970, 0, 1);
+const LATEST_EVENT_TIME = Date.UTC(9999, 11, 31);
+
+/** The provider's event time when it is a plausible one, otherwise unknown. */
+function storableDate(value: Date | undefined): Date | null {
+  const time = value?.getTime();
+  return time !== undefined && time >= EARLIEST_EVENT_TIME && time <= LATEST_EVENT_TIME
+    ? value!
+    : null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -8,6 +8,8 @@ export type JsonObject = Record<string, unknown>;
 // NOTE: fatal, so a body that is not UTF-8 is refused instead of parsed with U+FFFD in it.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const MAX_LISTED_PROBLEMS = 5;
+/** Deepest nesting of arrays and objects accepted; real notifications stay far below it. */
+const MAX_JSON_DEPTH = 64;
 
 /** True for a plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is JsonObject {
@@ -26,6 +28,9 @@ export function parseJsonObject(rawBody: Buffer, what: string): JsonObject {
   } catch {
     throw new WebhookPayloadError(`${what} is not valid UTF-8`);
   }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new WebhookPayloadError(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -36,6 +41,31 @@ export function parseJsonObject(rawBody: Buffer, what: string): JsonObject {
     throw new WebhookPayloadError(`${what} is not a JSON object`);
   }
   return parsed;
+}
+
+/** How deeply arrays and objects nest in JSON text (brackets inside strings do not count). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) {
+        i += 1; // NOTE: skips the escaped character, so \" does not end the string.
+      } else if (c === 0x22) {
+        inString = false;
+      }
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      deepest = Math.max(deepest, depth);
+    } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }
 
 /**
