@@ -268,39 +268,49 @@ export class TypeOrmWebhookStore implements WebhookStore {
     now: Date,
     options: ClaimOptions = {},
   ): Promise<WebhookEventEntity[]> {
-    const p = (i: number) => this.dialect.param(i);
     const nowValue = this.dialect.date(now);
     const until = this.dialect.date(new Date(now.getTime() + leaseMs));
     const ordered = options.orderedEndpoints ?? [];
-    const params: unknown[] = [workerId, until, nowValue, nowValue];
-    let orderGuard = '';
-    if (ordered.length > 0) {
-      const names = ordered.map((name) => {
-        params.push(name);
-        return p(params.length);
-      });
-      params.push(nowValue);
-      const nowParam = p(params.length);
-      const at = (alias: string) => `COALESCE(${alias}.occurred_at, ${alias}.received_at)`;
-      // NOTE: on an ordered endpoint an event waits while an earlier event of the same payment
-      // is still to run or running; a dead one no longer holds the payment back.
-      orderGuard =
-        ` AND (e.payment_ref IS NULL OR e.endpoint NOT IN (${names.join(', ')}) OR NOT EXISTS (` +
-        'SELECT 1 FROM webhook_events o WHERE o.endpoint = e.endpoint AND o.payment_ref = e.payment_ref ' +
-        `AND o.id <> e.id AND ((o.status = 'processing' AND o.locked_until >= ${nowParam}) OR ` +
-        `(o.status IN ('pending', 'retrying', 'processing') AND (${at('o')} < ${at('e')} OR ` +
-        `(${at('o')} = ${at('e')} AND o.received_at < e.received_at) OR ` +
-        `(${at('o')} = ${at('e')} AND o.received_at = e.received_at AND o.id < e.id))))))`;
-    }
-    params.push(limit);
-    const sql =
-      `UPDATE webhook_events SET status = 'processing', locked_by = ${p(1)}, locked_until = ${p(2)}, ` +
-      'attempts = attempts + 1 WHERE id IN (' +
-      "SELECT e.id FROM webhook_events e WHERE ((e.status IN ('pending', 'retrying') AND e.next_attempt_at <= " +
-      `${p(3)}) OR (e.status = 'processing' AND e.locked_until < ${p(4)}))${orderGuard} ` +
-      `ORDER BY e.next_attempt_at LIMIT ${p(params.length)} ${this.dialect.skipLocked}) RETURNING id`;
+    // NOTE: two statements, each matching one partial index (due events by next_attempt_at,
+    // expired leases by locked_until); one query with OR would scan the whole inbox.
+    const claimWhere = (condition: 'expired' | 'due', max: number) => {
+      const values: unknown[] = [];
+      // NOTE: placeholders are bound in the order they appear in the text: SQLite's are positional.
+      const bind = (value: unknown) => {
+        values.push(value);
+        return this.dialect.param(values.length);
+      };
+      const set = `status = 'processing', locked_by = ${bind(workerId)}, locked_until = ${bind(until)}`;
+      const where =
+        condition === 'expired'
+          ? `e.status = 'processing' AND e.locked_until < ${bind(nowValue)}`
+          : `e.status IN ('pending', 'retrying') AND e.next_attempt_at <= ${bind(nowValue)}`;
+      let orderGuard = '';
+      if (ordered.length > 0) {
+        const names = ordered.map((name) => bind(name)).join(', ');
+        const at = (alias: string) => `COALESCE(${alias}.occurred_at, ${alias}.received_at)`;
+        // NOTE: on an ordered endpoint an event waits while an earlier event of the same payment
+        // is still to run or running; a dead one no longer holds the payment back.
+        orderGuard =
+          ` AND (e.payment_ref IS NULL OR e.endpoint NOT IN (${names}) OR NOT EXISTS (` +
+          'SELECT 1 FROM webhook_events o WHERE o.endpoint = e.endpoint AND o.payment_ref = e.payment_ref ' +
+          `AND o.id <> e.id AND ((o.status = 'processing' AND o.locked_until >= ${bind(nowValue)}) OR ` +
+          `(o.status IN ('pending', 'retrying', 'processing') AND (${at('o')} < ${at('e')} OR ` +
+          `(${at('o')} = ${at('e')} AND o.received_at < e.received_at) OR ` +
+          `(${at('o')} = ${at('e')} AND o.received_at = e.received_at AND o.id < e.id))))))`;
+      }
+      const order = condition === 'expired' ? 'e.locked_until' : 'e.next_attempt_at';
+      const sql =
+        `UPDATE webhook_events SET ${set}, attempts = attempts + 1 WHERE id IN (` +
+        `SELECT e.id FROM webhook_events e WHERE ${where}${orderGuard} ORDER BY ${order} ` +
+        `LIMIT ${bind(max)} ${this.dialect.skipLocked}) RETURNING id`;
+      return this.rows(this.dataSource.manager, sql, values) as Promise<{ id: string }[]>;
+    };
     return this.lock.run(async () => {
-      const claimed = (await this.rows(this.dataSource.manager, sql, params)) as { id: string }[];
+      const claimed = await claimWhere('expired', limit);
+      if (claimed.length < limit) {
+        claimed.push(...(await claimWhere('due', limit - claimed.length)));
+      }
       if (claimed.length === 0) {
         return [];
       }
