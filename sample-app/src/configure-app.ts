@@ -1,15 +1,50 @@
-import { ValidationPipe } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { INestApplication, ValidationPipe } from '@nestjs/common';
+import { AbstractHttpAdapter } from '@nestjs/core';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+
+/** The HTTP platforms the shop runs on: Express (the default) or Fastify. */
+export type HttpPlatform = 'express' | 'fastify';
 
 /** The largest webhook body the shop accepts; the same figure as the endpoints' default limit. */
 const BODY_LIMIT = '1mb';
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The platform named by `HTTP_PLATFORM`: `fastify`, or `express` when unset.
+ * @throws Error when it names another platform.
+ */
+export function httpPlatformFromEnv(value = process.env.HTTP_PLATFORM): HttpPlatform {
+  if (value === undefined || value === '' || value === 'express') {
+    return 'express';
+  }
+  if (value === 'fastify') {
+    return 'fastify';
+  }
+  throw new Error(`HTTP_PLATFORM must be "express" or "fastify", not "${value}"`);
+}
+
+/**
+ * The Nest HTTP adapter for `platform`. Fastify is loaded only when asked for, so an Express
+ * deployment does not need it installed; its body limit matches Express's.
+ */
+export async function createHttpAdapter(platform: HttpPlatform): Promise<AbstractHttpAdapter> {
+  if (platform === 'fastify') {
+    const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+    return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  }
+  return new ExpressAdapter();
+}
 
 /** What `main.ts` sets up on the app before it listens, shared with the shop's tests. */
-export function configureApp(app: NestExpressApplication): void {
-  // NOTE: Express's JSON parser stops at 100 KB by default and would answer a larger signed
-  // webhook with 413 before the webhook module sees it; align it with the endpoints' limit.
-  app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
+export function configureApp(app: INestApplication): void {
+  if (app.getHttpAdapter().getType() === 'express') {
+    // NOTE: Express's JSON parser stops at 100 KB by default and would answer a larger signed
+    // webhook with 413 before the webhook module sees it; align it with the endpoints' limit.
+    // Fastify's limit is set on its adapter (createHttpAdapter).
+    const express = app as NestExpressApplication;
+    express.useBodyParser('json', { limit: BODY_LIMIT });
+    express.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
+  }
   app.useGlobalPipes(
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
   );

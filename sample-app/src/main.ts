@@ -1,21 +1,26 @@
-import { Logger } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { configureApp } from './configure-app';
+import { configureApp, createHttpAdapter, httpPlatformFromEnv } from './configure-app';
 
 async function bootstrap(): Promise<void> {
+  // NOTE: HTTP_PLATFORM=fastify runs the same shop on Fastify; Express is the default.
+  const platform = httpPlatformFromEnv();
   // NOTE: rawBody keeps the exact bytes the providers signed.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
-    rawBody: true,
-  });
+  const app = await NestFactory.create<INestApplication>(
+    AppModule.forRoot(),
+    await createHttpAdapter(platform),
+    { rawBody: true },
+  );
   configureApp(app);
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3000);
-  await app.listen(port);
+  // NOTE: Fastify listens on localhost only unless given a host; Express on every interface.
+  const host = process.env.HOST ?? (platform === 'fastify' ? '0.0.0.0' : undefined);
+  await (host === undefined ? app.listen(port) : app.listen(port, host));
   const url = await app.getUrl();
   new Logger('SampleShop').log(
-    `Listening on ${url} (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac}`,
+    `Listening on ${url} (${platform}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac}`,
   );
 }
 

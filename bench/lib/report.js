@@ -1,0 +1,572 @@
+'use strict';
+/**
+ * Turns the runner's results into ratios, pass/fail checks (the run's correctness), goal
+ * verdicts (the tracker's performance targets; informative, never the exit code) and
+ * markdown tables.
+ */
+
+const fmt = (value, digits = 0) =>
+  value === null || value === undefined || Number.isNaN(value)
+    ? '–'
+    : Number(value).toLocaleString('en-US', {
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      });
+const ms = (value) =>
+  value === null || value === undefined
+    ? '–'
+    : value < 10
+      ? fmt(value, 2)
+      : value < 100
+        ? fmt(value, 1)
+        : fmt(value, 0);
+const ratio = (value) => (value === null || value === undefined ? '–' : `${fmt(value, 2)}×`);
+
+const WRK_SCENARIOS = ['throughput', 'redelivery', 'throughputPrefilled'];
+
+/** A short summary of one scenario result for the progress log. */
+function oneLine(result) {
+  if (!result || typeof result !== 'object') return String(result);
+  if (result.error) return `error: ${result.error}`;
+  if (result.scenario === 'drain') {
+    return `${fmt(result.eventsPerSec)} events/s over a backlog of ${fmt(result.backlog)}`;
+  }
+  if (result.rows !== undefined && result.acksPerSec === undefined) {
+    return `${fmt(result.rows)} rows in ${fmt(result.seconds, 1)} s`;
+  }
+  const parts = [
+    `${fmt(result.acksPerSec)} acks/s`,
+    `p50 ${ms(result.latencyMs?.p50)} ms`,
+    `p99 ${ms(result.latencyMs?.p99)} ms`,
+    `non-2xx ${fmt(result.non2xx)}`,
+    `rows ${fmt(result.rows)}/2xx ${fmt(result.acked)} ${result.accounting?.ok ? 'ok' : 'MISMATCH'}`,
+  ];
+  if (result.handler) {
+    const [p50, p99] = lagCells(result);
+    parts.push(`lag p50 ${p50} p99 ${p99}`);
+  }
+  return parts.join(', ');
+}
+
+/** Adds `ratio` (acks/s ÷ the reference's in the same scenario) to the closed-loop scenarios. */
+function addRatios(results) {
+  const reference = results.targets.find((target) => target.id === 'reference');
+  for (const target of results.targets) {
+    for (const name of WRK_SCENARIOS) {
+      const own = target.scenarios[name];
+      const base = reference?.scenarios[name];
+      if (own?.acksPerSec !== undefined && base?.acksPerSec) {
+        own.ratio = Math.round((own.acksPerSec / base.acksPerSec) * 100) / 100;
+      }
+    }
+  }
+}
+
+/**
+ * The run's correctness checks: every scenario produced numbers, stored rows match
+ * acknowledged answers, and (once the dispatcher caught up) each stored event ran its
+ * handler exactly once. A failed check makes the run exit non-zero.
+ */
+function checks(results, { long }) {
+  const list = [];
+  const add = (name, ok, detail) => list.push({ name, ok, detail });
+  for (const failure of results.failures) {
+    add(`${failure.target} ran`, false, failure.error);
+  }
+  if (long) {
+    const load = results.long?.load;
+    if (load) {
+      add(
+        `${results.long.id} long: stored = acknowledged`,
+        load.accounting.ok,
+        load.accounting.detail,
+      );
+      add(
+        `${results.long.id} long: resident size sampled`,
+        (results.long.memory?.samples.length ?? 0) > 1,
+        `${results.long.memory?.samples.length ?? 0} samples`,
+      );
+    }
+    return list;
+  }
+  for (const target of results.targets) {
+    for (const [name, result] of Object.entries(target.scenarios)) {
+      const label = `${target.id} ${name}`;
+      if (result.error) {
+        add(`${label}: produced numbers`, false, result.error);
+        continue;
+      }
+      if (name === 'drain') {
+        add(
+          `${label}: produced numbers`,
+          result.eventsPerSec > 0 && result.handled > 0,
+          `${fmt(result.eventsPerSec)} events/s, ${fmt(result.handled)} handled`,
+        );
+      } else {
+        add(
+          `${label}: produced numbers`,
+          result.acksPerSec > 0 && result.latencyMs?.p99 !== null,
+          `${fmt(result.acksPerSec)} acks/s`,
+        );
+        if (target.id !== 'reference' && name !== 'slowHandler') {
+          // NOTE: a lag percentile is a figure or a lower bound ("> 30 s" when the handler had
+          // not started yet); the drain scenario checks that handlers run at all.
+          const lag = result.handler?.lagMs;
+          add(
+            `${label}: handler lag measured`,
+            (lag?.of ?? 0) > 0 && (lag.p50 !== null || lag.count < lag.of),
+            `${fmt(lag?.count)} of ${fmt(lag?.of)} handler starts`,
+          );
+        }
+      }
+      if (result.accounting) {
+        add(`${label}: stored = acknowledged`, result.accounting.ok, result.accounting.detail);
+      }
+      if (result.handlerRunsCheck) {
+        add(
+          `${label}: one handler run per stored event`,
+          result.handlerRunsCheck.ok,
+          result.handlerRunsCheck.detail,
+        );
+      }
+    }
+    if (target.prefill?.error) {
+      add(`${target.id} prefill`, false, target.prefill.error);
+    }
+  }
+  return list;
+}
+
+function scenario(results, id, name) {
+  const result = results.targets.find((target) => target.id === id)?.scenarios[name];
+  return result && !result.error ? result : undefined;
+}
+
+/** The tracker's performance targets, judged on this run (informative). */
+function goals(results) {
+  const list = [];
+  const add = (goal, target, measured, met) => list.push({ goal, target, measured, met });
+  for (const id of ['pg-express', 'pg-fastify']) {
+    if (!results.targets.some((target) => target.id === id)) continue;
+    const throughput = scenario(results, id, 'throughput');
+    add(
+      `${id}: ack throughput vs the hand-written receiver`,
+      '≥ 1.00×',
+      throughput?.ratio === undefined
+        ? '–'
+        : `${ratio(throughput.ratio)} (${fmt(throughput.acksPerSec)}/s)`,
+      throughput?.ratio === undefined ? null : throughput.ratio >= 1,
+    );
+    const fixed = scenario(results, id, 'fixedRate');
+    add(
+      `${id}: p99 ack latency at ${fmt(results.settings.fixedRatePerSec)} req/s offered`,
+      '≤ 50 ms',
+      fixed ? `${ms(fixed.latencyMs.p99)} ms` : '–',
+      fixed ? fixed.latencyMs.p99 <= 50 : null,
+    );
+    const drain = scenario(results, id, 'drain');
+    add(
+      `${id}: dispatcher drain, no-op handler`,
+      '≥ 2,000 events/s',
+      drain ? `${fmt(drain.eventsPerSec)} events/s` : '–',
+      drain ? drain.eventsPerSec >= 2000 : null,
+    );
+    const slow = scenario(results, id, 'slowHandler');
+    if (slow && fixed) {
+      add(
+        `${id}: p99 ack latency with a ${slow.handlerMs} ms handler`,
+        `≤ 1.5 × no-op p99 + 5 ms (${ms(fixed.latencyMs.p99 * 1.5 + 5)} ms)`,
+        `${ms(slow.latencyMs.p99)} ms (no-op ${ms(fixed.latencyMs.p99)} ms)`,
+        slow.latencyMs.p99 <= fixed.latencyMs.p99 * 1.5 + 5,
+      );
+    }
+    const prefilled = scenario(results, id, 'throughputPrefilled');
+    if (prefilled && throughput) {
+      const share = prefilled.acksPerSec / throughput.acksPerSec;
+      add(
+        `${id}: ack throughput with ${fmt(results.settings.prefillRows)} rows in the inbox`,
+        '≥ 0.90 × empty inbox',
+        `${ratio(share)} (${fmt(prefilled.acksPerSec)}/s)`,
+        share >= 0.9,
+      );
+    }
+    const fixedPrefilled = scenario(results, id, 'fixedRatePrefilled');
+    if (fixedPrefilled) {
+      add(
+        `${id}: p99 at ${fmt(results.settings.fixedRatePerSec)} req/s with ${fmt(results.settings.prefillRows)} rows`,
+        '≤ 50 ms',
+        `${ms(fixedPrefilled.latencyMs.p99)} ms`,
+        fixedPrefilled.latencyMs.p99 <= 50,
+      );
+    }
+  }
+  return list;
+}
+
+/**
+ * The memory target of the long run: resident size is flat when its median over the last minute
+ * is within 10 % (or 20 MiB) of its median over the second minute (the first is the ramp-up:
+ * JIT, pools, buffers); medians keep one slow moment from deciding. The heap's floor (the lows
+ * of its GC sawtooth) must not rise between the run's halves by more than 10 % (or 5 MiB),
+ * which it does when something leaks.
+ */
+function longGoals(results) {
+  const memory = results.long?.memory;
+  if (!memory) return [];
+  const { medianSecondMinute, medianLastMinute, max, slopePerMinuteAfterOneMinute } = memory.rssMiB;
+  const allowed = Math.max(medianSecondMinute * 0.1, 20);
+  const { firstHalf, secondHalf } = memory.heapUsedFloorMiB;
+  const goals = [
+    {
+      goal: `${results.long.id}: resident size flat over ${results.settings.longMinutes} min (median of minute 2 → of the last minute)`,
+      target: `growth ≤ max(10 %, 20 MiB) = ${fmt(allowed, 1)} MiB`,
+      measured: `${fmt(medianSecondMinute, 1)} → ${fmt(medianLastMinute, 1)} MiB (max ${fmt(max, 1)}; trend ${fmt(slopePerMinuteAfterOneMinute, 2)} MiB/min)`,
+      met: medianLastMinute - medianSecondMinute <= allowed,
+    },
+  ];
+  if (firstHalf !== null && secondHalf !== null) {
+    goals.push({
+      goal: `${results.long.id}: heap floor (lows of the GC sawtooth), first half → second half`,
+      target: `growth ≤ max(10 %, 5 MiB) = ${fmt(Math.max(firstHalf * 0.1, 5), 1)} MiB`,
+      measured: `${fmt(firstHalf, 1)} → ${fmt(secondHalf, 1)} MiB`,
+      met: secondHalf - firstHalf <= Math.max(firstHalf * 0.1, 5),
+    });
+  }
+  return goals;
+}
+
+/** The highest p99 of the load's 10 s windows, with when it was. */
+function worstWindow(load) {
+  const windows = (load.latencyWindowsMs ?? []).filter((w) => w.p99 !== null);
+  if (!windows.length) return '–';
+  const worst = windows.reduce((a, b) => (b.p99 > a.p99 ? b : a));
+  return `${ms(worst.p99)} (at ${fmt(worst.fromSec)} s)`;
+}
+
+function table(headers, rows) {
+  const lines = [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map((h, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+  ];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function storedCell(result) {
+  if (!result.accounting) return '–';
+  if (!result.accounting.ok) return `✗ ${result.accounting.detail}`;
+  if (result.expectedRows) {
+    const cut = result.sent - result.acked - result.non2xx;
+    const cycled = result.wrapped ? ', file cycled' : '';
+    return cut > 0
+      ? `✓ (${fmt(cut)} cut off at stop${cycled})`
+      : `✓${cycled ? ` (${cycled.slice(2)})` : ''}`;
+  }
+  return '✓ exact';
+}
+
+/**
+ * Lag p50 and p99 cells. A percentile that falls among events whose handler had not started
+ * when the runner stopped waiting is shown as "> <wait> s": those events waited at least that.
+ */
+function lagCells(result) {
+  const handler = result.handler;
+  if (!handler || !handler.lagMs) return ['–', '–'];
+  const { lagMs } = handler;
+  const cell = (value) =>
+    value === null
+      ? lagMs.of === 0
+        ? '–'
+        : handler.waitedSec > 0
+          ? `> ${fmt(handler.waitedSec, 0)} s`
+          : 'not started'
+      : ms(value);
+  const suffix = lagMs.count < lagMs.of ? ` (${fmt(lagMs.count)} of ${fmt(lagMs.of)} started)` : '';
+  return [cell(lagMs.p50), `${cell(lagMs.p99)}${suffix}`];
+}
+
+function throughputTable(results, name) {
+  const rows = results.targets
+    .filter((target) => target.scenarios[name])
+    .map((target) => {
+      const r = target.scenarios[name];
+      if (r.error)
+        return [
+          target.label,
+          `error: ${r.error.split('\n')[0]}`,
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+        ];
+      return [
+        target.label,
+        fmt(r.acksPerSec),
+        target.id === 'reference' ? '1.00× (ref)' : ratio(r.ratio),
+        ms(r.latencyMs.p50),
+        ms(r.latencyMs.p99),
+        ms(r.latencyMs.max),
+        fmt(r.non2xx + r.socketErrors),
+        fmt(r.acked),
+        fmt(r.rows),
+        storedCell(r),
+        ...lagCells(r),
+      ];
+    });
+  return table(
+    [
+      'Target',
+      'Acks/s',
+      'Ratio',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'Non-2xx',
+      '2xx',
+      'Rows',
+      'Stored vs acked',
+      'Lag p50 ms',
+      'Lag p99 ms',
+    ],
+    rows,
+  );
+}
+
+function fixedRateTable(results, name) {
+  const rows = results.targets
+    .filter((target) => target.scenarios[name])
+    .map((target) => {
+      const r = target.scenarios[name];
+      if (r.error)
+        return [
+          target.label,
+          `error: ${r.error.split('\n')[0]}`,
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+        ];
+      return [
+        target.label,
+        fmt(r.acksPerSec),
+        ms(r.latencyMs.p50),
+        ms(r.latencyMs.p99),
+        ms(r.latencyMs.p999),
+        ms(r.latencyMs.max),
+        fmt(r.non2xx + r.socketErrors),
+        fmt(r.acked),
+        fmt(r.rows),
+        storedCell(r),
+        ...lagCells(r),
+      ];
+    });
+  return table(
+    [
+      'Target',
+      'Acks/s',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'max ms',
+      'Non-2xx',
+      '2xx',
+      'Rows',
+      'Stored vs acked',
+      'Lag p50 ms',
+      'Lag p99 ms',
+    ],
+    rows,
+  );
+}
+
+function markdown(results) {
+  const s = results.settings;
+  const out = [];
+  const m = results.machine;
+  out.push(
+    `## Benchmark results (${results.mode}, ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC)`,
+  );
+  out.push('');
+  out.push(
+    `Machine: ${m.nproc} CPUs (${m.cpuModel}), ${fmt(m.memoryGiB, 1)} GiB, ${m.os}; Node ${m.node}; ` +
+      `PostgreSQL ${m.postgres?.version ?? '–'} (synchronous_commit=${m.postgres?.synchronousCommit ?? '–'}); ` +
+      `SQLite ${m.sqlite ?? '–'}; ${m.wrk}. Load generators on the same machine` +
+      `${s.pinned ? ' (targets pinned to CPU 0, generators to CPU 1)' : ', nothing pinned'}. ` +
+      `Load average ${m.loadAverageAtStart.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end.`,
+  );
+  if (results.mode === 'long') {
+    const l = results.long;
+    const m = l?.memory;
+    if (m) {
+      out.push('');
+      out.push(
+        `### Memory over ${fmt(l.load.durationSec / 60, 1)} minutes at ${fmt(s.fixedRatePerSec)} req/s (open loop)`,
+      );
+      out.push('');
+      out.push(
+        table(
+          [
+            'Target',
+            'RSS first / at 1 min / last / max MiB',
+            'RSS median, minute 2 → last minute MiB',
+            'Heap floor 1st → 2nd half MiB',
+            'Acks/s',
+            'p99 ms',
+            'Worst 10 s p99 ms',
+            'max ms',
+            'Non-2xx',
+            'Stored vs acked',
+            'Lag p50 ms',
+            'Lag p99 ms',
+          ],
+          [
+            [
+              l.label,
+              [m.rssMiB.first, m.rssMiB.atOneMinute, m.rssMiB.last, m.rssMiB.max]
+                .map((v) => fmt(v, 1))
+                .join(' / '),
+              `${fmt(m.rssMiB.medianSecondMinute, 1)} → ${fmt(m.rssMiB.medianLastMinute, 1)}`,
+              `${fmt(m.heapUsedFloorMiB.firstHalf, 1)} → ${fmt(m.heapUsedFloorMiB.secondHalf, 1)}`,
+              fmt(l.load.acksPerSec),
+              ms(l.load.latencyMs.p99),
+              worstWindow(l.load),
+              ms(l.load.latencyMs.max),
+              fmt(l.load.non2xx + l.load.socketErrors),
+              storedCell(l.load),
+              ...lagCells(l.load),
+            ],
+          ],
+        ),
+      );
+    }
+  } else {
+    out.push('');
+    out.push(
+      `### Throughput: unique events, closed loop (wrk -t${s.wrk.threads} -c${s.wrk.connections}, ${s.durationSec} s)`,
+    );
+    out.push('');
+    out.push(throughputTable(results, 'throughput'));
+    out.push('');
+    out.push(`### Throughput with 30 % exact re-deliveries (same wrk settings)`);
+    out.push('');
+    out.push(throughputTable(results, 'redelivery'));
+    out.push('');
+    out.push(
+      `### Fixed ${fmt(s.fixedRatePerSec)} requests/s offered (open loop, ${s.durationSec} s)`,
+    );
+    out.push('');
+    out.push(fixedRateTable(results, 'fixedRate'));
+    const drains = results.targets.filter((target) => target.scenarios.drain);
+    if (drains.length) {
+      out.push('');
+      out.push(
+        `### Dispatcher drain, no-op handler (dispatch concurrency: ${s.dispatchConcurrency})`,
+      );
+      out.push('');
+      out.push(
+        table(
+          ['Target', 'Backlog', 'Handler starts/s', 'Backlog empty after s', 'Handler runs'],
+          drains.map((target) => {
+            const r = target.scenarios.drain;
+            if (r.error) return [target.label, `error: ${r.error.split('\n')[0]}`, '', '', ''];
+            return [
+              target.label,
+              fmt(r.backlog),
+              fmt(r.eventsPerSec),
+              r.wallSec === null
+                ? `not within the limit (${fmt(r.backlogLeft)} left)`
+                : fmt(r.wallSec, 1),
+              `${fmt(r.handled)}${r.handlerRunsCheck?.ok === false ? ' ✗' : ''}`,
+            ];
+          }),
+        ),
+      );
+    }
+    const slows = results.targets.filter((target) => target.scenarios.slowHandler);
+    if (slows.length) {
+      out.push('');
+      out.push(
+        `### ${s.handlerMs} ms handler at ${fmt(s.fixedRatePerSec)} requests/s (ack latency vs the no-op handler)`,
+      );
+      out.push('');
+      out.push(
+        table(
+          [
+            'Target',
+            'p50 ms',
+            'p99 ms',
+            'max ms',
+            'No-op p50 ms',
+            'No-op p99 ms',
+            'Non-2xx',
+            'Stored vs acked',
+            'Handler runs started',
+          ],
+          slows.map((target) => {
+            const r = target.scenarios.slowHandler;
+            if (r.error)
+              return [target.label, `error: ${r.error.split('\n')[0]}`, '', '', '', '', '', '', ''];
+            const noop = target.scenarios.fixedRate;
+            return [
+              target.label,
+              ms(r.latencyMs.p50),
+              ms(r.latencyMs.p99),
+              ms(r.latencyMs.max),
+              ms(noop?.latencyMs?.p50),
+              ms(noop?.latencyMs?.p99),
+              fmt(r.non2xx + r.socketErrors),
+              storedCell(r),
+              fmt(r.handler?.handled),
+            ];
+          }),
+        ),
+      );
+    }
+    if (s.prefillRows > 0) {
+      out.push('');
+      out.push(`### With ${fmt(s.prefillRows)} processed rows already in the inbox`);
+      out.push('');
+      out.push(throughputTable(results, 'throughputPrefilled'));
+      out.push('');
+      out.push(fixedRateTable(results, 'fixedRatePrefilled'));
+    }
+  }
+  if (results.goals.length) {
+    out.push('');
+    out.push('### Targets');
+    out.push('');
+    out.push(
+      table(
+        ['Goal', 'Target', 'Measured', 'Met'],
+        results.goals.map((g) => [
+          g.goal,
+          g.target,
+          g.measured,
+          g.met === null ? '–' : g.met ? 'yes' : 'no',
+        ]),
+      ),
+    );
+  }
+  const failed = results.checks.filter((check) => !check.ok);
+  out.push('');
+  out.push(
+    failed.length === 0 && results.failures.length === 0
+      ? `All ${results.checks.length} checks passed (numbers produced, stored = acknowledged, one handler run per event).`
+      : `**${failed.length} of ${results.checks.length} checks failed:**\n\n${failed.map((c) => `- ${c.name}: ${String(c.detail).split('\n')[0]}`).join('\n')}`,
+  );
+  return out.join('\n');
+}
+
+module.exports = { oneLine, addRatios, checks, goals, longGoals, markdown };

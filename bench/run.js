@@ -1,0 +1,967 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * The benchmark: `npm run bench [-- options]`. Starts each target in turn (a hand-written
+ * reference receiver, the sample app on PostgreSQL with Express and with Fastify, the sample
+ * app on SQLite), drives it from a separate load-generator process, checks that every
+ * acknowledged delivery was stored, and prints the results as tables and JSON.
+ * See `node bench/run.js --help`.
+ */
+const { execFileSync } = require('node:child_process');
+const {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+} = require('node:fs');
+const os = require('node:os');
+const { join, relative, resolve } = require('node:path');
+const { deliverySequence } = require('./lib/events');
+const { runWrk, runOpenLoop, writeDeliveryFile, WRK } = require('./lib/load');
+const {
+  ROOT,
+  TARGETS,
+  postgresAdminUrl,
+  adminQuery,
+  startTarget,
+  stopAll,
+  sleep,
+} = require('./lib/targets');
+const { round } = require('./lib/stats');
+const { summarizeProfile } = require('./lib/profile-summary');
+const report = require('./lib/report');
+
+const HELP = `Usage: npm run bench [-- options]
+
+Modes (default: the full run, about 15 s per scenario, written to bench/results/latest.json):
+  --smoke                 a few seconds per scenario, every target; exits 1 when a target
+                          produces no numbers or stored rows do not match acknowledged answers
+                          (written to bench/results/smoke.json)
+  --long                  the 10-minute memory run: one target at a fixed rate, resident size
+                          sampled every 10 s (written to bench/results/long.json)
+  --prefill N             after the normal scenarios, put N processed rows in each inbox and
+                          run the ingress scenarios again (1,000,000 takes a few minutes)
+
+Options:
+  --targets LIST          comma-separated subset of: ${Object.keys(TARGETS).join(', ')}
+  --duration S            whole seconds per scenario (default 15; smoke 2)
+  --connections C         wrk connections (default 50)
+  --threads T             wrk threads (default 1)
+  --rate R                offered load of the fixed-rate scenarios, requests/s (default 1000)
+  --handler-ms M          handler time of the slow-handler scenario (default 200)
+  --drain-backlog N       events in the dispatcher-drain scenario (default 10000; smoke 500);
+                          timed for at most 60 s (smoke 10 s)
+  --dispatch-concurrency N  run the sample app's dispatcher with this concurrency instead of
+                          its default (reported with the results)
+  --long-target ID        target of --long (default pg-express)
+  --long-minutes M        length of --long (default 10)
+  --pin                   pin targets to CPU 0 and load generators to CPU 1 (taskset)
+  --profile               CPU-profile the sample app during the throughput and drain scenarios
+                          (bench/results/profiles/*.cpuprofile, summary in the JSON); the
+                          profiler costs a few per cent, so do not quote those runs' figures
+  --out FILE              where to write the JSON (a .md table is written next to it)
+  --no-build              do not rebuild dist/ and bench/dist/ when sources are newer
+`;
+
+function parseArgs(argv) {
+  const options = {
+    smoke: false,
+    long: false,
+    prefill: 0,
+    targets: Object.keys(TARGETS),
+    duration: undefined,
+    connections: 50,
+    threads: 1,
+    rate: 1000,
+    handlerMs: 200,
+    drainBacklog: undefined,
+    dispatchConcurrency: 0,
+    longTarget: 'pg-express',
+    longMinutes: 10,
+    pin: false,
+    profile: false,
+    out: undefined,
+    build: true,
+  };
+  const positiveNumber = (name, value) => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0) {
+      throw new Error(`${name} needs a positive number, got "${value}"`);
+    }
+    return number;
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
+      i += 1;
+      return argv[i];
+    };
+    switch (arg) {
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        process.exit(0);
+        break;
+      case '--smoke':
+        options.smoke = true;
+        break;
+      case '--long':
+        options.long = true;
+        break;
+      case '--prefill':
+        options.prefill = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--targets':
+        options.targets = value()
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean);
+        for (const id of options.targets) {
+          if (!TARGETS[id])
+            throw new Error(`Unknown target "${id}"; known: ${Object.keys(TARGETS).join(', ')}`);
+        }
+        break;
+      case '--duration':
+        options.duration = Math.ceil(positiveNumber(arg, value()));
+        break;
+      case '--connections':
+        options.connections = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--threads':
+        options.threads = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--rate':
+        options.rate = positiveNumber(arg, value());
+        break;
+      case '--handler-ms':
+        options.handlerMs = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--drain-backlog':
+        options.drainBacklog = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--dispatch-concurrency':
+        options.dispatchConcurrency = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--long-target':
+        options.longTarget = value();
+        if (!TARGETS[options.longTarget]) throw new Error(`Unknown target "${options.longTarget}"`);
+        break;
+      case '--long-minutes':
+        options.longMinutes = positiveNumber(arg, value());
+        break;
+      case '--pin':
+        options.pin = true;
+        break;
+      case '--profile':
+        options.profile = true;
+        break;
+      case '--out':
+        options.out = value();
+        break;
+      case '--no-build':
+        options.build = false;
+        break;
+      default:
+        throw new Error(`Unknown option "${arg}"; see --help`);
+    }
+  }
+  if (options.threads > options.connections) {
+    throw new Error('--threads cannot exceed --connections');
+  }
+  options.duration ??= options.smoke ? 2 : 15;
+  options.drainBacklog ??= options.smoke ? 500 : 10_000;
+  options.warmup = options.smoke ? 1 : 3;
+  // NOTE: how long the dispatcher gets to catch up after each scenario before the rest of its
+  // backlog is marked processed (so the next scenario does not measure this one's backlog).
+  options.drainWaitSec = options.smoke ? 2 : 30;
+  options.drainLimitSec = options.smoke ? 10 : 60;
+  options.out ??= join(
+    'bench',
+    'results',
+    options.smoke ? 'smoke.json' : options.long ? 'long.json' : 'latest.json',
+  );
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build
+
+function newest(dir, extension) {
+  if (!existsSync(dir)) return 0;
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && entry.name !== 'dist')
+        latest = Math.max(latest, newest(path, extension));
+    } else if (entry.name.endsWith(extension) && !entry.name.endsWith('.spec.ts')) {
+      latest = Math.max(latest, statSync(path).mtimeMs);
+    }
+  }
+  return latest;
+}
+
+function tsc(project) {
+  const compiler = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
+  try {
+    execFileSync(process.execPath, [compiler, '-p', join(ROOT, project)], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+  } catch (error) {
+    throw new Error(`Building ${project} failed:\n${String(error.stdout || error.message).trim()}`);
+  }
+}
+
+/** Builds the package (dist/) and the benchmark app (bench/dist/) when their sources are newer. */
+function ensureBuilt() {
+  const libSources = newest(join(ROOT, 'lib'), '.ts');
+  if (libSources > newest(join(ROOT, 'dist'), '.js')) {
+    log('Building the package (dist/) ...');
+    tsc('tsconfig.build.json');
+  }
+  const appSources = Math.max(
+    newest(join(ROOT, 'bench', 'apps'), '.ts'),
+    newest(join(ROOT, 'sample-app', 'src'), '.ts'),
+    newest(join(ROOT, 'dist'), '.js'),
+  );
+  if (appSources > newest(join(ROOT, 'bench', 'dist'), '.js')) {
+    log('Building the benchmark app (bench/dist/) ...');
+    tsc('bench/tsconfig.json');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+
+function commandOutput(command, args) {
+  try {
+    return execFileSync(command, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (error) {
+    return String(error.stdout || error.stderr || '').trim() || null;
+  }
+}
+
+async function describeMachine(adminUrl) {
+  const cpu = os.cpus();
+  let postgres = null;
+  if (adminUrl) {
+    const { rows } = await adminQuery(
+      adminUrl,
+      "SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync, " +
+        "current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync",
+    );
+    postgres = {
+      version: rows[0].version,
+      synchronousCommit: rows[0].sync,
+      fsync: rows[0].fsync,
+      sharedBuffers: rows[0].shared_buffers,
+    };
+  }
+  let sqlite = null;
+  try {
+    const Database = require('better-sqlite3');
+    const db = new Database(':memory:');
+    sqlite = db.prepare('SELECT sqlite_version() AS v').get().v;
+    db.close();
+  } catch {
+    // NOTE: reported as null; the SQLite target will fail with the real reason.
+  }
+  return {
+    nproc: Number(commandOutput('nproc', [])) || cpu.length,
+    cpuModel: cpu[0]?.model ?? null,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    postgres,
+    sqlite,
+    wrk: (commandOutput(WRK, ['-v']) ?? '').split('\n')[0].split(' Copyright')[0].trim(),
+    loadAverageAtStart: os.loadavg().map((value) => round(value, 2)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+let runDir;
+
+function log(message) {
+  process.stderr.write(`${message}\n`);
+}
+
+const prefixOf = (tag) => `evt_${tag}_`;
+
+/** Waits until the stored row count for `prefix` stops changing (in-flight writes landed). */
+async function settledRows(target, prefix) {
+  let last = -1;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rows = await target.probe.countRows(prefix);
+    if (rows === last || Date.now() > deadline) return rows;
+    last = rows;
+    await sleep(300);
+  }
+}
+
+/**
+ * Waits until the dispatcher has run every stored event (or `limitSec` passes), then reads the
+ * bench handler's receipt-to-start lag over the scenario's `events` stored events; those not
+ * started by then count as longer than any measured lag. Whatever is still pending is then
+ * marked processed, so the next scenario does not run behind this one's backlog. Resolves to
+ * null for targets without a dispatcher.
+ */
+async function handlerFigures(target, events, limitSec, { skip = true } = {}) {
+  if (!target.spec.nest) return null;
+  const started = Date.now();
+  let backlog = await target.probe.backlog();
+  while (backlog > 0 && Date.now() - started < limitSec * 1000) {
+    await sleep(250);
+    backlog = await target.probe.backlog();
+  }
+  const waitedSec = round((Date.now() - started) / 1000, 1);
+  const stats = await target.bench('GET', `stats?events=${events}`);
+  const figures = { handled: stats.started, lagMs: stats.lagMs, backlogLeft: backlog, waitedSec };
+  if (skip && backlog > 0) {
+    try {
+      figures.skipped = await target.probe.skipBacklog();
+    } catch (error) {
+      // NOTE: SQLite may stay write-locked by the app; the next scenario then starts behind.
+      figures.skipError = error.message;
+    }
+  }
+  return figures;
+}
+
+/** Starts a CPU profile of a Nest target when `--profile` asks for one; returns its stopper. */
+async function startProfile(target, name) {
+  if (!options.profile || !target.spec.nest) return async () => undefined;
+  await target.bench('POST', 'profile/start');
+  return async () => {
+    const profile = await target.bench('POST', 'profile/stop');
+    const dir = join(ROOT, 'bench', 'results', 'profiles');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${target.spec.id}-${name}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    return { file: relative(ROOT, file), ...summarizeProfile(profile, ROOT) };
+  };
+}
+
+/** Clears the bench handler's statistics and has it measure only events whose id starts with `prefix`. */
+async function resetHandler(target, prefix) {
+  if (target.spec.nest) await target.bench('POST', `reset/${prefix}`);
+}
+
+function rssMiB(target) {
+  const rss = target.sampleRss();
+  return rss === null ? null : round(rss / 2 ** 20, 1);
+}
+
+/** Deliveries each wrk thread sent, from its counter: thread t sends lines t, t+T, … cycling. */
+function sentIds(lines, threads, perThreadSent) {
+  const ids = new Set();
+  for (let t = 0; t < threads; t += 1) {
+    const own = [];
+    for (let i = t; i < lines.length; i += threads) own.push(lines[i].id);
+    const count = Math.min(perThreadSent[t], own.length);
+    for (let k = 0; k < count; k += 1) ids.add(own[k]);
+  }
+  return ids;
+}
+
+/**
+ * Closed-loop throughput with wrk. Stored rows must lie between the distinct events that were
+ * certainly acknowledged and the distinct events sent: an acknowledged event is always stored,
+ * and nothing unsent is. The two bounds differ only by requests cut off when wrk stopped or
+ * answered with an error.
+ */
+async function wrkScenario(
+  target,
+  { scenario, tag, duplicateRatio, lineCount, durationSec, waitSec = options.drainWaitSec },
+) {
+  const { lines, redeliveries } = deliverySequence({
+    tag,
+    count: lineCount,
+    duplicateRatio,
+    seed: 7,
+  });
+  const file = join(runDir, `${target.spec.id}-${tag}.tsv`);
+  await writeDeliveryFile(lines, file);
+  await resetHandler(target, prefixOf(tag));
+  const stopProfile =
+    scenario === 'throughput' ? await startProfile(target, scenario) : async () => undefined;
+  const wrk = await runWrk({
+    url: target.url,
+    file,
+    threads: options.threads,
+    connections: options.connections,
+    durationSec,
+    pinCpu: options.pin ? '1' : undefined,
+  });
+  const profile = await stopProfile();
+  rmSync(file, { force: true });
+  const rows = await settledRows(target, prefixOf(tag));
+  const rssAfterLoad = rssMiB(target);
+  const sent = wrk.threads.reduce((sum, t) => sum + t.sent, 0);
+  const acked = wrk.threads.reduce((sum, t) => sum + t.ok, 0);
+  const non2xx = wrk.threads.reduce((sum, t) => sum + t.non2xx, 0);
+  const statuses = {};
+  for (const t of wrk.threads) {
+    for (const [code, count] of Object.entries(t.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count;
+  }
+  const distinctSent = sentIds(
+    lines,
+    options.threads,
+    wrk.threads.map((t) => t.sent),
+  ).size;
+  const lower = distinctSent - (sent - acked);
+  const wrapped = wrk.threads.some(
+    (t, i) => t.sent > Math.ceil((lines.length - i) / options.threads),
+  );
+  const handler = await handlerFigures(target, rows, waitSec);
+  const seconds = wrk.durationUs / 1e6;
+  const us = (value) => round(value / 1000, 2);
+  const result = {
+    scenario,
+    tool: `wrk -t${options.threads} -c${options.connections} -d${durationSec}s`,
+    durationSec: round(seconds, 2),
+    acksPerSec: round(acked / seconds, 0),
+    latencyMs: {
+      p50: us(wrk.latencyUs.p50),
+      p90: us(wrk.latencyUs.p90),
+      p99: us(wrk.latencyUs.p99),
+      p999: us(wrk.latencyUs.p999),
+      max: us(wrk.latencyUs.max),
+    },
+    sent,
+    acked,
+    non2xx,
+    statuses,
+    socketErrors: wrk.errors.connect + wrk.errors.read + wrk.errors.write + wrk.errors.timeout,
+    redeliveryShare: duplicateRatio,
+    fileLines: lines.length,
+    fileRedeliveries: redeliveries,
+    wrapped,
+    distinctSent,
+    rows,
+    expectedRows: [lower, distinctSent],
+    accounting: {
+      ok: rows >= lower && rows <= distinctSent,
+      detail:
+        rows < lower
+          ? `${lower - rows} acknowledged event(s) not stored`
+          : rows > distinctSent
+            ? `${rows - distinctSent} stored event(s) never sent`
+            : `stored ${rows}; acknowledged ≥ ${lower} distinct, sent ${distinctSent} distinct`,
+    },
+    handler,
+    rssMiB: rssAfterLoad,
+    ...(profile ? { profile } : {}),
+  };
+  if (handler && handler.backlogLeft === 0 && handler.handled !== rows) {
+    result.handlerRunsCheck = {
+      ok: false,
+      detail: `${handler.handled} handler runs for ${rows} stored events`,
+    };
+  } else if (handler && handler.backlogLeft === 0) {
+    result.handlerRunsCheck = {
+      ok: true,
+      detail: `${handler.handled} handler runs for ${rows} stored events`,
+    };
+  }
+  return result;
+}
+
+/**
+ * Open-loop load at a fixed rate; the generator knows which event got which answer, so the
+ * check is exact: every acknowledged event id must be among the stored rows.
+ */
+async function fixedRateScenario(
+  target,
+  {
+    scenario,
+    tag,
+    rate,
+    durationSec,
+    dispatcher = 'wait',
+    warmupSec = options.smoke ? 0.5 : 2,
+    measure = prefixOf(tag),
+  },
+) {
+  await resetHandler(target, measure);
+  const ackedIdsFile = join(runDir, `${target.spec.id}-${tag}.acked`);
+  const load = await runOpenLoop({
+    url: target.url,
+    rate,
+    durationSec,
+    tag,
+    ackedIdsFile,
+    warmupSec,
+    pinCpu: options.pin ? '1' : undefined,
+  });
+  await settledRows(target, prefixOf(tag));
+  const rssAfterLoad = rssMiB(target);
+  const stored = new Set(await target.probe.eventIds(prefixOf(tag)));
+  const ackedIds = readFileSync(ackedIdsFile, 'utf8').split('\n').filter(Boolean);
+  rmSync(ackedIdsFile, { force: true });
+  const missing = ackedIds.filter((id) => !stored.has(id));
+  // NOTE: 'wait' lets the dispatcher catch up, 'read' takes the figures as they are, and 'keep'
+  // leaves the backlog alone (the drain scenario builds one on purpose).
+  const handler =
+    dispatcher === 'keep'
+      ? null
+      : await handlerFigures(
+          target,
+          stored.size,
+          dispatcher === 'wait' ? options.drainWaitSec : 0,
+          {
+            skip: dispatcher === 'wait',
+          },
+        );
+  const result = {
+    scenario,
+    tool: `open loop, ${rate} req/s for ${durationSec}s after ${warmupSec}s unmeasured`,
+    durationSec: round(load.elapsedSec, 2),
+    offeredPerSec: rate,
+    acksPerSec: round(load.ackRate, 0),
+    latencyMs: {
+      p50: load.latencyMs.p50,
+      p90: load.latencyMs.p90,
+      p99: load.latencyMs.p99,
+      p999: load.latencyMs.p999,
+      max: load.latencyMs.max,
+    },
+    sent: load.sent,
+    acked: load.acked,
+    non2xx: load.non2xx,
+    statuses: load.statuses,
+    socketErrors: load.errors,
+    socketErrorCodes: load.errorCodes,
+    maxInFlight: load.maxInFlight,
+    ...(durationSec >= 60 ? { latencyWindowsMs: load.latencyWindowsMs } : {}),
+    rows: stored.size,
+    accounting: {
+      ok: missing.length === 0 && stored.size <= load.sent && stored.size >= load.acked,
+      detail:
+        missing.length > 0
+          ? `${missing.length} acknowledged event(s) not stored, e.g. ${missing.slice(0, 3).join(', ')}`
+          : `all ${load.acked} acknowledged events stored; ${stored.size} rows for ${load.sent} sent`,
+    },
+    handler,
+    rssMiB: rssAfterLoad,
+  };
+  if (handler && handler.backlogLeft === 0 && handler.handled !== stored.size) {
+    result.handlerRunsCheck = {
+      ok: false,
+      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
+    };
+  } else if (handler && handler.backlogLeft === 0) {
+    result.handlerRunsCheck = {
+      ok: true,
+      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
+    };
+  }
+  return result;
+}
+
+/**
+ * Dispatcher drain: builds a backlog with the dispatcher stopped, starts it, and times how
+ * fast the (no-op) handler starts run through the backlog.
+ */
+async function drainScenario(target, { backlog }) {
+  await target.bench('POST', 'dispatcher/stop');
+  const fillRate = 3000;
+  const fill = await fixedRateScenario(target, {
+    scenario: 'drain-fill',
+    tag: 'd',
+    rate: fillRate,
+    durationSec: backlog / fillRate,
+    dispatcher: 'keep',
+    warmupSec: 0,
+  });
+  const pending = await target.probe.backlog();
+  await resetHandler(target, prefixOf('d'));
+  const stopProfile = await startProfile(target, 'drain');
+  const startedAt = Date.now();
+  await target.bench('POST', 'dispatcher/start');
+  const limit = startedAt + options.drainLimitSec * 1000;
+  let left = pending;
+  let emptyAt = null;
+  while (Date.now() < limit) {
+    left = await target.probe.backlog();
+    if (left === 0) {
+      emptyAt = Date.now();
+      break;
+    }
+    await sleep(100);
+  }
+  const profile = await stopProfile();
+  const stats = await target.bench('GET', `stats?events=${fill.rows}`);
+  const skipped = left > 0 ? await target.probe.skipBacklog().catch((error) => error.message) : 0;
+  const spanSec = stats.started > 1 ? (stats.lastStartAt - stats.firstStartAt) / 1000 : null;
+  return {
+    scenario: 'drain',
+    backlog: pending,
+    fill: { acked: fill.acked, rows: fill.rows, accounting: fill.accounting },
+    handled: stats.started,
+    eventsPerSec: spanSec ? round((stats.started - 1) / spanSec, 0) : null,
+    wallSec: emptyAt ? round((emptyAt - startedAt) / 1000, 2) : null,
+    wallEventsPerSec: emptyAt ? round(pending / ((emptyAt - startedAt) / 1000), 0) : null,
+    backlogLeft: left,
+    skipped,
+    limitSec: options.drainLimitSec,
+    accounting: fill.accounting,
+    ...(profile ? { profile } : {}),
+    handlerRunsCheck:
+      left === 0
+        ? {
+            ok: stats.started === fill.rows,
+            detail: `${stats.started} handler runs for ${fill.rows} stored events`,
+          }
+        : undefined,
+  };
+}
+
+async function prefill(target, count) {
+  log(`  prefilling ${count.toLocaleString('en-US')} processed rows ...`);
+  const started = Date.now();
+  let reported = 0;
+  await target.probe.prefill(count, (done) => {
+    if (done - reported >= count / 5 || done === count) {
+      reported = done;
+      log(
+        `    ${done.toLocaleString('en-US')} rows (${round((Date.now() - started) / 1000, 0)} s)`,
+      );
+    }
+  });
+  return { rows: await target.probe.totalRows(), seconds: round((Date.now() - started) / 1000, 1) };
+}
+
+/** Lines for a wrk file: enough that the run should not cycle, judged from the warm-up rate. */
+function lineCountFor(rate, durationSec) {
+  return Math.max(5000, Math.ceil(rate * durationSec * 2.5));
+}
+
+async function benchTarget(spec, adminUrl) {
+  const record = { id: spec.id, label: spec.label, scenarios: {}, loadAverage: {} };
+  record.loadAverage.before = os.loadavg().map((value) => round(value, 2));
+  const env = {};
+  if (options.dispatchConcurrency > 0)
+    env.BENCH_DISPATCH_CONCURRENCY = String(options.dispatchConcurrency);
+  log(`\n▶ ${spec.label}`);
+  const target = await startTarget(spec, {
+    adminUrl,
+    runDir,
+    pinCpu: options.pin ? '0' : undefined,
+    env,
+  });
+  record.logFile = target.logFile;
+  record.rssAtStartMiB = rssMiB(target);
+  const step = async (name, work) => {
+    const started = Date.now();
+    log(`  ${name} ...`);
+    try {
+      const result = await work();
+      if (target.exited) throw new Error(`the target exited (log ${target.logFile})`);
+      log(`  ${name}: ${report.oneLine(result)} (${round((Date.now() - started) / 1000, 1)} s)`);
+      return result;
+    } catch (error) {
+      const failure = { scenario: name, error: error.message };
+      log(`  ${name} FAILED: ${error.message}`);
+      return failure;
+    }
+  };
+  try {
+    const warm = await step('warm-up', () =>
+      wrkScenario(target, {
+        scenario: 'warm-up',
+        tag: 'w',
+        duplicateRatio: 0,
+        lineCount: lineCountFor(15_000, options.warmup),
+        durationSec: options.warmup,
+        waitSec: 0,
+      }),
+    );
+    const estimate = Math.max(warm.acksPerSec ?? 0, 4000);
+    const S = record.scenarios;
+    S.throughput = await step('throughput', () =>
+      wrkScenario(target, {
+        scenario: 'throughput',
+        tag: 'u',
+        duplicateRatio: 0,
+        lineCount: lineCountFor(estimate, options.duration),
+        durationSec: options.duration,
+      }),
+    );
+    S.redelivery = await step('redelivery', () =>
+      wrkScenario(target, {
+        scenario: 'redelivery',
+        tag: 'r',
+        duplicateRatio: 0.3,
+        lineCount: lineCountFor(estimate, options.duration),
+        durationSec: options.duration,
+      }),
+    );
+    S.fixedRate = await step('fixed-rate', () =>
+      fixedRateScenario(target, {
+        scenario: 'fixed-rate',
+        tag: 'f',
+        rate: options.rate,
+        durationSec: options.duration,
+      }),
+    );
+    if (spec.nest) {
+      S.drain = await step('drain', () => drainScenario(target, { backlog: options.drainBacklog }));
+    }
+    if (options.prefill > 0) {
+      record.prefill = await step('prefill', () => prefill(target, options.prefill));
+      S.throughputPrefilled = await step('throughput (prefilled)', () =>
+        wrkScenario(target, {
+          scenario: 'throughput-prefilled',
+          tag: 'pu',
+          duplicateRatio: 0,
+          lineCount: lineCountFor(estimate, options.duration),
+          durationSec: options.duration,
+        }),
+      );
+      S.fixedRatePrefilled = await step('fixed-rate (prefilled)', () =>
+        fixedRateScenario(target, {
+          scenario: 'fixed-rate-prefilled',
+          tag: 'pf',
+          rate: options.rate,
+          durationSec: options.duration,
+        }),
+      );
+    }
+    if (spec.nest) {
+      S.slowHandler = await step(`${options.handlerMs} ms handler`, async () => {
+        await target.bench('POST', `handler-delay/${options.handlerMs}`);
+        const result = await fixedRateScenario(target, {
+          scenario: 'slow-handler',
+          tag: 's',
+          rate: options.rate,
+          durationSec: options.duration,
+          dispatcher: 'read',
+          // NOTE: counts the handler runs of the unmeasured warm-up deliveries (tag "sx") too:
+          // they are the first in the dispatcher's queue.
+          measure: 'evt_s',
+        });
+        await target.bench('POST', 'handler-delay/0');
+        return { ...result, handlerMs: options.handlerMs };
+      });
+    }
+  } finally {
+    const samples = target.rssSamples.map((sample) => sample.rss);
+    record.rssPeakMiB = samples.length ? round(Math.max(...samples) / 2 ** 20, 1) : null;
+    record.loadAverage.after = os.loadavg().map((value) => round(value, 2));
+    log('  stopping ...');
+    await target.stop();
+  }
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long run
+
+/** Least-squares slope of `points` ({ x, y }), per unit of x. */
+function slope(points) {
+  const n = points.length;
+  if (n < 2) return null;
+  const mx = points.reduce((sum, p) => sum + p.x, 0) / n;
+  const my = points.reduce((sum, p) => sum + p.y, 0) / n;
+  const sxx = points.reduce((sum, p) => sum + (p.x - mx) ** 2, 0);
+  const sxy = points.reduce((sum, p) => sum + (p.x - mx) * (p.y - my), 0);
+  return sxx === 0 ? null : sxy / sxx;
+}
+
+/**
+ * Resident size and heap over the long run. The first minute is the ramp-up (JIT, pools,
+ * buffers); flatness is judged from there on: the RSS trend, and the heap's floor (the lows of
+ * the GC sawtooth) in the first and second half, which grows when something leaks.
+ */
+function memorySummary(samples) {
+  const rss = samples.filter((s) => s.rssMiB !== null);
+  const steady = rss.filter((s) => s.atSec >= 60);
+  const heap = samples.filter((s) => s.heapUsedMiB !== null);
+  const middle = samples.at(-1).atSec / 2;
+  const floor = (list) => (list.length ? Math.min(...list.map((s) => s.heapUsedMiB)) : null);
+  const rssSlope = slope(steady.map((s) => ({ x: s.atSec / 60, y: s.rssMiB })));
+  const end = samples.at(-1).atSec;
+  const median = (list) => {
+    const sorted = list.map((s) => s.rssMiB).sort((a, b) => a - b);
+    return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
+  };
+  return {
+    intervalSec: 10,
+    rssMiB: {
+      first: rss[0]?.rssMiB ?? null,
+      atOneMinute: steady[0]?.rssMiB ?? null,
+      last: rss.at(-1)?.rssMiB ?? null,
+      max: rss.length ? Math.max(...rss.map((s) => s.rssMiB)) : null,
+      slopePerMinuteAfterOneMinute: rssSlope === null ? null : round(rssSlope, 2),
+      medianSecondMinute: median(rss.filter((s) => s.atSec >= 60 && s.atSec < 120)),
+      medianLastMinute: median(rss.filter((s) => s.atSec >= end - 60)),
+    },
+    heapUsedFloorMiB: {
+      firstHalf: floor(heap.filter((s) => s.atSec < middle)),
+      secondHalf: floor(heap.filter((s) => s.atSec >= middle)),
+    },
+    samples,
+  };
+}
+
+async function longRun(spec, adminUrl) {
+  const minutes = options.longMinutes;
+  const durationSec = Math.round(minutes * 60);
+  log(`\n▶ ${spec.label}: ${minutes} min at ${options.rate} req/s, resident size every 10 s`);
+  const target = await startTarget(spec, {
+    adminUrl,
+    runDir,
+    pinCpu: options.pin ? '0' : undefined,
+  });
+  const record = { id: spec.id, label: spec.label, logFile: target.logFile };
+  try {
+    await fixedRateScenario(target, {
+      scenario: 'warm-up',
+      tag: 'lw',
+      rate: options.rate,
+      durationSec: 5,
+    });
+    const samples = [];
+    const startedAt = Date.now();
+    const sample = async () => {
+      const rss = target.sampleRss();
+      let heapUsed = null;
+      if (spec.nest) {
+        heapUsed = (await target.bench('GET', 'memory').catch(() => null))?.heapUsed ?? null;
+      }
+      samples.push({
+        atSec: round((Date.now() - startedAt) / 1000, 0),
+        rssMiB: rss === null ? null : round(rss / 2 ** 20, 1),
+        heapUsedMiB: heapUsed === null ? null : round(heapUsed / 2 ** 20, 1),
+      });
+    };
+    await sample();
+    const timer = setInterval(() => void sample(), 10_000);
+    let load;
+    try {
+      load = await fixedRateScenario(target, {
+        scenario: 'long',
+        tag: 'L',
+        rate: options.rate,
+        durationSec,
+        // NOTE: memory is sampled while the load runs; the lag is read as it stands at the end.
+        dispatcher: 'read',
+      });
+      await sample();
+    } finally {
+      clearInterval(timer);
+    }
+    record.load = load;
+    record.memory = memorySummary(samples);
+  } finally {
+    await target.stop();
+  }
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let options;
+
+async function main() {
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    log(error.message);
+    process.exit(2);
+  }
+  if (!existsSync(WRK)) {
+    log(`wrk is not at ${WRK}: install it (Debian/Ubuntu: apt-get install wrk) or set BENCH_WRK.`);
+    process.exit(2);
+  }
+  const started = Date.now();
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`\n${signal}: stopping the targets and dropping their databases ...`);
+      void stopAll().then(() => process.exit(130));
+    });
+  }
+  if (options.build) ensureBuilt();
+  const ids = options.long ? [options.longTarget] : options.targets;
+  const specs = ids.map((id) => TARGETS[id]);
+  const adminUrl = specs.some((spec) => spec.database === 'postgres')
+    ? await postgresAdminUrl()
+    : undefined;
+  runDir = mkdtempSync(join(os.tmpdir(), 'bench-run-'));
+  const results = {
+    mode: options.smoke ? 'smoke' : options.long ? 'long' : 'full',
+    startedAt: new Date(started).toISOString(),
+    machine: await describeMachine(adminUrl),
+    settings: {
+      durationSec: options.duration,
+      wrk: { threads: options.threads, connections: options.connections },
+      fixedRatePerSec: options.rate,
+      handlerMs: options.handlerMs,
+      drainBacklog: options.drainBacklog,
+      drainLimitSec: options.drainLimitSec,
+      dispatcherWaitSec: options.drainWaitSec,
+      dispatchConcurrency: options.dispatchConcurrency || 'sample default',
+      prefillRows: options.prefill,
+      longMinutes: options.long ? options.longMinutes : undefined,
+      pinned: options.pin,
+    },
+    targets: [],
+    failures: [],
+  };
+  log(`Benchmark (${results.mode}); logs and load files in ${runDir}`);
+  for (const spec of specs) {
+    try {
+      if (options.long) results.long = await longRun(spec, adminUrl);
+      else results.targets.push(await benchTarget(spec, adminUrl));
+    } catch (error) {
+      log(`✗ ${spec.label}: ${error.message}`);
+      results.failures.push({ target: spec.id, error: error.message });
+    }
+  }
+  results.finishedAt = new Date().toISOString();
+  results.elapsedSec = round((Date.now() - started) / 1000, 0);
+  results.machine.loadAverageAtEnd = os.loadavg().map((value) => round(value, 2));
+  report.addRatios(results);
+  results.checks = report.checks(results, { smoke: options.smoke, long: options.long });
+  results.goals = options.long ? report.longGoals(results) : report.goals(results);
+  const failed = results.checks.filter((check) => !check.ok);
+  const ok = failed.length === 0 && results.failures.length === 0;
+  if (ok) {
+    // NOTE: logs and load files are kept only when something failed; the JSON then names them.
+    for (const target of [...results.targets, results.long].filter(Boolean)) delete target.logFile;
+  }
+  const markdown = report.markdown(results);
+  process.stdout.write(`\n${markdown}\n`);
+  const out = resolve(ROOT, options.out);
+  mkdirSync(join(out, '..'), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${out.replace(/\.json$/, '')}.md`, `${markdown}\n`);
+  log(`Results: ${relative(ROOT, out)} (and .md); ${results.elapsedSec} s in all`);
+  if (ok) {
+    rmSync(runDir, { recursive: true, force: true });
+  } else {
+    log(
+      `✗ ${failed.length} check(s) failed, ${results.failures.length} target(s) failed; logs in ${runDir}`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  log(error.stack || error.message);
+  process.exit(1);
+});
