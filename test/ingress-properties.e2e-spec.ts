@@ -508,13 +508,16 @@ describe.each(SUITES)('ingress properties on $platform and $database', ({ platfo
         if (endpoint === 'stripe') {
           body = `{"id":"evt_${id}","object":"event","type":"payment_intent.succeeded","created":${first},"data":{"object":{"id":"pi_${id}","object":"payment_intent","amount":${second},"currency":"usd","metadata":{"orderId":"o-${id}"}}}}`;
         } else if (endpoint === 'qvard') {
-          body = `{"id":${first},"status":"completed","amount":${second}}`;
+          // NOTE: Qvard's dedup key is id + status; a status of its own keeps cases whose ids parse
+          // to the same number from being duplicates of each other.
+          body = `{"id":${first},"status":"completed-${sequence}","amount":${second}}`;
         } else {
           body = tbankBody({
             TerminalKey: '"T"',
             OrderId: `"o-${id}"`,
             Success: 'true',
-            Status: '"CONFIRMED"',
+            // NOTE: T-Bank's dedup key is PaymentId + Status: a status of its own per case.
+            Status: `"CONFIRMED_${sequence}"`,
             PaymentId: first,
             ErrorCode: '"0"',
             Amount: second,
