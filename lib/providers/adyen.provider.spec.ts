@@ -18,6 +18,7 @@ import {
 } from './adyen.provider';
 import { notificationsOf } from './notifications';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 const KEY = 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90';
 const OLD_KEY = '0F1E2D3C4B5A69788796A5B4C3D2E1F00F1E2D3C4B5A69788796A5B4C3D2E1F0';
@@ -49,16 +50,6 @@ function delivery(body: string | Buffer): InboundWebhook {
 function provider(options: Partial<AdyenEndpointOptions> = {}): AdyenWebhookProvider {
   return adyenEndpoint({ name: 'adyen', hmacKey: KEY, ...options })
     .provider as AdyenWebhookProvider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 function normalizeAll(body: string, options: Partial<AdyenEndpointOptions> = {}) {

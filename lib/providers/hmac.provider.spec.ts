@@ -4,6 +4,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-
 import { signHmac } from '../testing/signers';
 import { HmacEndpointOptions, HmacWebhookProvider, hmacEndpoint } from './hmac.provider';
 import { InboundWebhook, WebhookProvider } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 // The documented GitHub vector.
 const GITHUB = {
@@ -39,16 +40,6 @@ function delivery(
 
 function provider(options: Partial<HmacEndpointOptions> = {}): WebhookProvider {
   return hmacEndpoint({ name: 'hooks', secret: SECRET, ...options }).provider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('hmacEndpoint', () => {

@@ -10,6 +10,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 const SECRET = 'pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI';
 const OTHER_SECRET = 'pdl_ntfset_01hv8wptq8987qeep44cyrewp9_Xb1Wq0vq6lZqfQk3T1yFh6cRdGzPpN2s';
@@ -37,16 +38,6 @@ function delivery(
 
 function provider(options: Partial<PaddleEndpointOptions> = {}): WebhookProvider {
   return paddleEndpoint({ name: 'paddle', secret: SECRET, ...options }).provider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const COMPLETED = JSON.stringify(

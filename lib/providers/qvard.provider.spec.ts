@@ -4,6 +4,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-
 import { signQvard } from '../testing/signers';
 import { QvardEndpointOptions, QvardWebhookProvider, qvardEndpoint } from './qvard.provider';
 import { InboundWebhook, WebhookProvider } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 const SECRET = 'qv_test_secret';
 const OTHER_SECRET = 'qv_previous_secret';
@@ -30,16 +31,6 @@ function signed(payload: string | Buffer, secret = SECRET): InboundWebhook {
 
 function provider(options: Partial<QvardEndpointOptions> = {}): WebhookProvider {
   return qvardEndpoint({ name: 'qvard', secret: SECRET, ...options }).provider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('qvardEndpoint', () => {

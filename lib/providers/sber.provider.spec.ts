@@ -3,6 +3,7 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { notificationsOf } from './notifications';
 import { SberEndpointOptions, SberWebhookProvider, sberEndpoint } from './sber.provider';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 // NOTE: Sber publishes no SDK for Node. These are the gateway docs' vectors (providers.md §5),
 // the symmetric one recomputed below with node:crypto.
@@ -97,16 +98,6 @@ function post(body: string): InboundWebhook {
 function provider(options: Partial<SberEndpointOptions> = {}): SberWebhookProvider {
   return sberEndpoint({ name: 'sber', callbackToken: TOKEN, ...options })
     .provider as SberWebhookProvider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const DEPOSITED = {

@@ -10,6 +10,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 // The two test vectors of the official SDK (providers.md §8, recomputed below with node:crypto).
 const VECTOR_1 = {
@@ -54,16 +55,6 @@ function provider(options: Partial<SquareEndpointOptions> = {}): WebhookProvider
     notificationUrl: NOTIFICATION_URL,
     ...options,
   }).provider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const PAYMENT = JSON.stringify(

@@ -9,6 +9,7 @@ import {
   standardWebhooksEndpoint,
 } from './standard-webhooks.provider';
 import { InboundWebhook, WebhookProvider } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 // The documented vector from the Standard Webhooks and Svix test suites.
 const VECTOR = {
@@ -46,16 +47,6 @@ function officialHeaders(payload: string, secret = SECRET, timestamp = NOW, id =
 
 function provider(options: Partial<StandardWebhooksEndpointOptions> = {}): WebhookProvider {
   return standardWebhooksEndpoint({ name: 'acme', secret: SECRET, ...options }).provider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const PAYMENT = JSON.stringify({

@@ -5,6 +5,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-
 import { signStripe } from '../testing/signers';
 import { StripeEndpointOptions, StripeWebhookProvider, stripeEndpoint } from './stripe.provider';
 import { InboundWebhook, WebhookProvider } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 const SECRET = 'whsec_test_secret';
 const OTHER_SECRET = 'whsec_other_secret';
@@ -39,16 +40,6 @@ function event(type: string, object: Record<string, unknown>, extra: object = {}
     data: { object },
     ...extra,
   });
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const PAYMENT = event('payment_intent.succeeded', {

@@ -3,6 +3,7 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { notificationsOf } from './notifications';
 import { TBankEndpointOptions, TBankWebhookProvider, tbankEndpoint } from './tbank.provider';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
+import { rejection } from '../../test/support/rejection';
 
 // NOTE: T-Bank publishes no SDK for Node. These are the documented vectors (providers.md §6):
 // the Init example from the T-Bank docs and two demo-terminal notifications, each recomputed
@@ -72,16 +73,6 @@ function delivery(body: string | Buffer): InboundWebhook {
 function provider(options: Partial<TBankEndpointOptions> = {}): TBankWebhookProvider {
   return tbankEndpoint({ name: 'tbank', password: PASSWORD, ...options })
     .provider as TBankWebhookProvider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const CONFIRMED = {

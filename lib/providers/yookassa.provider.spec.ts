@@ -17,6 +17,7 @@ import {
   YooKassaWebhookProvider,
   yookassaEndpoint,
 } from './yookassa.provider';
+import { rejection } from '../../test/support/rejection';
 
 const CREDENTIALS = {
   shopId: '100500',
@@ -51,16 +52,6 @@ function normalize(
   yookassa.verify(request);
   const [notification] = notificationsOf(yookassa.normalize(request));
   return notification;
-}
-
-function rejection(fn: () => unknown): { name: string; reason?: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason?: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('yookassaEndpoint', () => {

@@ -7,6 +7,7 @@ import {
   YooMoneyWebhookProvider,
   yoomoneyEndpoint,
 } from './yoomoney.provider';
+import { rejection } from '../../test/support/rejection';
 
 // NOTE: YooMoney publishes no SDK for Node. This is the vector from the YooMoney docs
 // (providers.md §4b), recomputed below with node:crypto.
@@ -49,16 +50,6 @@ function delivery(body: string | Buffer): InboundWebhook {
 function provider(options: Partial<YooMoneyEndpointOptions> = {}): YooMoneyWebhookProvider {
   return yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: SECRET, ...options })
     .provider as YooMoneyWebhookProvider;
-}
-
-function rejection(fn: () => unknown): { name: string; reason: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as Error & { reason: string };
-    return { name: e.name, reason: e.reason, message: e.message };
-  }
-  throw new Error('expected a rejection');
 }
 
 const P2P = {
