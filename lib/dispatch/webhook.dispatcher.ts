@@ -58,6 +58,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private loop?: Promise<void>;
   private wakeRequested = false;
   private wakeSleeper?: () => void;
+  private slotWaiter?: { readonly slots: number; readonly resolve: () => void };
   private heartbeat?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private unwatch?: Promise<() => Promise<void>>;
@@ -124,6 +125,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       await this.unwatch
     )?.();
     this.wake();
+    this.slotWaiter?.resolve();
+    this.slotWaiter = undefined;
     await this.loop;
     const settled = Promise.allSettled([...this.inFlight.values()]);
     let timer: NodeJS.Timeout | undefined;
@@ -151,15 +154,26 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private async run(): Promise<void> {
     const { concurrency, pollIntervalMs, leaseMs } = this.options.dispatch;
+    // NOTE: claims are refilled in batches: after a full claim the loop waits until half the
+    // slots are free, so a backlog costs one claim per concurrency/2 events, not one per event.
+    const refillAt = Math.max(1, Math.floor(concurrency / 2));
+    let expiredCheckedAt = 0;
     while (this.running) {
       this.wakeRequested = false;
       const capacity = concurrency - this.inFlight.size;
       let claimed = 0;
       if (capacity > 0) {
+        const now = new Date();
+        // NOTE: expired leases (a dead worker's events) are looked for once per poll interval.
+        const expired = now.getTime() - expiredCheckedAt >= pollIntervalMs;
         try {
-          const events = await this.store.claim(this.workerId, capacity, leaseMs, new Date(), {
+          const events = await this.store.claim(this.workerId, capacity, leaseMs, now, {
             orderedEndpoints: this.orderedEndpoints,
+            expired,
           });
+          if (expired) {
+            expiredCheckedAt = now.getTime();
+          }
           claimed = events.length;
           for (const event of events) {
             this.track(event);
@@ -172,14 +186,25 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         break;
       }
       if (claimed > 0 && claimed === capacity) {
-        // NOTE: a full batch means more may be due; claim again once a slot frees.
-        await Promise.race(this.inFlight.values());
+        // NOTE: a full batch means more may be due; claim again once enough slots free.
+        await this.slotsFree(refillAt);
         continue;
       }
       if (!this.wakeRequested) {
         await this.sleep(pollIntervalMs);
       }
     }
+  }
+
+  /** Resolves once at least `slots` of the concurrency are free (or the dispatcher stops). */
+  private slotsFree(slots: number): Promise<void> {
+    const { concurrency } = this.options.dispatch;
+    if (concurrency - this.inFlight.size >= slots || !this.running) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.slotWaiter = { slots, resolve };
+    });
   }
 
   private track(event: WebhookEventEntity): void {
@@ -190,6 +215,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       })
       .finally(() => {
         this.inFlight.delete(event.id);
+        const waiter = this.slotWaiter;
+        if (waiter && this.options.dispatch.concurrency - this.inFlight.size >= waiter.slots) {
+          this.slotWaiter = undefined;
+          waiter.resolve();
+        }
       });
     this.inFlight.set(event.id, work);
   }
@@ -211,29 +241,47 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.reportSettled(entity, attempt, 'ignored');
       return;
     }
-    const finished = await this.store.finishedHandlers(entity.id);
     const endpoint = this.options.endpoints.get(entity.endpoint);
+    // NOTE: the ledger is read up front only when it decides whether to ask the provider;
+    // otherwise a handler already in it reports 'already_done' and its outcome is read then.
+    let finished: Map<string, string | null> | undefined;
     let verified: ProviderPaymentStatus | null = null;
-    if (
-      endpoint?.verifyWithProvider &&
-      endpoint.statusClient &&
-      isVerifiable(entity.type) &&
-      handlers.some((handler) => !finished.has(handler.key))
-    ) {
-      const answer = await this.askProvider(entity, endpoint.statusClient, attempt);
-      if (answer === undefined) {
-        return;
+    if (endpoint?.verifyWithProvider && endpoint.statusClient && isVerifiable(entity.type)) {
+      finished = await this.store.finishedHandlers(entity.id);
+      const done = finished;
+      if (handlers.some((handler) => !done.has(handler.key))) {
+        const answer = await this.askProvider(entity, endpoint.statusClient, attempt);
+        if (answer === undefined) {
+          return;
+        }
+        verified = answer;
       }
-      verified = answer;
     }
+    const providerStatus = verified?.status ?? null;
     const event = this.toPaymentEvent(entity, attempt, verified);
     const failures: HandlerFailure[] = [];
     const outcomes = new Set<string>();
-    finished.forEach((outcome) => outcome !== null && outcomes.add(outcome));
-    for (const handler of handlers) {
-      if (finished.has(handler.key)) {
+    finished?.forEach((outcome) => outcome !== null && outcomes.add(outcome));
+    const summarize = (extra?: string) => {
+      const all = extra === undefined ? outcomes : new Set([...outcomes, extra]);
+      return all.size > 0 ? [...all].sort().join(',') : null;
+    };
+    for (const [index, handler] of handlers.entries()) {
+      if (finished?.has(handler.key)) {
         continue;
       }
+      // NOTE: when every handler before it succeeded, the last one marks the event processed
+      // in its own transaction: one commit per event instead of two.
+      const settle =
+        index === handlers.length - 1 && failures.length === 0 && !this.released.has(entity.id)
+          ? {
+              workerId: this.workerId,
+              result: (reported: string | undefined) => ({
+                outcome: summarize(reported),
+                providerStatus,
+              }),
+            }
+          : undefined;
       const started = Date.now();
       let reported: string | undefined;
       try {
@@ -255,20 +303,31 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
             });
             return reported;
           },
+          settle,
         );
-        if (outcome === 'ran' && reported !== undefined) {
+        if (outcome === 'already_done') {
+          finished = await this.store.finishedHandlers(entity.id);
+          const earlier = finished.get(handler.key);
+          if (earlier !== undefined && earlier !== null) {
+            outcomes.add(earlier);
+          }
+        } else if (reported !== undefined) {
           outcomes.add(reported);
         }
         this.telemetry.attempt({
           ...this.identity(entity),
           handler: handler.key,
           attempt,
-          outcome: outcome === 'ran' ? (reported ?? 'ran') : outcome,
+          outcome: outcome === 'already_done' ? outcome : (reported ?? 'ran'),
           durationMs: Date.now() - started,
         });
         this.logger.debug(
           `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${Date.now() - started}`,
         );
+        if (outcome === 'ran_and_settled') {
+          this.reportSettled(entity, attempt, 'processed', { outcome: summarize() });
+          return;
+        }
       } catch (error) {
         failures.push({ handler, error });
         this.telemetry.attempt({
@@ -290,9 +349,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // ledger, and the next worker settles the event.
       return;
     }
-    const providerStatus = verified?.status ?? null;
     if (failures.length === 0) {
-      const outcome = outcomes.size > 0 ? [...outcomes].sort().join(',') : null;
+      const outcome = summarize();
       await this.store.markProcessed(entity.id, this.workerId, new Date(), {
         outcome,
         providerStatus,
@@ -445,7 +503,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     attempt: number,
     verified: ProviderPaymentStatus | null,
   ): PaymentEvent {
-    return {
+    const event = {
       id: entity.id,
       endpoint: entity.endpoint,
       provider: entity.provider,
@@ -459,10 +517,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       status: entity.paymentStatus,
       occurredAt: entity.occurredAt,
       receivedAt: entity.receivedAt,
-      payload: this.payloadOf(entity),
+      payload: undefined as unknown,
       attempt,
       verified,
     };
+    // NOTE: the payload is parsed from the stored body when a handler first reads it; most
+    // handlers act on the normalized fields alone.
+    Object.defineProperty(event, 'payload', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = this.payloadOf(entity);
+        Object.defineProperty(event, 'payload', { value, enumerable: true, writable: false });
+        return value;
+      },
+    });
+    return event;
   }
 
   private payloadOf(entity: WebhookEventEntity): unknown {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, In } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
@@ -9,6 +9,7 @@ import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import {
   ClaimOptions,
   HandlerRunOutcome,
+  HandlerSettlement,
   ProcessedResult,
   NewWebhookEvent,
   RecordResult,
@@ -83,6 +84,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
   private readonly recorder: GroupCommit<NewWebhookEvent, RecordResult>;
+  private metadata?: { entity: EntityMetadata; columns: string };
   private announcing = false;
 
   constructor(private readonly dataSource: DataSource) {
@@ -300,27 +302,55 @@ export class TypeOrmWebhookStore implements WebhookStore {
           `(${at('o')} = ${at('e')} AND o.received_at = e.received_at AND o.id < e.id))))))`;
       }
       const order = condition === 'expired' ? 'e.locked_until' : 'e.next_attempt_at';
+      // NOTE: the claimed rows come back whole from the UPDATE itself: no second read.
       const sql =
         `UPDATE webhook_events SET ${set}, attempts = attempts + 1 WHERE id IN (` +
         `SELECT e.id FROM webhook_events e WHERE ${where}${orderGuard} ORDER BY ${order} ` +
-        `LIMIT ${bind(max)} ${this.dialect.skipLocked}) RETURNING id`;
-      return this.rows(this.dataSource.manager, sql, values) as Promise<{ id: string }[]>;
+        `LIMIT ${bind(max)} ${this.dialect.skipLocked}) RETURNING ${this.eventColumns}`;
+      return this.rows(this.dataSource.manager, sql, values) as Promise<Record<string, unknown>[]>;
     };
-    return this.lock.run(async () => {
-      const claimed = await claimWhere('expired', limit);
+    const rows = await this.lock.run(async () => {
+      const claimed = options.expired === false ? [] : await claimWhere('expired', limit);
       if (claimed.length < limit) {
         claimed.push(...(await claimWhere('due', limit - claimed.length)));
       }
-      if (claimed.length === 0) {
-        return [];
-      }
-      const events = await this.dataSource
-        .getRepository(WebhookEventEntity)
-        .findBy({ id: In(claimed.map((row) => row.id)) });
-      return events.sort(
-        (a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0),
-      );
+      return claimed;
     });
+    return rows
+      .map((row) => this.hydrate(row))
+      .sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
+  }
+
+  /** The event entity's metadata (read once the data source knows the entity). */
+  private get eventMetadata(): EntityMetadata {
+    return this.eventTable().entity;
+  }
+
+  /** Every column of an event, as a claim returns it. */
+  private get eventColumns(): string {
+    return this.eventTable().columns;
+  }
+
+  private eventTable(): { entity: EntityMetadata; columns: string } {
+    if (!this.metadata) {
+      const entity = this.dataSource.getMetadata(WebhookEventEntity);
+      const columns = entity.columns.map((column) => column.databaseName).join(', ');
+      this.metadata = { entity, columns };
+    }
+    return this.metadata;
+  }
+
+  /** An event entity from a raw row, converted the way TypeORM reads the column. */
+  private hydrate(row: Record<string, unknown>): WebhookEventEntity {
+    const entity = new WebhookEventEntity();
+    const target = entity as unknown as Record<string, unknown>;
+    for (const column of this.eventMetadata.columns) {
+      target[column.propertyName] = this.dataSource.driver.prepareHydratedValue(
+        row[column.databaseName],
+        column,
+      );
+    }
+    return entity;
   }
 
   async extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void> {
@@ -352,9 +382,10 @@ export class TypeOrmWebhookStore implements WebhookStore {
     handlerKey: string,
     attempt: number,
     work: (manager: EntityManager) => Promise<string | undefined>,
+    settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
-    const sql =
+    const ledgerSql =
       `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
       `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
       'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id';
@@ -363,19 +394,36 @@ export class TypeOrmWebhookStore implements WebhookStore {
         // NOTE: the ledger row is written first: a second worker that reaches the same
         // (event, handler) waits on the unique index until this transaction ends, then skips.
         const runId = randomUUID();
-        const inserted = (await this.rows(manager, sql, [
+        const inserted = await this.rows(manager, ledgerSql, [
           runId,
           eventId,
           handlerKey,
           attempt,
           this.dialect.date(new Date()),
-        ])) as unknown[];
+        ]);
         if (inserted.length === 0) {
           return 'already_done' as const;
         }
         const outcome = await work(manager);
         if (outcome !== undefined) {
-          await manager.update(WebhookHandlerRunEntity, { id: runId }, { outcome });
+          await manager.query(
+            `UPDATE webhook_handler_runs SET outcome = ${p(1)} WHERE id = ${p(2)}`,
+            [outcome, runId],
+          );
+        }
+        if (settle) {
+          const result = settle.result(outcome);
+          const settled = await this.settle(manager, eventId, settle.workerId, {
+            status: 'processed',
+            processedAt: new Date(),
+            lastError: null,
+            nextAttemptAt: null,
+            outcome: result.outcome ?? null,
+            providerStatus: result.providerStatus ?? null,
+          });
+          if (settled) {
+            return 'ran_and_settled' as const;
+          }
         }
         return 'ran' as const;
       }),
@@ -534,21 +582,40 @@ export class TypeOrmWebhookStore implements WebhookStore {
     }
   }
 
-  private async finish(
+  private finish(
     id: string,
     workerId: string,
     changes: Partial<WebhookEventEntity>,
   ): Promise<boolean> {
-    // NOTE: only the lease holder may settle an event; a worker whose lease expired and was
-    // reclaimed by another must not overwrite the newer outcome.
-    const result = await this.lock.run(() =>
-      this.dataSource
-        .createQueryBuilder()
-        .update(WebhookEventEntity)
-        .set({ ...changes, lockedBy: null, lockedUntil: null })
-        .where({ id, lockedBy: workerId, status: 'processing' })
-        .execute(),
+    return this.lock.run(() => this.settle(this.dataSource.manager, id, workerId, changes));
+  }
+
+  /**
+   * Applies `changes` to a held event and ends the lease. Only the lease holder may settle an
+   * event: a worker whose lease expired and was reclaimed by another must not overwrite the
+   * newer outcome. True when the event was still held.
+   */
+  private async settle(
+    manager: EntityManager,
+    id: string,
+    workerId: string,
+    changes: Partial<WebhookEventEntity>,
+  ): Promise<boolean> {
+    const values: unknown[] = [];
+    const bind = (value: unknown) => {
+      values.push(value);
+      return this.dialect.param(values.length);
+    };
+    const assignments = Object.entries({ ...changes, lockedBy: null, lockedUntil: null }).map(
+      ([property, value]) => {
+        const column = this.eventMetadata.findColumnWithPropertyName(property)!;
+        const stored: unknown = this.dataSource.driver.preparePersistentValue(value, column);
+        return `${column.databaseName} = ${bind(stored)}`;
+      },
     );
-    return (result.affected ?? 0) > 0;
+    const sql =
+      `UPDATE webhook_events SET ${assignments.join(', ')} ` +
+      `WHERE id = ${bind(id)} AND locked_by = ${bind(workerId)} AND status = 'processing' RETURNING id`;
+    return (await this.rows(manager, sql, values)).length > 0;
   }
 }

@@ -41,6 +41,12 @@ export interface ClaimOptions {
    * claimed while an earlier event of its payment is still to run or running.
    */
   orderedEndpoints?: readonly string[];
+  /**
+   * Whether to take events whose lease expired (a worker died holding them). Looking for them
+   * costs a statement, so a busy dispatcher asks once per poll interval rather than per claim.
+   * @default true
+   */
+  expired?: boolean;
 }
 
 /** What the dispatcher learned while handling an event, kept on the event. */
@@ -51,8 +57,23 @@ export interface ProcessedResult {
   providerStatus?: string | null;
 }
 
-/** How a handler run inside `runHandler()` ended. */
-export type HandlerRunOutcome = 'ran' | 'already_done';
+/**
+ * How a handler run inside `runHandler()` ended: `ran_and_settled` when its transaction also
+ * marked the event processed (see {@link HandlerSettlement}).
+ */
+export type HandlerRunOutcome = 'ran' | 'already_done' | 'ran_and_settled';
+
+/**
+ * Asks `runHandler()` to mark the event processed in the handler's own transaction once the
+ * handler succeeded: the last handler of an event commits its effects, its ledger row and the
+ * event's new status at once, saving a round trip and a commit per event.
+ */
+export interface HandlerSettlement {
+  /** The lease holder; nothing is settled when another worker holds the event by then. */
+  readonly workerId: string;
+  /** The event's result, given the outcome this handler reported (if any). */
+  result(outcome: string | undefined): ProcessedResult;
+}
 
 /**
  * The inbox and ledger. The TypeORM implementation serves PostgreSQL and SQLite; another
@@ -78,13 +99,15 @@ export interface WebhookStore {
   /**
    * Runs `work` in a transaction that first writes the ledger row for (event, handler);
    * when the row exists already, `work` does not run. The outcome `work` resolves to, if
-   * any, is kept on the ledger row.
+   * any, is kept on the ledger row. With `settle`, a successful run also marks the event
+   * processed in the same transaction.
    */
   runHandler(
     eventId: string,
     handlerKey: string,
     attempt: number,
     work: (manager: EntityManager) => Promise<string | undefined>,
+    settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome>;
   /** Marks a held event processed. */
   markProcessed(

@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import {
+  NewWebhookEvent,
+  stripeEndpoint,
+  WebhookDispatcher,
+  WebhookEventEntity,
+  WebhookHandlerRunEntity,
+  WebhookStore,
+} from 'nestjs-payment-webhooks';
+import { In } from 'typeorm';
+import { Database, eventually, startTestApp, TestApp, TestEffect } from './support/test-app';
+
+let sequence = 0;
+
+function event(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
+  const eventId = `evt_store_${process.pid}_${sequence++}`;
+  const rawBody = JSON.stringify({ id: eventId, type: 'payment_intent.succeeded' });
+  return {
+    endpoint: 'stripe',
+    provider: 'stripe',
+    eventId,
+    type: 'payment.succeeded',
+    nativeType: 'payment_intent.succeeded',
+    paymentRef: `pi_${eventId}`,
+    merchantRef: `order_${eventId}`,
+    amount: 9_007_199_254,
+    currency: 'EUR',
+    paymentStatus: 'succeeded',
+    occurredAt: new Date('2026-11-01T10:20:30.456Z'),
+    receivedAt: new Date(Date.now() - 120_000),
+    rawBody,
+    bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+    headers: { 'content-type': 'application/json', 'user-agent': 'Stripe/1.0' },
+    status: 'pending',
+    ...overrides,
+  };
+}
+
+describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (database) => {
+  let app: TestApp;
+  let store: WebhookStore;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform: 'express',
+      database,
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: 'whsec_store' })],
+        dispatch: { enabled: false, concurrency: 8 },
+      },
+    });
+    store = app.app.get<WebhookStore>(WebhookStore);
+  });
+
+  afterAll(() => app.close());
+
+  const events = () => app.dataSource.getRepository(WebhookEventEntity);
+  const runs = () => app.dataSource.getRepository(WebhookHandlerRunEntity);
+
+  /** Leaves nothing due from an earlier test, so each claim sees only its own events. */
+  async function settleEverything(): Promise<void> {
+    await events()
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'processed', nextAttemptAt: null, lockedBy: null, lockedUntil: null })
+      .execute();
+  }
+
+  beforeEach(settleEverything);
+
+  it('returns claimed events whole, read exactly as TypeORM reads them', async () => {
+    const stored = await Promise.all([
+      store.record(event()),
+      store.record(event({ occurredAt: null, amount: null, merchantRef: null })),
+    ]);
+    const claimed = await store.claim('worker-a', 10, 30_000, new Date());
+    expect(claimed.map((row) => row.id).sort()).toEqual(stored.map((row) => row.id).sort());
+    const read = await events().findBy(claimed.map((row) => ({ id: row.id })));
+    const byId = new Map(read.map((row) => [row.id, row]));
+    for (const row of claimed) {
+      expect(row).toBeInstanceOf(WebhookEventEntity);
+      expect(row).toEqual(byId.get(row.id));
+      expect(row.status).toBe('processing');
+      expect(row.attempts).toBe(1);
+      expect(row.lockedBy).toBe('worker-a');
+    }
+    const full = claimed.find((row) => row.amount !== null)!;
+    expect(full.amount).toBe(9_007_199_254);
+    expect(full.occurredAt).toEqual(new Date('2026-11-01T10:20:30.456Z'));
+    expect(full.headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'Stripe/1.0',
+    });
+  });
+
+  it('takes an expired lease only when asked to look for expired leases', async () => {
+    const { id } = await store.record(event());
+    const past = new Date(Date.now() - 60_000);
+    expect(await store.claim('dead-worker', 1, 1_000, past)).toHaveLength(1);
+
+    expect(await store.claim('worker-b', 5, 30_000, new Date(), { expired: false })).toEqual([]);
+    const taken = await store.claim('worker-b', 5, 30_000, new Date());
+    expect(taken.map((row) => [row.id, row.attempts, row.lockedBy])).toEqual([[id, 2, 'worker-b']]);
+  });
+
+  it('settles the event in the handler transaction: effect, ledger row and status together', async () => {
+    const { id } = await store.record(event());
+    const [claimed] = await store.claim('worker-c', 1, 30_000, new Date());
+    const outcome = await store.runHandler(
+      id,
+      'Handlers.paid',
+      1,
+      async (manager) => {
+        await manager.insert(TestEffect, { eventId: claimed.eventId, handler: 'paid' });
+        return 'applied';
+      },
+      {
+        workerId: 'worker-c',
+        result: (reported) => ({ outcome: `${reported},earlier`, providerStatus: 'succeeded' }),
+      },
+    );
+    expect(outcome).toBe('ran_and_settled');
+    const row = await events().findOneByOrFail({ id });
+    expect(row).toMatchObject({
+      status: 'processed',
+      outcome: 'applied,earlier',
+      providerStatus: 'succeeded',
+      lockedBy: null,
+      lockedUntil: null,
+      nextAttemptAt: null,
+    });
+    expect(row.processedAt).toBeInstanceOf(Date);
+    expect(await runs().findBy({ eventId: id })).toEqual([
+      expect.objectContaining({ handlerKey: 'Handlers.paid', outcome: 'applied' }),
+    ]);
+    expect(
+      await app.dataSource.getRepository(TestEffect).countBy({ eventId: claimed.eventId }),
+    ).toBe(1);
+  });
+
+  it('settles nothing when the handler fails: no effect, no ledger row, the event still held', async () => {
+    const { id } = await store.record(event());
+    const [claimed] = await store.claim('worker-d', 1, 30_000, new Date());
+    await expect(
+      store.runHandler(
+        id,
+        'Handlers.paid',
+        1,
+        async (manager) => {
+          await manager.insert(TestEffect, { eventId: claimed.eventId, handler: 'paid' });
+          throw new Error('card network down');
+        },
+        { workerId: 'worker-d', result: () => ({ outcome: null }) },
+      ),
+    ).rejects.toThrow('card network down');
+    expect(await events().findOneByOrFail({ id })).toMatchObject({
+      status: 'processing',
+      lockedBy: 'worker-d',
+    });
+    expect(await runs().countBy({ eventId: id })).toBe(0);
+    expect(
+      await app.dataSource.getRepository(TestEffect).countBy({ eventId: claimed.eventId }),
+    ).toBe(0);
+  });
+
+  it('keeps the effect but leaves the event alone when another worker took it over', async () => {
+    const { id } = await store.record(event());
+    await store.claim('slow-worker', 1, 1_000, new Date(Date.now() - 60_000));
+    const [reclaimed] = await store.claim('new-worker', 1, 30_000, new Date());
+    expect(reclaimed.id).toBe(id);
+    const outcome = await store.runHandler(id, 'Handlers.paid', 1, async () => undefined, {
+      workerId: 'slow-worker',
+      result: () => ({ outcome: null }),
+    });
+    expect(outcome).toBe('ran');
+    expect(await events().findOneByOrFail({ id })).toMatchObject({
+      status: 'processing',
+      lockedBy: 'new-worker',
+      attempts: 2,
+    });
+    expect(await runs().countBy({ eventId: id })).toBe(1);
+    const again = await store.runHandler(id, 'Handlers.paid', 2, async () => 'twice', {
+      workerId: 'new-worker',
+      result: () => ({ outcome: null }),
+    });
+    expect(again).toBe('already_done');
+  });
+
+  it('refills its slots in batches: far fewer claims than events while draining a backlog', async () => {
+    const backlog = 120;
+    const stored = await Promise.all(Array.from({ length: backlog }, () => store.record(event())));
+    const ids = stored.map((row) => row.id);
+    const dispatcher = app.app.get(WebhookDispatcher);
+    const claim = jest.spyOn(store, 'claim');
+    try {
+      dispatcher.start();
+      await eventually(
+        async () => (await events().countBy({ id: In(ids), status: 'processed' })) === backlog,
+      );
+      await dispatcher.stop();
+      // NOTE: refilling one slot at a time would claim about once per event.
+      expect(claim.mock.calls.length).toBeLessThanOrEqual(backlog / 3);
+      expect(await runs().countBy({ eventId: In(ids) })).toBe(backlog);
+    } finally {
+      claim.mockRestore();
+      await dispatcher.stop();
+    }
+  });
+});
