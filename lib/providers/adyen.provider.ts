@@ -199,7 +199,7 @@ function readNotificationItems(rawBody: Buffer): CheckedItem[] {
     body,
     'Adyen notification request',
   );
-  // NOTE: read from the parsed body, not the class-transformer copy, so items are the bytes' JSON.
+  // NOTE: read from the parsed body, not the validated copy, so items are the bytes' JSON.
   const items = body.notificationItems as unknown[];
   return items.map((entry: unknown, index) => {
     const what = `Adyen notification item ${index}`;

@@ -182,7 +182,7 @@ export class PaddleWebhookProvider implements WebhookProvider {
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Paddle event body');
     const event = validateEnvelope(PaddleEventEnvelope, body, 'Paddle event');
-    // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
     const data = body.data as JsonObject;
     const isTransaction = event.event_type.startsWith('transaction.');
     const isAdjustment = event.event_type.startsWith('adjustment.');

@@ -1,4 +1,3 @@
-import { plainToInstance } from 'class-transformer';
 import { ValidateBy, ValidationError, ValidationOptions, validateSync } from 'class-validator';
 import { WebhookPayloadError } from '../core/webhook-errors';
 
@@ -78,7 +77,7 @@ export function validateEnvelope<T extends object>(
   plain: JsonObject,
   what: string,
 ): T {
-  const instance = plainToInstance(envelope, plain);
+  const instance = shallowInstance(envelope, plain);
   const errors = validateSync(instance, {
     forbidUnknownValues: true,
     validationError: { target: false, value: false },
@@ -89,6 +88,22 @@ export function validateEnvelope<T extends object>(
     throw new WebhookPayloadError(`${what} is not valid: ${listed}`);
   }
   return instance;
+}
+
+/**
+ * An instance of `envelope` carrying `plain`'s own top-level properties. The envelopes declare
+ * flat rules, so nothing below the top level is copied: the notification may be large.
+ * NOTE: `__proto__` and `constructor` from the JSON would replace what class-validator reads
+ * the rules from; they are no envelope field, so they are left out.
+ */
+function shallowInstance<T extends object>(envelope: new () => T, plain: JsonObject): T {
+  const instance = new envelope() as Record<string, unknown>;
+  for (const key of Object.keys(plain)) {
+    if (key !== '__proto__' && key !== 'constructor') {
+      instance[key] = plain[key];
+    }
+  }
+  return instance as T;
 }
 
 function flattenProblems(errors: readonly ValidationError[]): string[] {

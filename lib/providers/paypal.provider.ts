@@ -396,7 +396,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'PayPal event body');
     const event = validateEnvelope(PayPalEventEnvelope, body, 'PayPal event');
-    // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
     const resource = body.resource as JsonObject;
     const family = resourceFamily(event.event_type);
 

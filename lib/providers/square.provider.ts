@@ -228,7 +228,7 @@ export class SquareWebhookProvider implements WebhookProvider {
     const body = parseJsonObject(request.rawBody, 'Square event body');
     const event = validateEnvelope(SquareEventEnvelope, body, 'Square event');
     const family = objectFamily(event.type);
-    // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
     const object = family === undefined ? undefined : eventObject(body.data as JsonObject, family);
     const money = readObject(object, 'amount_money');
 

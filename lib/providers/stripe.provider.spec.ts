@@ -321,6 +321,14 @@ describe('stripeEndpoint', () => {
       expect(result.payload).toEqual(JSON.parse(PAYMENT));
     });
 
+    it('checks the envelope of a body with __proto__ and constructor keys like any other', () => {
+      const hostile = `{"__proto__":{"id":""},"constructor":{"name":"x"},${PAYMENT.slice(1)}`;
+      const result = normalize(hostile);
+      expect(result).toMatchObject({ eventId: 'evt_1', paymentRef: 'pi_123' });
+      const blankId = `{"constructor":1,${event('payment_intent.succeeded', {}, { id: '' }).slice(1)}`;
+      expect(() => normalize(blankId)).toThrow(/id should not be empty/);
+    });
+
     it('reads the merchant reference under a custom metadata key', () => {
       const payload = event('payment_intent.succeeded', {
         id: 'pi_1',

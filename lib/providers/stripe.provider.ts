@@ -198,7 +198,7 @@ export class StripeWebhookProvider implements WebhookProvider {
     const body = parseJsonObject(request.rawBody, 'Stripe event body');
     const event = validateEnvelope(StripeEventEnvelope, body, 'Stripe event');
     validateEnvelope(StripeEventData, event.data, 'Stripe event data');
-    // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
     const object = (body.data as JsonObject).object as JsonObject;
     const family = objectFamily(event.type);
     const isCheckout = family === 'checkout';

@@ -201,7 +201,7 @@ function readNotification(rawBody: Buffer): CheckedNotification {
     body,
     'YooKassa notification',
   );
-  // NOTE: read from the parsed body, not the class-transformer copy, so the payload is the bytes' JSON.
+  // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
   const object = body.object as JsonObject;
   const checked = validateEnvelope(YooKassaObjectEnvelope, object, 'YooKassa notification object');
   return { body, event: notification.event, object, id: checked.id };
