@@ -35,6 +35,8 @@ const { round } = require('./lib/stats');
 const { summarizeProfile } = require('./lib/profile-summary');
 const report = require('./lib/report');
 
+const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'slow-handler'];
+
 const HELP = `Usage: npm run bench [-- options]
 
 Modes (default: the full run, about 15 s per scenario, written to bench/results/latest.json):
@@ -59,6 +61,7 @@ Options:
                           its default (reported with the results)
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
+  --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all)
   --pin                   pin targets to CPU 0 and load generators to CPU 1 (taskset)
   --profile               CPU-profile the sample app during the throughput and drain scenarios
                           (bench/results/profiles/*.cpuprofile, summary in the JSON); the
@@ -82,6 +85,7 @@ function parseArgs(argv) {
     dispatchConcurrency: 0,
     longTarget: 'pg-express',
     longMinutes: 10,
+    scenarios: SCENARIOS,
     pin: false,
     profile: false,
     out: undefined,
@@ -153,6 +157,16 @@ function parseArgs(argv) {
         break;
       case '--long-minutes':
         options.longMinutes = positiveNumber(arg, value());
+        break;
+      case '--scenarios':
+        options.scenarios = value()
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean);
+        for (const name of options.scenarios) {
+          if (!SCENARIOS.includes(name))
+            throw new Error(`Unknown scenario "${name}"; known: ${SCENARIOS.join(', ')}`);
+        }
         break;
       case '--pin':
         options.pin = true;
@@ -695,33 +709,37 @@ async function benchTarget(spec, adminUrl) {
     );
     const estimate = Math.max(warm.acksPerSec ?? 0, 4000);
     const S = record.scenarios;
-    S.throughput = await step('throughput', () =>
-      wrkScenario(target, {
-        scenario: 'throughput',
-        tag: 'u',
-        duplicateRatio: 0,
-        lineCount: lineCountFor(estimate, options.duration),
-        durationSec: options.duration,
-      }),
-    );
-    S.redelivery = await step('redelivery', () =>
-      wrkScenario(target, {
-        scenario: 'redelivery',
-        tag: 'r',
-        duplicateRatio: 0.3,
-        lineCount: lineCountFor(estimate, options.duration),
-        durationSec: options.duration,
-      }),
-    );
-    S.fixedRate = await step('fixed-rate', () =>
-      fixedRateScenario(target, {
-        scenario: 'fixed-rate',
-        tag: 'f',
-        rate: options.rate,
-        durationSec: options.duration,
-      }),
-    );
-    if (spec.nest) {
+    const wants = (name) => options.scenarios.includes(name);
+    if (wants('throughput'))
+      S.throughput = await step('throughput', () =>
+        wrkScenario(target, {
+          scenario: 'throughput',
+          tag: 'u',
+          duplicateRatio: 0,
+          lineCount: lineCountFor(estimate, options.duration),
+          durationSec: options.duration,
+        }),
+      );
+    if (wants('redelivery'))
+      S.redelivery = await step('redelivery', () =>
+        wrkScenario(target, {
+          scenario: 'redelivery',
+          tag: 'r',
+          duplicateRatio: 0.3,
+          lineCount: lineCountFor(estimate, options.duration),
+          durationSec: options.duration,
+        }),
+      );
+    if (wants('fixed-rate'))
+      S.fixedRate = await step('fixed-rate', () =>
+        fixedRateScenario(target, {
+          scenario: 'fixed-rate',
+          tag: 'f',
+          rate: options.rate,
+          durationSec: options.duration,
+        }),
+      );
+    if (spec.nest && wants('drain')) {
       S.drain = await step('drain', () => drainScenario(target, { backlog: options.drainBacklog }));
     }
     if (options.prefill > 0) {
@@ -744,7 +762,7 @@ async function benchTarget(spec, adminUrl) {
         }),
       );
     }
-    if (spec.nest) {
+    if (spec.nest && wants('slow-handler')) {
       S.slowHandler = await step(`${options.handlerMs} ms handler`, async () => {
         await target.bench('POST', `handler-delay/${options.handlerMs}`);
         const result = await fixedRateScenario(target, {

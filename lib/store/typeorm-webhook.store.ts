@@ -145,9 +145,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
     if (events.length === 1) {
       return Promise.allSettled([this.recordOne(events[0])]);
     }
+    const keys = new Set(events.map((event) => `${event.endpoint}\n${event.eventId}`));
     try {
+      // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
+      // trips. A key repeated within the batch needs a second statement, so a transaction.
       const rows = await this.lock.run(() =>
-        this.dataSource.transaction((manager) => this.upsertMany(manager, events)),
+        keys.size === events.length
+          ? this.upsertMany(this.dataSource.manager, events)
+          : this.dataSource.transaction((manager) => this.upsertMany(manager, events)),
       );
       return events.map((event, i) => ({
         status: 'fulfilled',
