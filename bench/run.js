@@ -33,6 +33,7 @@ const {
 } = require('./lib/targets');
 const { round } = require('./lib/stats');
 const { summarizeProfile } = require('./lib/profile-summary');
+const { startCpuMeter } = require('./lib/cpu');
 const report = require('./lib/report');
 
 const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'slow-handler'];
@@ -411,6 +412,7 @@ async function wrkScenario(
   await resetHandler(target, prefixOf(tag));
   const stopProfile =
     scenario === 'throughput' ? await startProfile(target, scenario) : async () => undefined;
+  const stopCpu = startCpuMeter(target.child.pid, target.spec);
   const wrk = await runWrk({
     url: target.url,
     file,
@@ -419,6 +421,7 @@ async function wrkScenario(
     durationSec,
     pinCpu: options.pin ? '1' : undefined,
   });
+  const cpu = stopCpu(wrk.threads.reduce((sum, t) => sum + t.ok, 0));
   const profile = await stopProfile();
   rmSync(file, { force: true });
   const settled = await settledRows(target, prefixOf(tag));
@@ -451,6 +454,7 @@ async function wrkScenario(
     tool: `wrk -t${options.threads} -c${options.connections} -d${durationSec}s`,
     durationSec: round(seconds, 2),
     acksPerSec: round(acked / seconds, 0),
+    cpu,
     latencyMs: {
       p50: us(wrk.latencyUs.p50),
       p90: us(wrk.latencyUs.p90),
@@ -607,6 +611,7 @@ async function drainScenario(target, { backlog }) {
   const pending = await target.probe.backlog();
   await resetHandler(target, prefixOf('d'));
   const stopProfile = await startProfile(target, 'drain');
+  const stopCpu = startCpuMeter(target.child.pid, target.spec);
   const startedAt = Date.now();
   await target.bench('POST', 'dispatcher/start');
   const limit = startedAt + options.drainLimitSec * 1000;
@@ -620,6 +625,7 @@ async function drainScenario(target, { backlog }) {
     }
     await sleep(100);
   }
+  const cpu = stopCpu(pending - left);
   const profile = await stopProfile();
   const stats = await target.bench('GET', `stats?events=${fill.rows}`);
   const skipped = left > 0 ? await target.probe.skipBacklog().catch((error) => error.message) : 0;
@@ -633,6 +639,7 @@ async function drainScenario(target, { backlog }) {
     wallSec: emptyAt ? round((emptyAt - startedAt) / 1000, 2) : null,
     wallEventsPerSec: emptyAt ? round(pending / ((emptyAt - startedAt) / 1000), 0) : null,
     backlogLeft: left,
+    cpu,
     skipped,
     limitSec: options.drainLimitSec,
     accounting: fill.accounting,

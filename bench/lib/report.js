@@ -29,7 +29,7 @@ function oneLine(result) {
   if (!result || typeof result !== 'object') return String(result);
   if (result.error) return `error: ${result.error}`;
   if (result.scenario === 'drain') {
-    return `${fmt(result.eventsPerSec)} events/s over a backlog of ${fmt(result.backlog)}`;
+    return `${fmt(result.eventsPerSec)} events/s over a backlog of ${fmt(result.backlog)}${cpuText(result.cpu, 'event')}`;
   }
   if (result.rows !== undefined && result.acksPerSec === undefined) {
     return `${fmt(result.rows)} rows in ${fmt(result.seconds, 1)} s`;
@@ -45,7 +45,50 @@ function oneLine(result) {
     const [p50, p99] = lagCells(result);
     parts.push(`lag p50 ${p50} p99 ${p99}`);
   }
-  return parts.join(', ');
+  return parts.join(', ') + cpuText(result.cpu, 'ack');
+}
+
+/** `, CPU app … ms/<unit>, db … ms/<unit>` when the scenario measured CPU. */
+function cpuText(cpu, unit) {
+  if (!cpu || cpu.appMsPerUnit === null) return '';
+  const db = cpu.dbMsPerUnit === null ? '' : `, db ${fmt(cpu.dbMsPerUnit, 3)}`;
+  return `, CPU ms/${unit}: app ${fmt(cpu.appMsPerUnit, 3)}${db}`;
+}
+
+/** A CPU-per-unit cell: milliseconds of CPU per acknowledgement or per handled event. */
+function cpuCell(cpu, key) {
+  return cpu && cpu[key] !== null && cpu[key] !== undefined ? fmt(cpu[key], 3) : '–';
+}
+
+/**
+ * CPU per unit of work: what each target's process and PostgreSQL spent per acknowledgement
+ * under wrk (for the sample app this includes the dispatcher's work in the same window) and per
+ * event drained (dispatcher alone).
+ */
+function cpuTable(results) {
+  const rows = results.targets
+    .filter((target) => target.scenarios.throughput || target.scenarios.drain)
+    .map((target) => {
+      const t = target.scenarios.throughput?.error ? undefined : target.scenarios.throughput;
+      const d = target.scenarios.drain?.error ? undefined : target.scenarios.drain;
+      return [
+        target.label,
+        cpuCell(t?.cpu, 'appMsPerUnit'),
+        cpuCell(t?.cpu, 'dbMsPerUnit'),
+        cpuCell(d?.cpu, 'appMsPerUnit'),
+        cpuCell(d?.cpu, 'dbMsPerUnit'),
+      ];
+    });
+  return table(
+    [
+      'Target',
+      'Throughput: app CPU ms/ack',
+      'PostgreSQL CPU ms/ack',
+      'Drain: app CPU ms/event',
+      'PostgreSQL CPU ms/event',
+    ],
+    rows,
+  );
 }
 
 /** Adds `ratio` (acks/s ÷ the reference's in the same scenario) to the closed-loop scenarios. */
@@ -493,6 +536,12 @@ function markdown(results) {
           }),
         ),
       );
+    }
+    if (results.targets.some((target) => target.scenarios.throughput?.cpu)) {
+      out.push('');
+      out.push('### CPU per unit of work (user + system, from /proc)');
+      out.push('');
+      out.push(cpuTable(results));
     }
     const slows = results.targets.filter((target) => target.scenarios.slowHandler);
     if (slows.length) {
