@@ -21,15 +21,15 @@ function processCpuSeconds(pid) {
   }
 }
 
-/** CPU seconds of every running `postgres` process (server and backends), or null off Linux. */
-function postgresCpuSeconds() {
+/** CPU seconds of each running `postgres` process (server and backends) by pid, or null off Linux. */
+function postgresCpuByPid() {
   let entries;
   try {
     entries = readdirSync('/proc');
   } catch {
     return null;
   }
-  let total = 0;
+  const byPid = new Map();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -37,10 +37,24 @@ function postgresCpuSeconds() {
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       if (name !== 'postgres') continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
     } catch {
       // NOTE: the process ended between the listing and the read.
     }
+  }
+  return byPid;
+}
+
+/**
+ * CPU seconds PostgreSQL spent between two samples: what each process running at the end added
+ * since the first sample (all of it for a process started since). A process that ended in
+ * between is not counted, so the figure is a lower bound, never negative.
+ */
+function postgresCpuDelta(before, after) {
+  if (before === null || after === null) return null;
+  let total = 0;
+  for (const [pid, seconds] of after) {
+    total += Math.max(0, seconds - (before.get(pid) ?? 0));
   }
   return total;
 }
@@ -52,12 +66,13 @@ function postgresCpuSeconds() {
  */
 function startCpuMeter(pid, { database }) {
   const app0 = processCpuSeconds(pid);
-  const db0 = database === 'postgres' ? postgresCpuSeconds() : null;
+  const db0 = database === 'postgres' ? postgresCpuByPid() : null;
   return (units) => {
     const app1 = processCpuSeconds(pid);
-    const db1 = database === 'postgres' ? postgresCpuSeconds() : null;
+    const db1 = database === 'postgres' ? postgresCpuByPid() : null;
     const appMs = app0 === null || app1 === null ? null : (app1 - app0) * 1000;
-    const dbMs = db0 === null || db1 === null ? null : (db1 - db0) * 1000;
+    const dbSeconds = postgresCpuDelta(db0, db1);
+    const dbMs = dbSeconds === null ? null : dbSeconds * 1000;
     const per = (ms) =>
       ms === null || !(units > 0) ? null : Math.round((ms / units) * 1000) / 1000;
     return {
@@ -70,4 +85,4 @@ function startCpuMeter(pid, { database }) {
   };
 }
 
-module.exports = { processCpuSeconds, postgresCpuSeconds, startCpuMeter };
+module.exports = { processCpuSeconds, postgresCpuByPid, postgresCpuDelta, startCpuMeter };
