@@ -438,8 +438,11 @@ describe.each(SUITES)('ingress properties on $platform and $database', ({ platfo
   });
 
   it('refuses header values with control characters, whatever the HTTP parser lets through', async () => {
+    // NOTE: HTAB (9) is no control character in a header value: RFC 9110 (section 5.5) allows it
+    // there, the HTTP parser strips it at either end and the signature-header parsers read it
+    // as whitespace, so a value with a tab may arrive as the genuine one.
     const control = fc.constantFrom(
-      ...Array.from({ length: 32 }, (_, i) => i).filter((c) => c !== 10 && c !== 13),
+      ...Array.from({ length: 32 }, (_, i) => i).filter((c) => c !== 9 && c !== 10 && c !== 13),
       0x7f,
       0x80,
       0xff,
