@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   NewWebhookEvent,
   stripeEndpoint,
@@ -9,16 +8,14 @@ import {
 } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from './support/test-app';
+import { newWebhookEvent } from './support/webhook-event';
 
 let sequence = 0;
 
+/** A pending payment event received two minutes ago, so a claim "now" finds it due. */
 function event(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
   const eventId = `evt_store_${process.pid}_${sequence++}`;
-  const rawBody = JSON.stringify({ id: eventId, type: 'payment_intent.succeeded' });
-  return {
-    endpoint: 'stripe',
-    provider: 'stripe',
-    eventId,
+  return newWebhookEvent(eventId, {
     type: 'payment.succeeded',
     nativeType: 'payment_intent.succeeded',
     paymentRef: `pi_${eventId}`,
@@ -28,12 +25,10 @@ function event(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
     paymentStatus: 'succeeded',
     occurredAt: new Date('2026-11-01T10:20:30.456Z'),
     receivedAt: new Date(Date.now() - 120_000),
-    rawBody,
-    bodySha256: createHash('sha256').update(rawBody).digest('hex'),
     headers: { 'content-type': 'application/json', 'user-agent': 'Stripe/1.0' },
     status: 'pending',
     ...overrides,
-  };
+  });
 }
 
 describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (database) => {

@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import {
-  NewWebhookEvent,
-  stripeEndpoint,
-  WebhookEventEntity,
-  WebhookStore,
-} from 'nestjs-payment-webhooks';
+import { stripeEndpoint, WebhookEventEntity, WebhookStore } from 'nestjs-payment-webhooks';
 import { post } from './support/http';
 import { Database, startTestApp, TestApp } from './support/test-app';
+import { newWebhookEvent } from './support/webhook-event';
 
 const SECRET = 'whsec_group_commit_secret';
 let sequence = 0;
@@ -29,29 +24,6 @@ function delivery() {
         secret: SECRET,
       }),
     },
-  };
-}
-
-function event(eventId: string, overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
-  const rawBody = JSON.stringify({ id: eventId });
-  return {
-    endpoint: 'stripe',
-    provider: 'stripe',
-    eventId,
-    type: 'stripe:customer.created',
-    nativeType: 'customer.created',
-    paymentRef: null,
-    merchantRef: null,
-    amount: null,
-    currency: null,
-    paymentStatus: null,
-    occurredAt: null,
-    receivedAt: new Date(),
-    rawBody,
-    bodySha256: createHash('sha256').update(rawBody).digest('hex'),
-    headers: {},
-    status: 'ignored',
-    ...overrides,
   };
 }
 
@@ -88,7 +60,10 @@ describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database)
 
   it('answers two copies of one event in one batch as one row, the second a duplicate', async () => {
     const id = `evt_same_batch_${sequence++}`;
-    const [a, b] = await Promise.all([store.record(event(id)), store.record(event(id))]);
+    const [a, b] = await Promise.all([
+      store.record(newWebhookEvent(id)),
+      store.record(newWebhookEvent(id)),
+    ]);
     expect(a.id).toBe(b.id);
     expect([a.duplicate, b.duplicate].sort()).toEqual([false, true]);
     const row = await app.dataSource
@@ -101,9 +76,9 @@ describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database)
     const good = Array.from({ length: 5 }, () => `evt_good_${sequence++}`);
     const bad = `evt_bad_${sequence++}`;
     const results = await Promise.allSettled([
-      ...good.map((id) => store.record(event(id))),
+      ...good.map((id) => store.record(newWebhookEvent(id))),
       // NOTE: violates the status CHECK constraint on both databases.
-      store.record(event(bad, { status: 'bogus' as never })),
+      store.record(newWebhookEvent(bad, { status: 'bogus' as never })),
     ]);
     expect(results.map((result) => result.status)).toEqual([
       ...good.map(() => 'fulfilled'),

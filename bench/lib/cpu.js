@@ -9,13 +9,22 @@ const { readFileSync, readdirSync } = require('node:fs');
 /** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
+/**
+ * The command name and user + system CPU seconds in one `/proc/<pid>/stat` line.
+ * NOTE: the command name may hold spaces; the fields after it are counted from its ')'.
+ */
+function parseStat(stat) {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+  };
+}
+
 /** User + system CPU seconds of one process, or null when it cannot be read. */
 function processCpuSeconds(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // NOTE: the command name may hold spaces; the fields after it are counted from its ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).seconds;
   } catch {
     return null;
   }
@@ -33,11 +42,8 @@ function postgresCpuByPid() {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (name !== 'postgres') continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+      const { name, seconds } = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+      if (name === 'postgres') byPid.set(entry, seconds);
     } catch {
       // NOTE: the process ended between the listing and the read.
     }
