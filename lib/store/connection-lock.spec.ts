@@ -31,6 +31,33 @@ describe('ConnectionLock', () => {
     expect(await Promise.all([first, second])).toEqual([1, 2]);
   });
 
+  it('runs urgent work before the queue, after the piece running', async () => {
+    const lock = new ConnectionLock(true);
+    const order: string[] = [];
+    let release!: () => void;
+    const holding = lock.run(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      order.push('holder');
+    });
+    const queued = [1, 2].map((n) => lock.run(async () => void order.push(`queued ${n}`)));
+    const urgent = lock.run(async () => void order.push('urgent'), { urgent: true });
+    release();
+    await Promise.all([holding, ...queued, urgent]);
+    expect(order).toEqual(['holder', 'urgent', 'queued 1', 'queued 2']);
+  });
+
+  it('goes on with the queue when a piece throws, synchronously or not', async () => {
+    const lock = new ConnectionLock(true);
+    const thrown = lock.run((() => {
+      throw new Error('at once');
+    }) as () => Promise<never>);
+    const rejected = lock.run(() => Promise.reject(new Error('later')));
+    const after = lock.run(async () => 'after');
+    await expect(thrown).rejects.toThrow('at once');
+    await expect(rejected).rejects.toThrow('later');
+    expect(await after).toBe('after');
+  });
+
   it('does nothing when disabled (PostgreSQL)', async () => {
     const lock = new ConnectionLock(false);
     expect(await lock.run(() => lock.run(async () => 'nested'))).toBe('nested');

@@ -1,12 +1,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/** How a piece of work waits for the connection. */
+export interface ConnectionLockOptions {
+  /**
+   * Runs before every waiting piece that is not urgent: the answer to a provider is waiting on
+   * it, while a handler's transaction can wait without anyone timing out.
+   */
+  readonly urgent?: boolean;
+}
+
 /**
  * Runs async work one piece at a time. SQLite through better-sqlite3 has one connection: a
  * statement issued while another caller's transaction is open would silently join (and roll
  * back with) that transaction, so every use of the connection by the package goes through here.
+ * Urgent work waits for the piece running, never for the queue behind it.
  */
 export class ConnectionLock {
-  private tail: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private readonly urgent: (() => void)[] = [];
+  private readonly queued: (() => void)[] = [];
   private readonly holder = new AsyncLocalStorage<true>();
 
   constructor(private readonly enabled: boolean) {}
@@ -16,7 +28,7 @@ export class ConnectionLock {
    * `WebhookTransactions.run()` callback starting another package transaction): waiting for
    * itself, it would never run.
    */
-  run<T>(work: () => Promise<T>): Promise<T> {
+  run<T>(work: () => Promise<T>, options: ConnectionLockOptions = {}): Promise<T> {
     if (!this.enabled) {
       return work();
     }
@@ -30,12 +42,31 @@ export class ConnectionLock {
         ),
       );
     }
-    const guarded = () => this.holder.run(true, work);
-    const result = this.tail.then(guarded, guarded);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      const start = () => {
+        let running: Promise<T>;
+        try {
+          running = this.holder.run(true, work);
+        } catch (error) {
+          running = Promise.reject(error);
+        }
+        running.then(resolve, reject).finally(() => this.next());
+      };
+      if (!this.busy) {
+        this.busy = true;
+        start();
+      } else {
+        (options.urgent ? this.urgent : this.queued).push(start);
+      }
+    });
+  }
+
+  private next(): void {
+    const start = this.urgent.shift() ?? this.queued.shift();
+    if (start) {
+      start();
+    } else {
+      this.busy = false;
+    }
   }
 }

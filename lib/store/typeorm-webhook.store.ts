@@ -5,6 +5,7 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
 import { GroupCommit } from './group-commit';
+import { IngressConnections } from './ingress-connections';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import {
   ClaimOptions,
@@ -74,7 +75,10 @@ interface RecordedRow {
 
 /** Most deliveries written by one group-commit transaction. */
 const MAX_RECORD_BATCH = 200;
-/** Group-commit transactions running at once on PostgreSQL (SQLite has one connection). */
+/**
+ * Group-commit writes running at once on PostgreSQL, and the connections kept for them (SQLite
+ * has one connection).
+ */
 const MAX_RECORD_WRITES = 2;
 
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
@@ -84,12 +88,16 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
   private readonly recorder: GroupCommit<NewWebhookEvent, RecordResult>;
+  private readonly ingress?: IngressConnections;
   private metadata?: { entity: EntityMetadata; columns: string };
   private announcing = false;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = sqlDialectOf(dataSource);
     this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
+    if (this.dialect.kind === 'postgres') {
+      this.ingress = new IngressConnections(dataSource, MAX_RECORD_WRITES);
+    }
     const p = (i: number) => this.dialect.param(i);
     this.recordSql =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
@@ -149,10 +157,10 @@ export class TypeOrmWebhookStore implements WebhookStore {
     try {
       // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
       // trips. A key repeated within the batch needs a second statement, so a transaction.
-      const rows = await this.lock.run(() =>
+      const rows = await this.answering((manager) =>
         keys.size === events.length
-          ? this.upsertMany(this.dataSource.manager, events)
-          : this.dataSource.transaction((manager) => this.upsertMany(manager, events)),
+          ? this.upsertMany(manager, events)
+          : manager.transaction((inner) => this.upsertMany(inner, events)),
       );
       return events.map((event, i) => ({
         status: 'fulfilled',
@@ -164,10 +172,20 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   private async recordOne(event: NewWebhookEvent): Promise<RecordResult> {
-    const [row] = await this.lock.run(() =>
-      this.rows(this.dataSource.manager, this.recordSql, this.recordParams(event)),
+    const [row] = await this.answering((manager) =>
+      this.rows(manager, this.recordSql, this.recordParams(event)),
     );
     return this.recorded(event, row as RecordedRow);
+  }
+
+  /**
+   * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
+   * SQLite ahead of the handler transactions waiting for the connection.
+   */
+  private answering<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.ingress
+      ? this.ingress.run(work)
+      : this.lock.run(() => work(this.dataSource.manager), { urgent: true });
   }
 
   /**
@@ -216,8 +234,8 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
-    const rows = await this.lock.run(() =>
-      this.dataSource.transaction(async (manager) => {
+    const rows = await this.answering((answerManager) =>
+      answerManager.transaction(async (manager) => {
         const recorded: RecordedRow[] = [];
         for (const event of events) {
           const [row] = await this.rows(manager, this.recordSql, this.recordParams(event));

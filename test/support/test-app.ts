@@ -99,6 +99,8 @@ export interface TestAppOptions {
   handlers?: Type<unknown>[];
   control?: HandlerControl;
   rawBody?: boolean;
+  /** Connections in the PostgreSQL pool (10 unless set). */
+  poolSize?: number;
   /** Module extras (path, controller decorators). */
   extras?: Pick<WebhooksModuleExtras, 'path' | 'controllerDecorators' | 'admin'>;
   /** More providers for the test module (e.g. an APP_GUARD). */
@@ -139,7 +141,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       migrationsRun: true,
       synchronize: false,
       entities: [TestEffect],
-      poolSize: 10,
+      poolSize: options.poolSize ?? 10,
     };
   } else {
     sqliteFile =
