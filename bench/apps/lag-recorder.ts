@@ -29,10 +29,61 @@ export interface HandlerStats {
   readonly handlerDelayMs: number;
 }
 
-/** Nearest-rank percentile of `sorted` padded to `of` values with +∞; null when it is one of those. */
-function percentile(sorted: Float64Array, of: number, rank: number): number | null {
-  const index = Math.max(0, Math.ceil((rank / 100) * of) - 1);
-  return index < sorted.length ? sorted[index] : null;
+/** Lags below this are counted per millisecond, longer ones per `COARSE_MS`. */
+const FINE_LIMIT_MS = 10_000;
+const COARSE_MS = 10;
+/** Longer lags are counted in the last bucket (their percentile reads as this). */
+const LAG_LIMIT_MS = 1_000_000;
+const BUCKETS = FINE_LIMIT_MS + Math.ceil((LAG_LIMIT_MS - FINE_LIMIT_MS) / COARSE_MS) + 1;
+
+function bucketOf(lagMs: number): number {
+  const ms = Math.max(0, Math.round(lagMs));
+  if (ms < FINE_LIMIT_MS) {
+    return ms;
+  }
+  return Math.min(BUCKETS - 1, FINE_LIMIT_MS + Math.floor((ms - FINE_LIMIT_MS) / COARSE_MS));
+}
+
+function lagOf(bucket: number): number {
+  return bucket < FINE_LIMIT_MS ? bucket : FINE_LIMIT_MS + (bucket - FINE_LIMIT_MS) * COARSE_MS;
+}
+
+/**
+ * Counts of lags in fixed buckets: exact to the millisecond under 10 s, to 10 ms above. Its
+ * memory is taken once, so a long run measures the package's resident size, not this record's.
+ */
+class LagHistogram {
+  private readonly counts = new Uint32Array(BUCKETS);
+  count = 0;
+  max: number | null = null;
+
+  add(lagMs: number): void {
+    this.counts[bucketOf(lagMs)] += 1;
+    this.count += 1;
+    this.max = this.max === null ? lagMs : Math.max(this.max, lagMs);
+  }
+
+  clear(): void {
+    this.counts.fill(0);
+    this.count = 0;
+    this.max = null;
+  }
+
+  /** Nearest-rank percentile over `of` values, those beyond `count` being +∞; null when it is one of those. */
+  percentile(of: number, rank: number): number | null {
+    const wanted = Math.max(1, Math.ceil((rank / 100) * of));
+    if (wanted > this.count) {
+      return null;
+    }
+    let seen = 0;
+    for (let bucket = 0; bucket < BUCKETS; bucket += 1) {
+      seen += this.counts[bucket];
+      if (seen >= wanted) {
+        return lagOf(bucket);
+      }
+    }
+    return null;
+  }
 }
 
 /**
@@ -45,7 +96,7 @@ export class LagRecorder {
   /** How long each handler run waits before returning, in ms; 0 is a no-op handler. */
   handlerDelayMs = Number(process.env.BENCH_HANDLER_MS ?? 0);
 
-  private lags: number[] = [];
+  private readonly lags = new LagHistogram();
   private prefix = '';
   private firstStartAt: number | null = null;
   private lastStartAt: number | null = null;
@@ -56,7 +107,7 @@ export class LagRecorder {
       return;
     }
     const now = Date.now();
-    this.lags.push(now - receivedAt.getTime());
+    this.lags.add(now - receivedAt.getTime());
     this.firstStartAt ??= now;
     this.lastStartAt = now;
   }
@@ -64,7 +115,7 @@ export class LagRecorder {
   /** Forgets what was recorded; from now on, records only events whose id starts with `prefix`. */
   reset(prefix = ''): void {
     this.prefix = prefix;
-    this.lags = [];
+    this.lags.clear();
     this.firstStartAt = null;
     this.lastStartAt = null;
   }
@@ -74,16 +125,16 @@ export class LagRecorder {
    * starts have not started yet.
    */
   stats(events = 0): HandlerStats {
-    const sorted = Float64Array.from(this.lags).sort();
-    const of = Math.max(events, sorted.length);
+    const { count, max } = this.lags;
+    const of = Math.max(events, count);
     return {
-      started: sorted.length,
+      started: count,
       lagMs: {
-        count: sorted.length,
+        count,
         of,
-        p50: of === 0 ? null : percentile(sorted, of, 50),
-        p99: of === 0 ? null : percentile(sorted, of, 99),
-        max: sorted.length === 0 ? null : sorted[sorted.length - 1],
+        p50: of === 0 ? null : this.lags.percentile(of, 50),
+        p99: of === 0 ? null : this.lags.percentile(of, 99),
+        max,
       },
       firstStartAt: this.firstStartAt,
       lastStartAt: this.lastStartAt,
