@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import {
   PendingPaymentsSource,
+  WebhookDispatchOptions,
   WebhookReconciliationSchedule,
   WebhooksModule,
   webhooksMigrations,
@@ -53,6 +54,15 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
 }
 
 /**
+ * On PostgreSQL, handler transactions run side by side: 16 events at a time keep the 8 pooled
+ * connections left after the module's own two busy. SQLite runs them one at a time, so more than
+ * the default would only lengthen the queue.
+ */
+function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
+  return database.databaseUrl ? { concurrency: 16 } : {};
+}
+
+/**
  * `RECONCILE_EVERY_MS` turns on periodic reconciliation of YooKassa payments (the sample's
  * endpoint with API credentials): orders still pending after 15 minutes are checked with the API.
  */
@@ -73,6 +83,7 @@ export class AppModule {
         TypeOrmModule.forRoot(typeOrmOptions(database)),
         WebhooksModule.forRoot({
           endpoints: webhookEndpoints(overrides),
+          dispatch: dispatchFor(database),
           observability: shopObservability,
           reconciliation: reconciliationFromEnv(),
         }),
