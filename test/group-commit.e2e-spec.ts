@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { In } from 'typeorm';
 import { stripeEndpoint, WebhookEventEntity, WebhookStore } from 'nestjs-payment-webhooks';
 import { post } from './support/http';
 import { Database, startTestApp, TestApp } from './support/test-app';
@@ -56,6 +57,30 @@ describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database)
     expect(deliveries.every((d) => counts.has(d.id))).toBe(true);
     expect(resent.map((d) => counts.get(d.id))).toEqual(resent.map(() => 2));
     expect(deliveries.slice(100).every((d) => counts.get(d.id) === 1)).toBe(true);
+  });
+
+  it('writes 2,500 events submitted at once in full batches, each one statement', async () => {
+    const ids = Array.from({ length: 2_500 }, () => `evt_burst_${sequence++}`);
+    const logger = app.dataSource.logger;
+    const logQuery = logger.logQuery.bind(logger);
+    let inserts = 0;
+    logger.logQuery = (query, ...rest) => {
+      inserts += /^INSERT INTO webhook_events/.test(query) ? 1 : 0;
+      return logQuery(query, ...rest);
+    };
+    try {
+      const results = await Promise.all(ids.map((id) => store.record(newWebhookEvent(id))));
+      expect(results.every((result) => !result.duplicate)).toBe(true);
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    // 200 rows a statement on PostgreSQL, 1,000 on SQLite; one statement per row would mean
+    // the batches failed and were written one by one.
+    expect(inserts).toBe(database === 'sqlite' ? 3 : 13);
+    const stored = await app.dataSource
+      .getRepository(WebhookEventEntity)
+      .countBy({ eventId: In(ids) });
+    expect(stored).toBe(ids.length);
   });
 
   it('answers two copies of one event in one batch as one row, the second a duplicate', async () => {

@@ -73,8 +73,12 @@ interface RecordedRow {
   body_sha256: string;
 }
 
-/** Most deliveries written by one group-commit transaction. */
-const MAX_RECORD_BATCH = 200;
+/**
+ * Most deliveries written by one group-commit statement. SQLite's are larger: its writes take
+ * turns with handler transactions on the one connection, so each write must take everything
+ * that arrived while a handler held it (21 parameters a row stay under SQLite's 32,766).
+ */
+const MAX_RECORD_BATCH = { postgres: 200, sqlite: 1_000 } as const;
 /**
  * Group-commit writes running at once on PostgreSQL, and the connections kept for them (SQLite
  * has one connection).
@@ -105,7 +109,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       UPSERT_TAIL;
     this.recorder = new GroupCommit(
       (events) => this.recordBatch(events),
-      MAX_RECORD_BATCH,
+      MAX_RECORD_BATCH[this.dialect.kind],
       this.dialect.kind === 'sqlite' ? 1 : MAX_RECORD_WRITES,
     );
   }
