@@ -89,3 +89,52 @@ describe.each<[Platform, Database, Partial<TestAppOptions>, number, number, numb
     }, 40_000);
   },
 );
+
+describe('the connections kept for answers on PostgreSQL', () => {
+  it('answers after the server cut them, with a fresh connection', async () => {
+    const t = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks: webhooks(4),
+    });
+    try {
+      const first = signedEvent();
+      expect((await post(`${t.url}/webhooks/stripe`, first.body, first.headers)).status).toBe(200);
+      const [{ cut }] = (await t.dataSource.query(
+        'SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity ' +
+          'WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )) as { cut: number }[];
+      expect(cut).toBeGreaterThan(0);
+      // The server's notice that it ended them reaches the client a moment later.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const next = signedEvent();
+      expect((await post(`${t.url}/webhooks/stripe`, next.body, next.headers)).status).toBe(200);
+      await eventually(async () => (await countEffects(t, next.id)) === 1);
+      expect(await countEffects(t, first.id)).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('keeps none from a pool of one, and the answers and handlers share it', async () => {
+    const t = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks: webhooks(4),
+      poolSize: 1,
+    });
+    try {
+      const events = Array.from({ length: 5 }, () => signedEvent());
+      const answers = await Promise.all(
+        events.map((event) => post(`${t.url}/webhooks/stripe`, event.body, event.headers)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(events.map(() => 200));
+      for (const event of events) {
+        await eventually(async () => (await countEffects(t, event.id)) === 1);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /** The size of a PostgreSQL data source's pool, as pg reads its options. */
-export function poolSizeOf(dataSource: DataSource): number {
+function poolSizeOf(dataSource: DataSource): number {
   const driver = dataSource.driver as { master?: { options?: { max?: number } } };
   const options = dataSource.options as { poolSize?: number; extra?: { max?: number } };
   return driver.master?.options?.max ?? options.extra?.max ?? options.poolSize ?? 10;
@@ -13,8 +13,8 @@ export function poolSizeOf(dataSource: DataSource): number {
  * taken and a delivery would wait for a handler to finish before it could be stored and
  * answered. Kept connections are taken from the data source's pool when first needed and given
  * back when the data source closes; one that fails is given back at once (pg drops it if it
- * broke) and a fresh one is taken next time. With a pool too small to spare one, the pool is
- * shared as before.
+ * broke) and a fresh one is taken next time. With a pool too small to spare one, deliveries are
+ * written through the shared pool.
  */
 export class IngressConnections {
   private readonly idle: QueryRunner[] = [];
