@@ -364,7 +364,12 @@ class RunningTarget {
 
   /** GET/POST a bench-only route of the Nest targets; resolves to the parsed JSON or null. */
   async bench(method, path) {
-    const response = await fetch(`${this.url}/bench/${path}`, { method });
+    const url = `${this.url}/bench/${path}`;
+    // NOTE: a busy app can drop a kept-alive socket just as it is reused (ECONNRESET); a read is
+    // safe to send again.
+    const response = await fetch(url, { method }).catch((error) =>
+      method === 'GET' ? fetch(url, { method }) : Promise.reject(error),
+    );
     if (!response.ok) {
       throw new Error(
         `${method} /bench/${path} answered ${response.status}: ${await response.text()}`,
