@@ -1,7 +1,7 @@
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /** The size of a PostgreSQL data source's pool, as pg reads its options. */
-function poolSizeOf(dataSource: DataSource): number {
+export function poolSizeOf(dataSource: DataSource): number {
   const driver = dataSource.driver as { master?: { options?: { max?: number } } };
   const options = dataSource.options as { poolSize?: number; extra?: { max?: number } };
   return driver.master?.options?.max ?? options.extra?.max ?? options.poolSize ?? 10;
@@ -22,14 +22,14 @@ export class IngressConnections {
   private held = 0;
 
   /**
-   * @param size most connections kept; at most one less than the pool holds, so the rest of
-   * the application always keeps one.
+   * @param size most connections kept. The pool always keeps two others: one a dispatcher
+   * holds to LISTEN for other instances' events, and one for handlers and the application.
    */
   constructor(
     private readonly dataSource: DataSource,
     size: number,
   ) {
-    this.size = Math.max(0, Math.min(size, poolSizeOf(dataSource) - 1));
+    this.size = Math.max(0, Math.min(size, poolSizeOf(dataSource) - 2));
   }
 
   /** Runs `work` on a kept connection, or on the shared pool when none can be kept. */

@@ -5,7 +5,7 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
 import { GroupCommit } from './group-commit';
-import { IngressConnections } from './ingress-connections';
+import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import {
   ClaimOptions,
@@ -523,6 +523,12 @@ export class TypeOrmWebhookStore implements WebhookStore {
   async watch(listener: () => void): Promise<() => Promise<void>> {
     if (this.dialect.kind !== 'postgres') {
       return async () => undefined;
+    }
+    if (poolSizeOf(this.dataSource) < 2) {
+      throw new Error(
+        'the PostgreSQL pool has one connection, which listening would hold for good; set the ' +
+          "data source's poolSize to 4 or more (2 is enough to listen)",
+      );
     }
     const driver = this.dataSource.driver as unknown as {
       obtainMasterConnection(): Promise<[NotificationClient, (error?: Error) => void]>;
