@@ -31,9 +31,9 @@ export interface WebhookDispatchOptions {
   enabled?: boolean;
   /**
    * Events processed at once by this instance. On PostgreSQL each holds a pooled connection
-   * while its handler's transaction is open, and two are kept for storing deliveries, so more
-   * than the pool's size minus two makes events wait for connections. SQLite runs one handler
-   * transaction at a time.
+   * while its handler's transaction is open, two are kept for storing deliveries and one
+   * listens for other instances' events, so more than the pool's size minus three makes events
+   * wait for connections. SQLite runs one handler transaction at a time.
    * @default 4
    */
   concurrency?: number;

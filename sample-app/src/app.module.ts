@@ -54,9 +54,9 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
 }
 
 /**
- * On PostgreSQL, handler transactions run side by side: 16 events at a time keep the 8 pooled
- * connections left after the module's own two busy. SQLite runs them one at a time, so more than
- * the default would only lengthen the queue.
+ * On PostgreSQL, handler transactions run side by side: 16 events at a time keep busy the 7
+ * pooled connections left after the two the module keeps for answers and the one that listens.
+ * SQLite runs them one at a time, so more than the default would only lengthen the queue.
  */
 function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
   return database.databaseUrl ? { concurrency: 16 } : {};
