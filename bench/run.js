@@ -272,13 +272,15 @@ async function describeMachine(adminUrl) {
     const { rows } = await adminQuery(
       adminUrl,
       "SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync, " +
-        "current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync",
+        "current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync, " +
+        "current_setting('autovacuum') AS autovacuum",
     );
     postgres = {
       version: rows[0].version,
       synchronousCommit: rows[0].sync,
       fsync: rows[0].fsync,
       sharedBuffers: rows[0].shared_buffers,
+      autovacuum: rows[0].autovacuum,
     };
   }
   let sqlite = null;
@@ -817,19 +819,19 @@ function slope(points) {
 
 /**
  * Resident size and heap over the long run. The first minute is the ramp-up (JIT, pools,
- * buffers); flatness is judged from there on: the RSS trend, and the heap's floor (the lows of
- * the GC sawtooth) in the first and second half, which grows when something leaks.
+ * buffers); flatness is judged from there on: the RSS trend, and the heap left after full
+ * collections (what is still reachable) in the first and second half, which grows when
+ * something leaks.
  */
 function memorySummary(samples) {
   const rss = samples.filter((s) => s.rssMiB !== null);
   const steady = rss.filter((s) => s.atSec >= 60);
-  const heap = samples.filter((s) => s.heapUsedMiB !== null);
+  const afterGc = samples.filter((s) => s.heapAfterFullGcMiB != null && s.atSec >= 60);
   const middle = samples.at(-1).atSec / 2;
-  const floor = (list) => (list.length ? Math.min(...list.map((s) => s.heapUsedMiB)) : null);
   const rssSlope = slope(steady.map((s) => ({ x: s.atSec / 60, y: s.rssMiB })));
   const end = samples.at(-1).atSec;
-  const median = (list) => {
-    const sorted = list.map((s) => s.rssMiB).sort((a, b) => a - b);
+  const median = (list, key = 'rssMiB') => {
+    const sorted = list.map((s) => s[key]).sort((a, b) => a - b);
     return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
   };
   return {
@@ -843,9 +845,15 @@ function memorySummary(samples) {
       medianSecondMinute: median(rss.filter((s) => s.atSec >= 60 && s.atSec < 120)),
       medianLastMinute: median(rss.filter((s) => s.atSec >= end - 60)),
     },
-    heapUsedFloorMiB: {
-      firstHalf: floor(heap.filter((s) => s.atSec < middle)),
-      secondHalf: floor(heap.filter((s) => s.atSec >= middle)),
+    heapAfterFullGcMiB: {
+      firstHalf: median(
+        afterGc.filter((s) => s.atSec < middle),
+        'heapAfterFullGcMiB',
+      ),
+      secondHalf: median(
+        afterGc.filter((s) => s.atSec >= middle),
+        'heapAfterFullGcMiB',
+      ),
     },
     samples,
   };
@@ -872,14 +880,14 @@ async function longRun(spec, adminUrl) {
     const startedAt = Date.now();
     const sample = async () => {
       const rss = target.sampleRss();
-      let heapUsed = null;
-      if (spec.nest) {
-        heapUsed = (await target.bench('GET', 'memory').catch(() => null))?.heapUsed ?? null;
-      }
+      const memory = spec.nest ? await target.bench('GET', 'memory').catch(() => null) : null;
+      const heapUsed = memory?.heapUsed ?? null;
+      const afterGc = memory?.heapAfterFullGc ?? null;
       samples.push({
         atSec: round((Date.now() - startedAt) / 1000, 0),
         rssMiB: rss === null ? null : round(rss / 2 ** 20, 1),
         heapUsedMiB: heapUsed === null ? null : round(heapUsed / 2 ** 20, 1),
+        heapAfterFullGcMiB: afterGc === null ? null : round(afterGc / 2 ** 20, 1),
       });
     };
     await sample();

@@ -5,6 +5,7 @@ import { AppModule } from '../../sample-app/src/app.module';
 import { BenchController } from './bench.controller';
 import { BenchHandler } from './bench.handler';
 import { CpuProfiler } from './cpu-profiler';
+import { HeapWatch } from './heap-watch';
 import { LagRecorder } from './lag-recorder';
 
 function isOptionsProvider(provider: Provider): provider is ValueProvider<WebhooksModuleOptions> {
@@ -59,7 +60,7 @@ export class BenchAppModule {
       module: BenchAppModule,
       imports: [{ ...shop, imports }],
       controllers: [BenchController],
-      providers: [LagRecorder, BenchHandler, CpuProfiler],
+      providers: [LagRecorder, BenchHandler, CpuProfiler, HeapWatch],
     };
   }
 }

@@ -11,6 +11,7 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import { WebhookDispatcher } from 'nestjs-payment-webhooks';
 import { CpuProfiler } from './cpu-profiler';
+import { HeapWatch } from './heap-watch';
 import { LagRecorder } from './lag-recorder';
 import type { HandlerStats } from './lag-recorder';
 
@@ -20,6 +21,7 @@ export class BenchController {
   constructor(
     private readonly recorder: LagRecorder,
     private readonly profiler: CpuProfiler,
+    private readonly heap: HeapWatch,
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -32,10 +34,14 @@ export class BenchController {
     return this.recorder.stats(events);
   }
 
-  /** The process's memory, as Node reports it. */
+  /** The process's memory, as Node reports it, and the heap after the latest full collection. */
   @Get('memory')
-  memory(): NodeJS.MemoryUsage {
-    return process.memoryUsage();
+  memory(): NodeJS.MemoryUsage & { heapAfterFullGc: number | null; fullGcs: number } {
+    return {
+      ...process.memoryUsage(),
+      heapAfterFullGc: this.heap.afterLastFullGc,
+      fullGcs: this.heap.fullGcs,
+    };
   }
 
   /** Forgets the handler statistics and measures only events whose id starts with `prefix`. */
