@@ -35,13 +35,13 @@ function webhooks(concurrency: number): WebhooksModuleOptions {
   };
 }
 
-/**
+const HANDLER_MS = 2_000;
+
+/*
  * Slow handlers hold the database for their whole transaction. A delivery that arrives while
  * they do must be stored and answered without waiting for them: a provider that times out
  * retries, and a burst of slow answers becomes a storm of duplicates.
  */
-const HANDLER_MS = 2_000;
-
 describe.each<[Platform, Database, Partial<TestAppOptions>, number, number, number]>([
   // Every pooled connection is taken by a handler (4 in the pool, 8 handlers at once): the
   // answer waits for none of them.

@@ -36,12 +36,8 @@ export class BenchController {
 
   /** The process's memory, as Node reports it, and the heap after the latest full collection. */
   @Get('memory')
-  memory(): NodeJS.MemoryUsage & { heapAfterFullGc: number | null; fullGcs: number } {
-    return {
-      ...process.memoryUsage(),
-      heapAfterFullGc: this.heap.afterLastFullGc,
-      fullGcs: this.heap.fullGcs,
-    };
+  memory(): NodeJS.MemoryUsage & { heapAfterFullGc: number | null } {
+    return { ...process.memoryUsage(), heapAfterFullGc: this.heap.afterLastFullGc };
   }
 
   /** Forgets the handler statistics and measures only events whose id starts with `prefix`. */

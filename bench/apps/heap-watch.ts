@@ -11,14 +11,11 @@ import { getHeapStatistics } from 'node:v8';
 export class HeapWatch implements OnModuleDestroy {
   /** Bytes in use after the latest full collection, or null before the first. */
   afterLastFullGc: number | null = null;
-  /** Full collections seen. */
-  fullGcs = 0;
 
   private readonly observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
-        this.fullGcs += 1;
         this.afterLastFullGc = getHeapStatistics().used_heap_size;
       }
     }

@@ -38,19 +38,15 @@ export class IngressConnections {
     if (!runner) {
       return work(this.dataSource.manager);
     }
-    let failed = false;
     try {
-      return await work(runner.manager);
+      const result = await work(runner.manager);
+      this.idle.push(runner);
+      return result;
     } catch (error) {
-      failed = true;
+      // NOTE: the connection may have broken: given back, pg drops it if so.
+      this.held -= 1;
+      await runner.release().catch(() => undefined);
       throw error;
-    } finally {
-      if (failed || runner.isReleased) {
-        this.held -= 1;
-        await runner.release().catch(() => undefined);
-      } else {
-        this.idle.push(runner);
-      }
     }
   }
 
