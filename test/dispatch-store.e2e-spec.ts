@@ -181,6 +181,82 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
     expect(again).toBe('already_done');
   });
 
+  it('stores handler keys and outcomes exactly as given, quotes and backslashes included', async () => {
+    const { id } = await store.record(event());
+    await store.claim('worker-e', 1, 30_000, new Date());
+    const key = "Handlers.it's\\odd";
+    const reported = "'); DROP TABLE webhook_events; -- \\' $1 ✓";
+    const outcome = await store.runHandler(id, key, 1, async () => reported, {
+      workerId: 'worker-e',
+      result: (value) => ({ outcome: `${value}|`, providerStatus: "o'k\\" }),
+    });
+    expect(outcome).toBe('ran_and_settled');
+    expect(await runs().findBy({ eventId: id })).toEqual([
+      expect.objectContaining({ handlerKey: key, outcome: reported }),
+    ]);
+    expect(await events().findOneByOrFail({ id })).toMatchObject({
+      status: 'processed',
+      outcome: `${reported}|`,
+      providerStatus: "o'k\\",
+    });
+  });
+
+  it("nests a handler's own transaction in the run: an inner failure undoes the inner writes only", async () => {
+    const { id } = await store.record(event());
+    const [claimed] = await store.claim('worker-f', 1, 30_000, new Date());
+    const outcome = await store.runHandler(
+      id,
+      'Handlers.nested',
+      1,
+      async (manager) => {
+        await manager.insert(TestEffect, { eventId: claimed.eventId, handler: 'outer' });
+        await manager
+          .transaction(async (inner) => {
+            await inner.insert(TestEffect, { eventId: claimed.eventId, handler: 'inner' });
+            throw new Error('inner step refused');
+          })
+          .catch(() => undefined);
+        return undefined;
+      },
+      { workerId: 'worker-f', result: () => ({ outcome: null }) },
+    );
+    expect(outcome).toBe('ran_and_settled');
+    const effects = await app.dataSource
+      .getRepository(TestEffect)
+      .findBy({ eventId: claimed.eventId });
+    expect(effects.map((effect) => effect.handler)).toEqual(['outer']);
+    expect(await runs().countBy({ eventId: id })).toBe(1);
+    expect((await events().findOneByOrFail({ id })).status).toBe('processed');
+  });
+
+  it('runs a handler that writes nothing in the fewest round trips its database allows', async () => {
+    const { id } = await store.record(event());
+    await store.claim('worker-g', 1, 30_000, new Date());
+    const logger = app.dataSource.logger;
+    const logQuery = logger.logQuery.bind(logger);
+    const sent: string[] = [];
+    logger.logQuery = (query, ...rest) => {
+      sent.push(query);
+      return logQuery(query, ...rest);
+    };
+    try {
+      const outcome = await store.runHandler(id, 'Handlers.quiet', 1, async () => 'noted', {
+        workerId: 'worker-g',
+        result: () => ({ outcome: 'noted' }),
+      });
+      expect(outcome).toBe('ran_and_settled');
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    // NOTE: PostgreSQL sends the ledger row with BEGIN, and the outcome and the event's new
+    // status with COMMIT; SQLite runs in the process, one statement at a time.
+    expect(sent).toHaveLength(database === 'postgres' ? 2 : 5);
+    expect(await runs().findBy({ eventId: id })).toEqual([
+      expect.objectContaining({ handlerKey: 'Handlers.quiet', outcome: 'noted' }),
+    ]);
+    expect((await events().findOneByOrFail({ id })).status).toBe('processed');
+  });
+
   it('refills its slots in batches: far fewer claims than events while draining a backlog', async () => {
     const backlog = 120;
     const stored = await Promise.all(Array.from({ length: backlog }, () => store.record(event())));
@@ -200,5 +276,60 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
       claim.mockRestore();
       await dispatcher.stop();
     }
+  });
+});
+
+describe('the dispatcher store on postgres, when the statements sent with COMMIT fail', () => {
+  let app: TestApp;
+  let store: WebhookStore;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: 'whsec_store_commit' })],
+        dispatch: { enabled: false },
+      },
+    });
+    store = app.app.get<WebhookStore>(WebhookStore);
+  });
+
+  afterAll(() => app.close());
+
+  it("undoes the handler's effect and the ledger row, and leaves the event held", async () => {
+    const { id } = await store.record(event());
+    const [claimed] = await store.claim('worker-h', 1, 30_000, new Date());
+    // NOTE: the outcome column holds 64 characters; a longer one fails the UPDATE sent with
+    // COMMIT, so the COMMIT never runs.
+    await expect(
+      store.runHandler(
+        id,
+        'Handlers.long',
+        1,
+        async (manager) => {
+          await manager.insert(TestEffect, { eventId: claimed.eventId, handler: 'long' });
+          return 'x'.repeat(65);
+        },
+        { workerId: 'worker-h', result: () => ({ outcome: null }) },
+      ),
+    ).rejects.toThrow(/too long/);
+    const events = app.dataSource.getRepository(WebhookEventEntity);
+    expect(await events.findOneByOrFail({ id })).toMatchObject({
+      status: 'processing',
+      lockedBy: 'worker-h',
+    });
+    expect(
+      await app.dataSource.getRepository(WebhookHandlerRunEntity).countBy({ eventId: id }),
+    ).toBe(0);
+    expect(
+      await app.dataSource.getRepository(TestEffect).countBy({ eventId: claimed.eventId }),
+    ).toBe(0);
+    // NOTE: the connection went back to the pool usable: the next run on it commits.
+    const again = await store.runHandler(id, 'Handlers.long', 2, async () => 'short', {
+      workerId: 'worker-h',
+      result: () => ({ outcome: null }),
+    });
+    expect(again).toBe('ran_and_settled');
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, EntityMetadata, In } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
+import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
@@ -43,6 +44,12 @@ const INSERT_COLUMNS = [
 ];
 
 const MAX_ERROR_LENGTH = 2000;
+
+/** A statement and its parameters. */
+interface Statement {
+  readonly sql: string;
+  readonly params: unknown[];
+}
 
 // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
 const UPSERT_TAIL =
@@ -93,12 +100,17 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly recordSql: string;
   private readonly recorder: GroupCommit<NewWebhookEvent, RecordResult>;
   private readonly ingress?: IngressConnections;
+  /** Whether a transaction's first and last statements travel with its BEGIN and COMMIT. */
+  private readonly boundaries: boolean;
   private metadata?: { entity: EntityMetadata; columns: string };
   private announcing = false;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = sqlDialectOf(dataSource);
     this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
+    // NOTE: pg-native answers a query of several statements with the last one's rows only.
+    this.boundaries =
+      this.dialect.kind === 'postgres' && !(dataSource.options as { native?: boolean }).native;
     if (this.dialect.kind === 'postgres') {
       this.ingress = new IngressConnections(dataSource, MAX_RECORD_WRITES);
     }
@@ -412,49 +424,109 @@ export class TypeOrmWebhookStore implements WebhookStore {
     settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
-    const ledgerSql =
-      `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
-      `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
-      'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id';
-    return this.lock.run(() =>
-      this.dataSource.transaction(async (manager) => {
-        // NOTE: the ledger row is written first: a second worker that reaches the same
-        // (event, handler) waits on the unique index until this transaction ends, then skips.
-        const runId = randomUUID();
-        const inserted = await this.rows(manager, ledgerSql, [
-          runId,
-          eventId,
-          handlerKey,
-          attempt,
-          this.dialect.date(new Date()),
-        ]);
+    const runId = randomUUID();
+    // NOTE: the ledger row is written first: a second worker that reaches the same
+    // (event, handler) waits on the unique index until this transaction ends, then skips.
+    const ledger: Statement = {
+      sql:
+        `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
+        `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
+        'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id',
+      params: [runId, eventId, handlerKey, attempt, this.dialect.date(new Date())],
+    };
+    return this.lock.run(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        const [inserted] = await this.begin(runner, [ledger]);
         if (inserted.length === 0) {
+          await runner.commitTransaction();
           return 'already_done' as const;
         }
-        const outcome = await work(manager);
+        const outcome = await work(runner.manager);
+        const last: Statement[] = [];
         if (outcome !== undefined) {
-          await manager.query(
-            `UPDATE webhook_handler_runs SET outcome = ${p(1)} WHERE id = ${p(2)}`,
-            [outcome, runId],
-          );
+          last.push({
+            sql: `UPDATE webhook_handler_runs SET outcome = ${p(1)} WHERE id = ${p(2)}`,
+            params: [outcome, runId],
+          });
         }
         if (settle) {
           const result = settle.result(outcome);
-          const settled = await this.settle(manager, eventId, settle.workerId, {
-            status: 'processed',
-            processedAt: new Date(),
-            lastError: null,
-            nextAttemptAt: null,
-            outcome: result.outcome ?? null,
-            providerStatus: result.providerStatus ?? null,
-          });
-          if (settled) {
-            return 'ran_and_settled' as const;
-          }
+          last.push(
+            this.settleStatement(eventId, settle.workerId, {
+              status: 'processed',
+              processedAt: new Date(),
+              lastError: null,
+              nextAttemptAt: null,
+              outcome: result.outcome ?? null,
+              providerStatus: result.providerStatus ?? null,
+            }),
+          );
         }
-        return 'ran' as const;
-      }),
-    );
+        const rows = await this.commit(runner, last);
+        return settle && rows[rows.length - 1].length > 0
+          ? ('ran_and_settled' as const)
+          : ('ran' as const);
+      } catch (error) {
+        if (runner.isTransactionActive) {
+          await runner.rollbackTransaction().catch(() => undefined);
+        }
+        throw error;
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  /**
+   * Starts a transaction on `runner` with `statements` as its first; on PostgreSQL they travel
+   * in the round trip of its BEGIN. Resolves to each statement's rows.
+   */
+  private async begin(runner: QueryRunner, statements: Statement[]): Promise<unknown[][]> {
+    if (this.boundaries) {
+      const rows = await sendWithBoundary(
+        runner,
+        'START TRANSACTION',
+        statements.map(({ sql, params }) => pgInline(sql, params)),
+        () => runner.startTransaction(),
+      );
+      if (rows) {
+        return rows;
+      }
+    } else {
+      await runner.startTransaction();
+    }
+    return this.each(runner, statements);
+  }
+
+  /**
+   * Commits the transaction on `runner` with `statements` as its last; on PostgreSQL they travel
+   * in the round trip of its COMMIT. Resolves to each statement's rows.
+   */
+  private async commit(runner: QueryRunner, statements: Statement[]): Promise<unknown[][]> {
+    if (this.boundaries && statements.length > 0) {
+      const rows = await sendWithBoundary(
+        runner,
+        'COMMIT',
+        statements.map(({ sql, params }) => pgInline(sql, params)),
+        () => runner.commitTransaction(),
+      );
+      if (rows) {
+        return rows;
+      }
+      throw new Error('the transaction ended without its last statements');
+    }
+    const rows = await this.each(runner, statements);
+    await runner.commitTransaction();
+    return rows;
+  }
+
+  private async each(runner: QueryRunner, statements: Statement[]): Promise<unknown[][]> {
+    const rows: unknown[][] = [];
+    for (const { sql, params } of statements) {
+      rows.push(await this.rows(runner.manager, sql, params));
+    }
+    return rows;
   }
 
   markProcessed(
@@ -634,10 +706,20 @@ export class TypeOrmWebhookStore implements WebhookStore {
     workerId: string,
     changes: Partial<WebhookEventEntity>,
   ): Promise<boolean> {
-    const values: unknown[] = [];
+    const { sql, params } = this.settleStatement(id, workerId, changes);
+    return (await this.rows(manager, sql, params)).length > 0;
+  }
+
+  /** The statement `settle()` runs; it returns the event's id when the event was still held. */
+  private settleStatement(
+    id: string,
+    workerId: string,
+    changes: Partial<WebhookEventEntity>,
+  ): Statement {
+    const params: unknown[] = [];
     const bind = (value: unknown) => {
-      values.push(value);
-      return this.dialect.param(values.length);
+      params.push(value);
+      return this.dialect.param(params.length);
     };
     const assignments = Object.entries({ ...changes, lockedBy: null, lockedUntil: null }).map(
       ([property, value]) => {
@@ -649,6 +731,6 @@ export class TypeOrmWebhookStore implements WebhookStore {
     const sql =
       `UPDATE webhook_events SET ${assignments.join(', ')} ` +
       `WHERE id = ${bind(id)} AND locked_by = ${bind(workerId)} AND status = 'processing' RETURNING id`;
-    return (await this.rows(manager, sql, values)).length > 0;
+    return { sql, params };
   }
 }
