@@ -64,9 +64,10 @@ Options:
   --long-minutes M        length of --long (default 10)
   --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all)
   --pin                   pin targets to CPU 0 and load generators to CPU 1 (taskset)
-  --profile               CPU-profile the sample app during the throughput and drain scenarios
-                          (bench/results/profiles/*.cpuprofile, summary in the JSON); the
-                          profiler costs a few per cent, so do not quote those runs' figures
+  --profile               CPU-profile the sample app during the throughput, fixed-rate and
+                          drain scenarios (bench/results/profiles/*.cpuprofile, summary in
+                          the JSON); the profiler costs a few per cent, so do not quote
+                          those runs' figures
   --out FILE              where to write the JSON (a .md table is written next to it)
   --no-build              do not rebuild dist/ and bench/dist/ when sources are newer
 `;
@@ -521,6 +522,8 @@ async function fixedRateScenario(
 ) {
   await resetHandler(target, measure);
   const ackedIdsFile = join(runDir, `${target.spec.id}-${tag}.acked`);
+  const stopProfile =
+    scenario === 'fixed-rate' ? await startProfile(target, scenario) : async () => undefined;
   const load = await runOpenLoop({
     url: target.url,
     rate,
@@ -530,6 +533,7 @@ async function fixedRateScenario(
     warmupSec,
     pinCpu: options.pin ? '1' : undefined,
   });
+  const profile = await stopProfile();
   await settledRows(target, prefixOf(tag));
   const rssAfterLoad = rssMiB(target);
   const stored = new Set(await target.probe.eventIds(prefixOf(tag)));
@@ -580,6 +584,7 @@ async function fixedRateScenario(
     },
     handler,
     rssMiB: rssAfterLoad,
+    ...(profile ? { profile } : {}),
   };
   if (handler && handler.backlogLeft === 0 && handler.handled !== stored.size) {
     result.handlerRunsCheck = {
