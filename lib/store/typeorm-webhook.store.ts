@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
 import { pgInline, sendWithBoundary } from './boundary-statements';
+import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
@@ -266,7 +266,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private recordParams(event: NewWebhookEvent): unknown[] {
     const d = (value: Date | null) => (value === null ? null : this.dialect.date(value));
     return [
-      randomUUID(),
+      timeOrderedId(event.receivedAt.getTime()),
       event.endpoint,
       event.provider,
       event.eventId,
@@ -424,7 +424,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
-    const runId = randomUUID();
+    const runId = timeOrderedId();
     // NOTE: the ledger row is written first: a second worker that reaches the same
     // (event, handler) waits on the unique index until this transaction ends, then skips.
     const ledger: Statement = {
