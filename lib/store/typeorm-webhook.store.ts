@@ -1,7 +1,7 @@
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
-import { pgInline, sendWithBoundary } from './boundary-statements';
 import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
+import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
@@ -514,7 +514,11 @@ export class TypeOrmWebhookStore implements WebhookStore {
       if (rows) {
         return rows;
       }
-      throw new Error('the transaction ended without its last statements');
+      // NOTE: TypeORM committed without the COMMIT statement they were to travel with.
+      throw new Error(
+        'The transaction was committed without its last statements (the outcome and the ' +
+          "event's new status); the event is settled when its lease ends",
+      );
     }
     const rows = await this.each(runner, statements);
     await runner.commitTransaction();
