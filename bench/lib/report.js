@@ -310,7 +310,8 @@ function storedCell(result) {
 
 /**
  * Lag p50 and p99 cells. A percentile that falls among events whose handler had not started
- * when the runner stopped waiting is shown as "> <wait> s": those events waited at least that.
+ * when the runner stopped waiting is shown as "> <wait> s": those events waited at least that
+ * (as "not started" when the runner did not wait a whole second).
  */
 function lagCells(result) {
   const handler = result.handler;
@@ -320,7 +321,7 @@ function lagCells(result) {
     value === null
       ? lagMs.of === 0
         ? '–'
-        : handler.waitedSec > 0
+        : handler.waitedSec >= 1
           ? `> ${fmt(handler.waitedSec, 0)} s`
           : 'not started'
       : ms(value);
