@@ -424,17 +424,18 @@ export class TypeOrmWebhookStore implements WebhookStore {
     settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
-    const runId = timeOrderedId();
-    // NOTE: the ledger row is written first: a second worker that reaches the same
-    // (event, handler) waits on the unique index until this transaction ends, then skips.
-    const ledger: Statement = {
-      sql:
-        `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
-        `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
-        'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id',
-      params: [runId, eventId, handlerKey, attempt, this.dialect.date(new Date())],
-    };
     return this.lock.run(async () => {
+      const runId = timeOrderedId();
+      // NOTE: the ledger row is written first: a second worker that reaches the same
+      // (event, handler) waits on the unique index until this transaction ends, then skips.
+      // Its time is read once this run has its turn on the connection (SQLite), not before.
+      const ledger: Statement = {
+        sql:
+          `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
+          `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
+          'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id',
+        params: [runId, eventId, handlerKey, attempt, this.dialect.date(new Date())],
+      };
       const runner = this.dataSource.createQueryRunner();
       try {
         const [inserted] = await this.begin(runner, [ledger]);
