@@ -7,7 +7,14 @@ import {
   WebhookStore,
 } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
-import { Database, eventually, startTestApp, TestApp, TestEffect } from './support/test-app';
+import {
+  Database,
+  eventually,
+  sameDatabaseAs,
+  startTestApp,
+  TestApp,
+  TestEffect,
+} from './support/test-app';
 import { newWebhookEvent } from './support/webhook-event';
 
 let sequence = 0;
@@ -331,5 +338,54 @@ describe('the dispatcher store on postgres, when the statements sent with COMMIT
       result: () => ({ outcome: null }),
     });
     expect(again).toBe('ran_and_settled');
+  });
+});
+
+describe('inbox notifications between instances on postgres', () => {
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    const webhooks = {
+      endpoints: [stripeEndpoint({ name: 'stripe', secret: 'whsec_store_notify' })],
+      dispatch: { enabled: false },
+    };
+    a = await startTestApp({ platform: 'express', database: 'postgres', webhooks });
+    b = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks,
+      ...sameDatabaseAs(a),
+    });
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("wakes the other instance's listener for a stored event, never the storing instance's own", async () => {
+    const stores = [a, b].map((app) => app.app.get<WebhookStore>(WebhookStore));
+    const heard = [0, 0];
+    const stops = await Promise.all(
+      stores.map((store, i) =>
+        store.watch(() => {
+          heard[i] += 1;
+        }),
+      ),
+    );
+    try {
+      // NOTE: a listener is called once when it starts listening, for what it may have missed.
+      await eventually(() => heard[0] === 1 && heard[1] === 1);
+      await stores[0].record(event());
+      await eventually(() => heard[1] === 2);
+      await stores[1].record(event());
+      await eventually(() => heard[0] === 2);
+      // NOTE: a notification arrives within milliseconds; this leaves each echo ample time.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard).toEqual([2, 2]);
+    } finally {
+      await Promise.all(stops.map((stop) => stop()));
+    }
   });
 });

@@ -314,6 +314,34 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
     expect(after).not.toContain(paymentRef);
   });
 
+  it('counts the events of a payment in one statement, with no transaction around it', async () => {
+    const paymentRef = `pi_single_${process.pid}_${database}`;
+    const labels = { endpoint: 'storm', provider: 'stripe' };
+    const observed = async () =>
+      metricValue(await scrape(app), 'payment_webhooks_events_per_payment_count', labels);
+    const before = await observed();
+    const logger = app.dataSource.logger;
+    const logQuery = logger.logQuery.bind(logger);
+    const sent: string[] = [];
+    logger.logQuery = (query, ...rest) => {
+      sent.push(query);
+      return logQuery(query, ...rest);
+    };
+    try {
+      await send(stripeDelivery({ paymentRef }), 'storm');
+      await eventually(async () => (await observed()) === before + 1);
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    const counts = sent.flatMap((query, i) => (query.includes('"payment_ref" IN') ? [i] : []));
+    expect(counts).toHaveLength(1);
+    // NOTE: the dispatcher's handler transaction runs meanwhile; on SQLite it cannot interleave
+    // with the count, and on PostgreSQL its BEGIN and COMMIT travel with other statements.
+    const transactionStart = /^(START TRANSACTION|BEGIN( TRANSACTION)?)$/;
+    expect(sent[counts[0] - 1]).not.toMatch(transactionStart);
+    expect(sent[counts[0] + 1]).not.toBe('COMMIT');
+  });
+
   it('alerts once for a payment whose events arrive all at once', async () => {
     const paymentRef = `pi_burst_${process.pid}_${database}`;
     const labels = { endpoint: 'storm', provider: 'stripe' };

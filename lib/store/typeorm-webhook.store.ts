@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
 import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
@@ -65,7 +66,10 @@ const ANNOUNCE_COALESCE_MS = 10;
 /** The part of a `pg` client the listener uses. */
 interface NotificationClient {
   query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string }) => void): void;
+  on(
+    event: 'notification',
+    listener: (message: { channel: string; payload?: string }) => void,
+  ): void;
   on(event: 'error', listener: (error: Error) => void): void;
   removeAllListeners(event?: string): void;
 }
@@ -104,6 +108,8 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly boundaries: boolean;
   private metadata?: { entity: EntityMetadata; columns: string };
   private announcing = false;
+  /** Signs this store's notifications, so its own listener can tell them from other instances'. */
+  private readonly announcer = randomBytes(8).toString('hex');
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = sqlDialectOf(dataSource);
@@ -621,7 +627,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
         const [client, release] = await driver.obtainMasterConnection();
         current = { client, release };
         client.on('notification', (message) => {
-          if (message.channel === INBOX_CHANNEL) {
+          // NOTE: this process learns of its own inserts from the ingress at once; waking on
+          // their echo would only cost a claim that finds nothing.
+          if (message.channel === INBOX_CHANNEL && message.payload !== this.announcer) {
             listener();
           }
         });
@@ -661,9 +669,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
     return this.lock.run(() => this.dataSource.transaction(work));
   }
 
+  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.lock.run(() => work(this.dataSource.manager));
+  }
+
   /**
    * Tells other instances a pending event was stored. NOTIFY is sent after the insert committed
-   * and at most once per short window, so a burst of deliveries costs one notification.
+   * and at most once per short window, so a burst of deliveries costs one notification. Its
+   * payload names this store, whose own listener skips it.
    */
   private announce(): void {
     if (this.dialect.kind !== 'postgres' || this.announcing) {
@@ -672,7 +685,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.announcing = true;
     setTimeout(() => {
       this.announcing = false;
-      this.dataSource.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`).catch(() => undefined);
+      this.dataSource
+        .query(`SELECT pg_notify('${INBOX_CHANNEL}', '${this.announcer}')`)
+        .catch(() => undefined);
     }, ANNOUNCE_COALESCE_MS).unref();
   }
 

@@ -137,6 +137,12 @@ export interface WebhookStore {
   watch(listener: () => void): Promise<() => Promise<void>>;
   /** Runs `work` in a transaction, serialized with the package's own writes where the database needs it. */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` outside a transaction, each statement on its own, serialized like
+   * {@link transaction}. For a single read, which needs no BEGIN and COMMIT around it; callers
+   * fall back to {@link transaction} when a store does not have it.
+   */
+  read?<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
 }
 
 /** Injection token for the {@link WebhookStore}. */
