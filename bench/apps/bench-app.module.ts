@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Provider, ValueProvider } from '@nestjs/common';
 import { WEBHOOKS_MODULE_OPTIONS, WebhooksModule } from 'nestjs-payment-webhooks';
-import type { WebhooksModuleOptions } from 'nestjs-payment-webhooks';
+import type { WebhookDispatchOptions, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import { AppModule } from '../../sample-app/src/app.module';
 import { BenchController } from './bench.controller';
 import { BenchHandler } from './bench.handler';
@@ -17,23 +17,32 @@ function isOptionsProvider(provider: Provider): provider is ValueProvider<Webhoo
   );
 }
 
-/** The shop's webhook module registration with another dispatcher concurrency, all else kept. */
-function withDispatchConcurrency(imported: DynamicModule, concurrency: number): DynamicModule {
+/** The shop's webhook module registration with these dispatcher settings, all else kept. */
+function withDispatch(imported: DynamicModule, dispatch: WebhookDispatchOptions): DynamicModule {
   const providers = (imported.providers ?? []).map((provider) =>
     isOptionsProvider(provider)
       ? {
           ...provider,
           useValue: {
             ...provider.useValue,
-            dispatch: { ...provider.useValue.dispatch, concurrency },
+            dispatch: { ...provider.useValue.dispatch, ...dispatch },
           },
         }
       : provider,
   );
   if (!providers.some(isOptionsProvider)) {
-    throw new Error('BENCH_DISPATCH_CONCURRENCY: the shop registers WebhooksModule asynchronously');
+    throw new Error('BENCH_DISPATCH_*: the shop registers WebhooksModule asynchronously');
   }
   return { ...imported, providers };
+}
+
+/** The dispatcher settings the runner asked for, from the environment. */
+function dispatchFromEnv(): WebhookDispatchOptions {
+  const concurrency = Number(process.env.BENCH_DISPATCH_CONCURRENCY ?? 0);
+  return {
+    ...(concurrency > 0 ? { concurrency } : {}),
+    ...(process.env.BENCH_DISPATCH_ENABLED === 'false' ? { enabled: false } : {}),
+  };
 }
 
 /**
@@ -41,18 +50,19 @@ function withDispatchConcurrency(imported: DynamicModule, concurrency: number): 
  * handlers, operations routes), plus the benchmark's handler and routes. With
  * `BENCH_DISPATCH_CONCURRENCY` set, the shop's webhook module runs its dispatcher with that
  * concurrency instead of its own setting; the runner sets it only when asked
- * (`--dispatch-concurrency`).
+ * (`--dispatch-concurrency`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
+ * ingress-only instance would (`npm run bench:floor`).
  */
 @Module({})
 export class BenchAppModule {
   static forRoot(): DynamicModule {
     const shop = AppModule.forRoot();
-    const concurrency = Number(process.env.BENCH_DISPATCH_CONCURRENCY ?? 0);
+    const dispatch = dispatchFromEnv();
     const imports =
-      concurrency > 0
+      Object.keys(dispatch).length > 0
         ? (shop.imports ?? []).map((imported) =>
             (imported as DynamicModule).module === WebhooksModule
-              ? withDispatchConcurrency(imported as DynamicModule, concurrency)
+              ? withDispatch(imported as DynamicModule, dispatch)
               : imported,
           )
         : shop.imports;

@@ -1,8 +1,8 @@
 'use strict';
 /**
  * Starts each benchmark target as its own child process on a free port, with its own fresh
- * PostgreSQL database (created through `pg`, dropped afterwards) or SQLite file in a temp dir,
- * and gives the runner what it needs to read back: stored rows, the dispatcher's backlog, the
+ * PostgreSQL database (created through `pg`, dropped afterwards) or SQLite file in a temp dir
+ * (or none, for a target that stores nothing), and gives the runner what it needs to read back: stored rows, the dispatcher's backlog, the
  * bench handler's statistics and the process's resident size.
  */
 const { spawn } = require('node:child_process');
@@ -387,7 +387,7 @@ class RunningTarget {
   async stop() {
     running.delete(this);
     clearInterval(this.sampler);
-    await this.probe.close().catch(() => undefined);
+    await this.probe?.close().catch(() => undefined);
     if (!this.exited) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGTERM');
@@ -401,7 +401,7 @@ class RunningTarget {
 
 /**
  * Starts `spec` on a free port with a fresh database and waits until it accepts connections.
- * @param {object} spec one of TARGETS
+ * @param {object} spec one of TARGETS, or a target of `floor.js` (`database: 'none'` has no probe)
  * @param {{ adminUrl?: string, runDir: string, pinCpu?: string, env?: Record<string, string>, nodeArgs?: string[] }} options
  * @throws Error with the end of the target's log when it exits or does not listen within 90 s.
  */
@@ -430,6 +430,10 @@ async function startTarget(spec, options) {
       adminQuery(options.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) =>
         console.error(`  could not drop database ${name}: ${error.message}`),
       );
+  } else if (spec.database === 'none') {
+    database = { kind: 'none' };
+    probe = null;
+    cleanup = async () => undefined;
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'bench-sqlite-'));
     const file = join(dir, 'shop.sqlite');
