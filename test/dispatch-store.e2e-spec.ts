@@ -12,6 +12,7 @@ import {
   eventually,
   sameDatabaseAs,
   startTestApp,
+  statementsSent,
   TestApp,
   TestEffect,
 } from './support/test-app';
@@ -239,22 +240,13 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
   it('runs a handler that writes nothing in the fewest round trips its database allows', async () => {
     const { id } = await store.record(event());
     await store.claim('worker-g', 1, 30_000, new Date());
-    const logger = app.dataSource.logger;
-    const logQuery = logger.logQuery.bind(logger);
-    const sent: string[] = [];
-    logger.logQuery = (query, ...rest) => {
-      sent.push(query);
-      return logQuery(query, ...rest);
-    };
-    try {
+    const sent = await statementsSent(app, async () => {
       const outcome = await store.runHandler(id, 'Handlers.quiet', 1, async () => 'noted', {
         workerId: 'worker-g',
         result: () => ({ outcome: 'noted' }),
       });
       expect(outcome).toBe('ran_and_settled');
-    } finally {
-      logger.logQuery = logQuery;
-    }
+    });
     // NOTE: PostgreSQL sends the ledger row with BEGIN, and the outcome and the event's new
     // status with COMMIT; SQLite runs in the process, one statement at a time.
     expect(sent).toHaveLength(database === 'postgres' ? 2 : 5);

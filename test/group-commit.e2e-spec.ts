@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint, WebhookEventEntity, WebhookStore } from 'nestjs-payment-webhooks';
 import { post } from './support/http';
-import { Database, startTestApp, TestApp } from './support/test-app';
+import { Database, startTestApp, statementsSent, TestApp } from './support/test-app';
 import { newWebhookEvent } from './support/webhook-event';
 
 const SECRET = 'whsec_group_commit_secret';
@@ -61,19 +61,11 @@ describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database)
 
   it('writes 2,500 events submitted at once in full batches, each one statement', async () => {
     const ids = Array.from({ length: 2_500 }, () => `evt_burst_${sequence++}`);
-    const logger = app.dataSource.logger;
-    const logQuery = logger.logQuery.bind(logger);
-    let inserts = 0;
-    logger.logQuery = (query, ...rest) => {
-      inserts += /^INSERT INTO webhook_events/.test(query) ? 1 : 0;
-      return logQuery(query, ...rest);
-    };
-    try {
+    const sent = await statementsSent(app, async () => {
       const results = await Promise.all(ids.map((id) => store.record(newWebhookEvent(id))));
       expect(results.every((result) => !result.duplicate)).toBe(true);
-    } finally {
-      logger.logQuery = logQuery;
-    }
+    });
+    const inserts = sent.filter((query) => /^INSERT INTO webhook_events/.test(query)).length;
     // 200 rows a statement on PostgreSQL, 1,000 on SQLite; one statement per row would mean
     // the batches failed and were written one by one.
     expect(inserts).toBe(database === 'sqlite' ? 3 : 13);

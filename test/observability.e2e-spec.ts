@@ -23,7 +23,7 @@ import { WebhooksHealthIndicator } from '../lib/observability/webhooks-health.in
 import { WebhooksMetrics } from '../lib/observability/webhooks-metrics';
 import { post } from './support/http';
 import { createTestDatabase, TestDatabase } from './support/postgres';
-import { Database, eventually, startTestApp, TestApp } from './support/test-app';
+import { Database, eventually, startTestApp, statementsSent, TestApp } from './support/test-app';
 
 const SECRET = 'whsec_observability_secret';
 const QUIET_SECRET = 'whsec_observability_quiet';
@@ -320,19 +320,10 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
     const observed = async () =>
       metricValue(await scrape(app), 'payment_webhooks_events_per_payment_count', labels);
     const before = await observed();
-    const logger = app.dataSource.logger;
-    const logQuery = logger.logQuery.bind(logger);
-    const sent: string[] = [];
-    logger.logQuery = (query, ...rest) => {
-      sent.push(query);
-      return logQuery(query, ...rest);
-    };
-    try {
+    const sent = await statementsSent(app, async () => {
       await send(stripeDelivery({ paymentRef }), 'storm');
       await eventually(async () => (await observed()) === before + 1);
-    } finally {
-      logger.logQuery = logQuery;
-    }
+    });
     const counts = sent.flatMap((query, i) => (query.includes('"payment_ref" IN') ? [i] : []));
     expect(counts).toHaveLength(1);
     // NOTE: the dispatcher's handler transaction runs meanwhile; on SQLite it cannot interleave

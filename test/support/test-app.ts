@@ -209,6 +209,26 @@ export function countEffects(app: TestApp, eventId: string): Promise<number> {
   return app.dataSource.getRepository(TestEffect).countBy({ eventId });
 }
 
+/**
+ * The statements the app's data source sends while `work` runs, in the order TypeORM logs them
+ * (several statements sent in one round trip are one entry).
+ */
+export async function statementsSent(app: TestApp, work: () => Promise<void>): Promise<string[]> {
+  const logger = app.dataSource.logger;
+  const logQuery = logger.logQuery.bind(logger);
+  const sent: string[] = [];
+  logger.logQuery = (query, ...rest) => {
+    sent.push(query);
+    return logQuery(query, ...rest);
+  };
+  try {
+    await work();
+  } finally {
+    logger.logQuery = logQuery;
+  }
+  return sent;
+}
+
 /** Polls `check` until it returns true or `timeoutMs` passes. */
 export async function eventually(
   check: () => Promise<boolean> | boolean,
