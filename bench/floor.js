@@ -14,23 +14,24 @@
  * target and of PostgreSQL; for targets that store, rows stored against 2xx answered. The
  * table is printed and written with the JSON to bench/results/floor.{json,md}.
  *
- * Options: --duration S (default 15), --connections N (default 50), --out FILE, --no-build.
+ * Options: --duration S (default 15), --connections N (default 50), --out FILE, --no-build (do
+ * not rebuild dist/ and bench/dist/ when their sources are newer).
  */
 const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const { dirname, join } = require('node:path');
-const { execFileSync } = require('node:child_process');
 const { deliverySequence } = require('./lib/events');
 const { runWrk, writeDeliveryFile } = require('./lib/load');
 const { startCpuMeter } = require('./lib/cpu');
 const { round } = require('./lib/stats');
+const { ensureBuilt } = require('./lib/build');
 const { ROOT, TARGETS, postgresAdminUrl, startTarget, stopAll, sleep } = require('./lib/targets');
 
 const APP = 'bench/dist/bench/apps/main.js';
 const FLOOR_APP = 'bench/dist/bench/apps/floor/floor.main.js';
 
 const FLOOR_TARGETS = [
-  { ...TARGETS.reference },
+  TARGETS.reference,
   {
     id: 'bare-node',
     label: 'node:http, answers without checking or storing',
@@ -177,16 +178,9 @@ function table(results) {
   return lines.join('\n');
 }
 
-function build() {
-  const run = (args) => execFileSync('npx', args, { cwd: ROOT, stdio: 'inherit' });
-  console.log('Building the package and the benchmark apps ...');
-  run(['tsc', '-p', 'tsconfig.build.json']);
-  run(['tsc', '-p', 'bench/tsconfig.json']);
-}
-
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  if (options.build) build();
+  if (options.build) ensureBuilt((message) => console.log(message));
   const adminUrl = await postgresAdminUrl();
   const runDir = mkdtempSync(join(os.tmpdir(), 'bench-floor-'));
   const started = new Date();

@@ -12,9 +12,7 @@ const {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  readdirSync,
   rmSync,
-  statSync,
   writeFileSync,
   existsSync,
 } = require('node:fs');
@@ -34,6 +32,7 @@ const {
 const { round } = require('./lib/stats');
 const { summarizeProfile } = require('./lib/profile-summary');
 const { startCpuMeter } = require('./lib/cpu');
+const { ensureBuilt } = require('./lib/build');
 const report = require('./lib/report');
 
 const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'slow-handler'];
@@ -202,54 +201,6 @@ function parseArgs(argv) {
     options.smoke ? 'smoke.json' : options.long ? 'long.json' : 'latest.json',
   );
   return options;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Build
-
-function newest(dir, extension) {
-  if (!existsSync(dir)) return 0;
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'dist')
-        latest = Math.max(latest, newest(path, extension));
-    } else if (entry.name.endsWith(extension) && !entry.name.endsWith('.spec.ts')) {
-      latest = Math.max(latest, statSync(path).mtimeMs);
-    }
-  }
-  return latest;
-}
-
-function tsc(project) {
-  const compiler = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
-  try {
-    execFileSync(process.execPath, [compiler, '-p', join(ROOT, project)], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-  } catch (error) {
-    throw new Error(`Building ${project} failed:\n${String(error.stdout || error.message).trim()}`);
-  }
-}
-
-/** Builds the package (dist/) and the benchmark app (bench/dist/) when their sources are newer. */
-function ensureBuilt() {
-  const libSources = newest(join(ROOT, 'lib'), '.ts');
-  if (libSources > newest(join(ROOT, 'dist'), '.js')) {
-    log('Building the package (dist/) ...');
-    tsc('tsconfig.build.json');
-  }
-  const appSources = Math.max(
-    newest(join(ROOT, 'bench', 'apps'), '.ts'),
-    newest(join(ROOT, 'sample-app', 'src'), '.ts'),
-    newest(join(ROOT, 'dist'), '.js'),
-  );
-  if (appSources > newest(join(ROOT, 'bench', 'dist'), '.js')) {
-    log('Building the benchmark app (bench/dist/) ...');
-    tsc('bench/tsconfig.json');
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -941,7 +892,7 @@ async function main() {
       void stopAll().then(() => process.exit(130));
     });
   }
-  if (options.build) ensureBuilt();
+  if (options.build) ensureBuilt(log);
   const ids = options.long ? [options.longTarget] : options.targets;
   const specs = ids.map((id) => TARGETS[id]);
   const adminUrl = specs.some((spec) => spec.database === 'postgres')

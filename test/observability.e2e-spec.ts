@@ -154,6 +154,12 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
 
   const of = (kind: WebhookAlert['kind']) => alerts.filter((alert) => alert.kind === kind);
 
+  /** Payments observed by the events-per-payment histogram of the `storm` endpoint so far. */
+  async function paymentsObserved(): Promise<number> {
+    const labels = { endpoint: 'storm', provider: 'stripe' };
+    return metricValue(await scrape(app), 'payment_webhooks_events_per_payment_count', labels);
+  }
+
   it('counts deliveries by decision, with their answer latency', async () => {
     const stripe = { endpoint: 'stripe', provider: 'stripe' };
     const before = await scrape(app);
@@ -316,13 +322,10 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
 
   it('counts the events of a payment in one statement, with no transaction around it', async () => {
     const paymentRef = `pi_single_${process.pid}_${database}`;
-    const labels = { endpoint: 'storm', provider: 'stripe' };
-    const observed = async () =>
-      metricValue(await scrape(app), 'payment_webhooks_events_per_payment_count', labels);
-    const before = await observed();
+    const before = await paymentsObserved();
     const sent = await statementsSent(app, async () => {
       await send(stripeDelivery({ paymentRef }), 'storm');
-      await eventually(async () => (await observed()) === before + 1);
+      await eventually(async () => (await paymentsObserved()) === before + 1);
     });
     const counts = sent.flatMap((query, i) => (query.includes('"payment_ref" IN') ? [i] : []));
     expect(counts).toHaveLength(1);
@@ -335,14 +338,11 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
 
   it('alerts once for a payment whose events arrive all at once', async () => {
     const paymentRef = `pi_burst_${process.pid}_${database}`;
-    const labels = { endpoint: 'storm', provider: 'stripe' };
-    const observed = async () =>
-      metricValue(await scrape(app), 'payment_webhooks_events_per_payment_count', labels);
-    const before = await observed();
+    const before = await paymentsObserved();
     await Promise.all(
       Array.from({ length: 6 }, () => send(stripeDelivery({ paymentRef }), 'storm')),
     );
-    await eventually(async () => (await observed()) - before === 6);
+    await eventually(async () => (await paymentsObserved()) - before === 6);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const storms = alerts.filter(
       (alert) => alert.kind === 'payment_event_storm' && alert.paymentRef === paymentRef,
