@@ -4,7 +4,14 @@ module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/lib', '<rootDir>/test'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+    '^.+\\.m?js$': '<rootDir>/test/support/esm-to-cjs.transform.js',
+  },
+  // NOTE: Nest 12 and some of what it loads ship ES modules only; see the transform's comment.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|file-type|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
+  ],
   moduleNameMapper: {
     '^nestjs-payment-webhooks$': '<rootDir>/lib/index.ts',
     '^nestjs-payment-webhooks/testing$': '<rootDir>/lib/testing/index.ts',

@@ -124,7 +124,7 @@ export interface ResolvedPaymentStateTarget {
   readonly version?: ColumnMetadata;
 }
 
-const SUPPORTED_DATABASES = new Set(['postgres', 'better-sqlite3', 'sqlite']);
+const SUPPORTED_DATABASES = new Set(['postgres', 'better-sqlite3']);
 
 const resolvedTargets = new WeakMap<
   PaymentStateTarget,

@@ -219,8 +219,8 @@ export function readOnlyTargetColumn(entity: string, option: string, property: s
 /** The data source is neither PostgreSQL nor SQLite. */
 export function unsupportedDatabase(type: string): string {
   return (
-    `Payment state transitions run on PostgreSQL ("postgres") or SQLite ("better-sqlite3", ` +
-    `"sqlite"); this entity manager belongs to a "${type}" data source.`
+    `Payment state transitions run on PostgreSQL ("postgres") or SQLite ("better-sqlite3"); ` +
+    `this entity manager belongs to a "${type}" data source.`
   );
 }
 

@@ -33,7 +33,6 @@ export function sqlDialectOf(dataSource: DataSource): SqlDialect {
     case 'postgres':
       return postgres;
     case 'better-sqlite3':
-    case 'sqlite':
       return sqlite;
     default:
       throw new WebhookConfigurationError(
