@@ -49,7 +49,8 @@ export const NO_KEY_PARTS =
 
 export const MISSING_IDEMPOTENCY_TABLES =
   'The idempotency tables do not exist: add `...webhooksMigrations` (from nestjs-payment-webhooks) ' +
-  "to the data source's `migrations` and set `migrationsRun: true`, or run them with the TypeORM CLI";
+  "to the data source's `migrations` and set `migrationsRun: true`, or run them with the TypeORM CLI. " +
+  'TypeORM `synchronize` does not create them: the migrations do.';
 
 export const NO_IDEMPOTENCY_STORE =
   '@Idempotent() routes need WebhooksModule in the application: add WebhooksModule.forRoot(...) ' +

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
+import { checkTables } from '../store/schema-check';
 import { SqlDialect, sqlDialectOf } from '../store/sql-dialect';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { StoredBodyEncoding } from './entities/idempotency-key.entity';
+import { IDEMPOTENCY_TABLES } from './idempotency-schema';
 import {
   CallClaim,
   CallClaimResult,
@@ -91,16 +93,10 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
 
   /** Checks the tables exist; fails startup naming the fix otherwise. */
   async initialize(): Promise<void> {
-    try {
-      await this.webhookStore.transaction(async (manager) => {
-        await manager.query('SELECT id FROM idempotency_keys WHERE 1 = 0');
-        await manager.query('SELECT id FROM idempotent_calls WHERE 1 = 0');
-      });
-    } catch (error) {
-      throw new WebhookConfigurationError(
-        `${MISSING_IDEMPOTENCY_TABLES} (${(error as Error).message})`,
-      );
-    }
+    const found = await this.webhookStore.transaction((manager) =>
+      checkTables(manager.connection, manager, IDEMPOTENCY_TABLES),
+    );
+    if (!found) throw new WebhookConfigurationError(MISSING_IDEMPOTENCY_TABLES);
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaimResult> {

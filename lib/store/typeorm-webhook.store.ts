@@ -8,7 +8,9 @@ import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
 import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
+import { checkTables } from './schema-check';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import { WEBHOOK_TABLES } from './webhooks-schema';
 import {
   ClaimOptions,
   HandlerRunOutcome,
@@ -153,10 +155,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
         throw new WebhookConfigurationError(ASYNC_COMMIT);
       }
     }
-    try {
-      await this.lock.run(() => this.dataSource.query('SELECT id FROM webhook_events WHERE 1 = 0'));
-    } catch (error) {
-      throw new WebhookConfigurationError(`${MISSING_TABLES} (${(error as Error).message})`);
+    const manager = this.dataSource.manager;
+    if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
+      throw new WebhookConfigurationError(MISSING_TABLES);
     }
   }
 

@@ -110,6 +110,10 @@ export interface TestAppOptions {
   /** Reuse an existing database (e.g. to simulate a second instance or a restart). */
   databaseUrl?: string;
   sqliteFile?: string;
+  /** TypeORM `synchronize` for the app's data source (off unless set). */
+  synchronize?: boolean;
+  /** Run the package's migrations at startup (on unless false). */
+  migrations?: boolean;
 }
 
 export interface TestApp {
@@ -137,9 +141,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       type: 'postgres',
       url: databaseUrl,
       autoLoadEntities: true,
-      migrations: webhooksMigrations,
+      migrations: options.migrations === false ? [] : webhooksMigrations,
       migrationsRun: true,
-      synchronize: false,
+      synchronize: options.synchronize ?? false,
       entities: [TestEffect],
       poolSize: options.poolSize ?? 10,
     };
@@ -150,8 +154,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       type: 'better-sqlite3',
       database: sqliteFile,
       autoLoadEntities: true,
-      migrations: webhooksMigrations,
+      migrations: options.migrations === false ? [] : webhooksMigrations,
       migrationsRun: true,
+      synchronize: options.synchronize ?? false,
       entities: [TestEffect],
     };
   }
@@ -180,6 +185,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const app = await NestFactory.create(TestAppModule, adapter, {
     rawBody: options.rawBody ?? true,
     logger: process.env.TEST_LOGS ? undefined : false,
+    abortOnError: false,
   });
   const dataSource = app.get<DataSource>(getDataSourceToken());
   await dataSource.query(effectsTable);

@@ -12,7 +12,8 @@ export type StoredBodyEncoding = 'utf8' | 'base64';
  * response (status, selected headers, exact body bytes) replayed to every retry until it
  * expires.
  */
-@Entity({ name: 'idempotency_keys' })
+// NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
+@Entity({ name: 'idempotency_keys', synchronize: false })
 @Index('uq_idempotency_keys_scope_principal_key', ['scope', 'principal', 'key'], { unique: true })
 @Index('ix_idempotency_keys_expires_at', ['expiresAt'])
 export class IdempotencyKeyEntity {

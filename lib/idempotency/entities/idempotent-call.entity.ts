@@ -8,7 +8,8 @@ export type IdempotentCallState = 'in_progress' | 'done' | 'failed';
  * unique per scope and key: `done` holds its result, `failed` its last error and may be
  * retried, `in_progress` is held by one attempt under a lease.
  */
-@Entity({ name: 'idempotent_calls' })
+// NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
+@Entity({ name: 'idempotent_calls', synchronize: false })
 @Index('uq_idempotent_calls_scope_key', ['scope', 'key'], { unique: true })
 @Index('ix_idempotent_calls_expires_at', ['expiresAt'])
 export class IdempotentCallEntity {

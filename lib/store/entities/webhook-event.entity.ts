@@ -11,7 +11,8 @@ const bigintAsNumber = {
  * One stored delivery (the inbox). Unique per endpoint and provider event id: a re-delivery
  * finds this row instead of creating a second one.
  */
-@Entity({ name: 'webhook_events' })
+// NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
+@Entity({ name: 'webhook_events', synchronize: false })
 @Index('uq_webhook_events_endpoint_event', ['endpoint', 'eventId'], { unique: true })
 export class WebhookEventEntity {
   /** Inbox id (UUID). */

@@ -4,7 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  * The handler ledger: one row per event and handler that finished successfully, written in
  * the same transaction as the handler's own writes, so a handler's effect applies once.
  */
-@Entity({ name: 'webhook_handler_runs' })
+// NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
+@Entity({ name: 'webhook_handler_runs', synchronize: false })
 @Index('uq_webhook_handler_runs_event_handler', ['eventId', 'handlerKey'], { unique: true })
 export class WebhookHandlerRunEntity {
   /** Row id (UUID). */
