@@ -2,12 +2,20 @@ import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Injectable, INestApplication, Module, Provider, Type } from '@nestjs/common';
+import {
+  Injectable,
+  INestApplication,
+  LoggerService,
+  Module,
+  Provider,
+  Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { TypeOrmModule, TypeOrmModuleOptions, getDataSourceToken } from '@nestjs/typeorm';
-import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, DataSource, Entity, EntitySchema, PrimaryGeneratedColumn } from 'typeorm';
+import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlite3/BetterSqlite3DataSourceOptions';
 import {
   OnPaymentEvent,
   PaymentEvent,
@@ -114,6 +122,12 @@ export interface TestAppOptions {
   synchronize?: boolean;
   /** Run the package's migrations at startup (on unless false). */
   migrations?: boolean;
+  /** More entities for the app's data source (their tables are the test's to create). */
+  entities?: (Type<unknown> | EntitySchema)[];
+  /** The app's own better-sqlite3 options (e.g. `prepareDatabase`, `timeout`), on SQLite. */
+  sqlite?: Pick<BetterSqlite3DataSourceOptions, 'prepareDatabase' | 'timeout'>;
+  /** The app's logger (Nest's `logger` option); silent unless TEST_LOGS is set. */
+  logger?: LoggerService;
 }
 
 export interface TestApp {
@@ -144,7 +158,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       migrations: options.migrations === false ? [] : webhooksMigrations,
       migrationsRun: true,
       synchronize: options.synchronize ?? false,
-      entities: [TestEffect],
+      entities: [TestEffect, ...(options.entities ?? [])],
       poolSize: options.poolSize ?? 10,
     };
   } else {
@@ -157,7 +171,8 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       migrations: options.migrations === false ? [] : webhooksMigrations,
       migrationsRun: true,
       synchronize: options.synchronize ?? false,
-      entities: [TestEffect],
+      entities: [TestEffect, ...(options.entities ?? [])],
+      ...options.sqlite,
     };
   }
   // NOTE: the test's own table is created here; the package's tables only through its migrations.
@@ -184,7 +199,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const adapter = options.platform === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
   const app = await NestFactory.create(TestAppModule, adapter, {
     rawBody: options.rawBody ?? true,
-    logger: process.env.TEST_LOGS ? undefined : false,
+    logger: options.logger ?? (process.env.TEST_LOGS ? undefined : false),
     abortOnError: false,
   });
   const dataSource = app.get<DataSource>(getDataSourceToken());
