@@ -185,6 +185,42 @@ describe.each<Database>(['sqlite', 'postgres'])('asking the provider on %s', (da
     expect(CheckedHandlers.seen).toHaveLength(1);
   });
 
+  it('moves an event to dead when the provider still cannot answer on the last attempt', async () => {
+    const id = paymentId();
+    // NOTE: a fourth attempt would get the answer and run the handlers.
+    fake.setPayment('yookassa', id, {
+      status: 'succeeded',
+      amount: { value: '100.00', currency: 'RUB' },
+    });
+    fake.failNext('yookassa', { status: 503 }, 3);
+    expect((await notify(id)).status).toBe(200);
+    const row = await settled(`payment.succeeded:${id}`, 'dead');
+    expect(row.attempts).toBe(3);
+    expect(row.lastError).toMatch(
+      new RegExp(`^Asking yookassa about yookassa/payment\\.succeeded:${id} failed: .*503`),
+    );
+    expect(fake.requestsTo('yookassa').filter((request) => request.url.endsWith(id))).toHaveLength(
+      3,
+    );
+    expect(CheckedHandlers.seen).toEqual([]);
+  });
+
+  it('moves an event to dead when the provider still reports the payment unfinished on the last attempt', async () => {
+    const id = paymentId();
+    fake.setPayment('yookassa', id, {
+      status: 'pending',
+      amount: { value: '100.00', currency: 'RUB' },
+    });
+    expect((await notify(id)).status).toBe(200);
+    const row = await settled(`payment.succeeded:${id}`, 'dead');
+    expect(row.attempts).toBe(3);
+    expect(row.lastError).toBe(
+      `yookassa reports status "pending" for ${id}, not yet payment.succeeded`,
+    );
+    expect(row.providerStatus).toBe('pending');
+    expect(CheckedHandlers.seen).toEqual([]);
+  });
+
   it('reconciliation recovers a payment whose notification never came, exactly once', async () => {
     const lost = paymentId();
     const open = paymentId();
