@@ -78,7 +78,7 @@ function placeholder(database: Database, index: number): string {
 
 async function eventRow(t: TestApp, database: Database, eventId: string) {
   const [row] = (await t.dataSource.query(
-    `SELECT id, status, attempts, locked_by, delivery_count FROM webhook_events WHERE event_id = ${placeholder(database, 1)}`,
+    `SELECT id, status, attempts, locked_by, delivery_count, last_error FROM webhook_events WHERE event_id = ${placeholder(database, 1)}`,
     [eventId],
   )) as {
     id: string;
@@ -86,6 +86,7 @@ async function eventRow(t: TestApp, database: Database, eventId: string) {
     attempts: number;
     locked_by: string | null;
     delivery_count: number;
+    last_error: string | null;
   }[];
   return row;
 }
@@ -156,6 +157,68 @@ describe.each<[Platform, Database]>([
         locked_by: null,
       });
       expect(await countEffects(worker, event.id)).toBe(1);
+    } finally {
+      await ingressOnly.close();
+      await worker.close();
+    }
+  });
+
+  it('moves an event to dead when its worker died holding it on every allowed attempt', async () => {
+    const ingressOnly = await startTestApp({
+      platform,
+      database,
+      webhooks: options({ enabled: false }),
+    });
+    const exhausted = signedEvent();
+    const lastChance = signedEvent();
+    try {
+      for (const event of [exhausted, lastChance]) {
+        expect(
+          (await post(`${ingressOnly.url}/webhooks/stripe`, event.body, event.headers)).status,
+        ).toBe(200);
+      }
+      // Claimed and lost 3 times (maxAttempts) and 2 times: each worker died holding it.
+      const past = new Date(Date.now() - 1000);
+      for (const [event, attempts] of [
+        [exhausted, 3],
+        [lastChance, 2],
+      ] as const) {
+        await ingressOnly.dataSource.query(
+          `UPDATE webhook_events SET status = 'processing', attempts = ${placeholder(database, 1)}, locked_by = 'crashed-worker', locked_until = ${placeholder(database, 2)} WHERE event_id = ${placeholder(database, 3)}`,
+          [
+            attempts,
+            database === 'postgres' ? past : past.toISOString().replace('T', ' ').replace('Z', ''),
+            event.id,
+          ],
+        );
+      }
+    } finally {
+      await ingressOnly.app.close();
+    }
+    const worker = await startTestApp({
+      platform,
+      database,
+      webhooks: options(),
+      ...sameDatabaseAs(ingressOnly),
+    });
+    try {
+      await eventually(async () => {
+        const rows = await Promise.all(
+          [exhausted, lastChance].map((event) => eventRow(worker, database, event.id)),
+        );
+        return rows.every((row) => row.status !== 'processing' && row.status !== 'pending');
+      });
+      expect(await eventRow(worker, database, exhausted.id)).toMatchObject({
+        status: 'dead',
+        locked_by: null,
+        last_error: expect.stringMatching(/^Gave up after 3 attempts; .*lost its lease/),
+      });
+      expect(await countEffects(worker, exhausted.id)).toBe(0);
+      expect(await eventRow(worker, database, lastChance.id)).toMatchObject({
+        status: 'processed',
+        attempts: 3,
+      });
+      expect(await countEffects(worker, lastChance.id)).toBe(1);
     } finally {
       await ingressOnly.close();
       await worker.close();
