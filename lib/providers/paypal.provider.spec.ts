@@ -1,8 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
-import { createServer, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
@@ -16,12 +14,11 @@ import {
 } from '../testing/fixtures/paypal/test-certificate';
 import { signPayPalDelivery } from '../testing/paypal.signer';
 import { notificationsOf } from './notifications';
+import { PayPalCertificateResolver } from './paypal-certificate.resolver';
 import {
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
-  PayPalCertificateResolver,
   PayPalEndpointOptions,
   PayPalWebhookProvider,
-  createPayPalCertificateResolver,
   paypalEndpoint,
 } from './paypal.provider';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
@@ -487,120 +484,6 @@ describe('paypalEndpoint', () => {
       await expect(
         paypal.verify(delivery(signed.body, signed.headers, new Date())),
       ).resolves.toBeUndefined();
-    });
-  });
-
-  describe('createPayPalCertificateResolver', () => {
-    let server: Server;
-    let base: string;
-    const hits = new Map<string, number>();
-
-    beforeAll(async () => {
-      server = createServer((request, response) => {
-        const path = request.url ?? '/';
-        hits.set(path, (hits.get(path) ?? 0) + 1);
-        if (path.startsWith('/certs/')) {
-          response.writeHead(200, { 'content-type': 'application/x-pem-file' });
-          response.end(PAYPAL_TEST_CERTIFICATE_PEM);
-        } else if (path === '/redirect') {
-          response.writeHead(302, { location: '/certs/a' });
-          response.end();
-        } else if (path === '/slow') {
-          setTimeout(() => response.end(PAYPAL_TEST_CERTIFICATE_PEM), 2000).unref();
-        } else if (path === '/html') {
-          response.writeHead(200, { 'content-type': 'text/html' });
-          response.end('<html>maintenance</html>');
-        } else if (path === '/large') {
-          response.writeHead(200);
-          response.end('x'.repeat(2048));
-        } else {
-          response.writeHead(404);
-          response.end('not found');
-        }
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-
-    beforeEach(() => hits.clear());
-
-    it('downloads once per URL, sharing a download between concurrent deliveries', async () => {
-      const resolve = createPayPalCertificateResolver();
-      const url = `${base}/certs/a`;
-      const answers = await Promise.all([resolve(url), resolve(url), resolve(url)]);
-      expect(answers).toEqual([
-        PAYPAL_TEST_CERTIFICATE_PEM,
-        PAYPAL_TEST_CERTIFICATE_PEM,
-        PAYPAL_TEST_CERTIFICATE_PEM,
-      ]);
-      await resolve(url);
-      expect(hits.get('/certs/a')).toBe(1);
-    });
-
-    it('keeps at most maxEntries certificates, dropping the least recently used', async () => {
-      const resolve = createPayPalCertificateResolver({ maxEntries: 2 });
-      for (const name of ['a', 'b', 'a', 'c', 'a', 'b']) {
-        await resolve(`${base}/certs/${name}`);
-      }
-      // a stays (recently used), b is dropped when c arrives and fetched again.
-      expect(Object.fromEntries(hits)).toEqual({ '/certs/a': 1, '/certs/b': 2, '/certs/c': 1 });
-    });
-
-    it('fails on an HTTP error and does not cache the failure', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/missing`)).rejects.toThrow(/HTTP 404/);
-      await expect(resolve(`${base}/missing`)).rejects.toThrow(/HTTP 404/);
-      expect(hits.get('/missing')).toBe(2);
-    });
-
-    it('refuses an answer that is not a PEM certificate, and does not cache it', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/html`)).rejects.toThrow('the answer is not a PEM certificate');
-      await expect(resolve(`${base}/html`)).rejects.toThrow();
-      expect(hits.get('/html')).toBe(2);
-    });
-
-    it('refuses to follow a redirect', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/redirect`)).rejects.toThrow();
-      expect(hits.get('/certs/a')).toBeUndefined();
-    });
-
-    it('gives up after timeoutMs', async () => {
-      const resolve = createPayPalCertificateResolver({ timeoutMs: 100 });
-      await expect(resolve(`${base}/slow`)).rejects.toThrow('no answer within 100 ms');
-    });
-
-    it('refuses an answer larger than maxBytes', async () => {
-      const resolve = createPayPalCertificateResolver({ maxBytes: 1024 });
-      await expect(resolve(`${base}/large`)).rejects.toThrow(/larger than 1024 bytes/);
-    });
-
-    it('makes the provider refuse the delivery with a verification error when it fails', async () => {
-      const local = createPayPalCertificateResolver();
-      // NOTE: the delivery's URL passes the check; the resolver is pointed at a path the server lacks.
-      const paypal = new PayPalWebhookProvider({
-        webhookId: WEBHOOK_ID,
-        certificateResolver: () => local(`${base}/missing`),
-      });
-      const error = await rejection(paypal.verify(delivery(CAPTURE, headers(CAPTURE))));
-      expect(error).toMatchObject({ name: 'WebhookVerificationError', reason: 'bad_signature' });
-      expect(error.message).toMatch(/HTTP 404/);
-    });
-
-    it.each([
-      ['timeoutMs', { timeoutMs: 0 }],
-      ['maxEntries', { maxEntries: 1.5 }],
-      ['maxBytes', { maxBytes: -1 }],
-    ])('refuses a bad %s at startup', (option, options) => {
-      const error = syncRejection(() => createPayPalCertificateResolver(options));
-      expect(error.name).toBe(WebhookConfigurationError.name);
-      expect(error.message).toContain(option);
     });
   });
 

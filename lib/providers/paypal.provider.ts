@@ -7,6 +7,11 @@ import { assertTimestampWithinWindow } from '../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement } from './define-endpoint';
 import {
+  PayPalCertificateResolver,
+  createPayPalCertificateResolver,
+  describeCertificateError,
+} from './paypal-certificate.resolver';
+import {
   JsonObject,
   isJsonObject,
   parseIsoDate,
@@ -50,33 +55,6 @@ const MAX_SHOWN_URL = 200;
  */
 export const PAYPAL_DEFAULT_TOLERANCE_SECONDS = 4 * 24 * 60 * 60;
 
-/**
- * Answers with the PEM text of the X.509 certificate at a `PAYPAL-CERT-URL`. Called only with
- * URLs that passed the provider's check (https, a host that is `paypal.com` or under it).
- * A rejection refuses the delivery with a verification error (400); PayPal retries it.
- */
-export type PayPalCertificateResolver = (url: string) => Promise<string>;
-
-/** Options of `createPayPalCertificateResolver()`. */
-export interface PayPalCertificateResolverOptions {
-  /**
-   * How long one certificate download may take, in milliseconds.
-   * @default 5000
-   */
-  timeoutMs?: number;
-  /**
-   * How many certificates (by URL) stay cached; the least recently used is dropped first.
-   * PayPal serves each certificate at its own URL, so a cached answer never goes stale.
-   * @default 32
-   */
-  maxEntries?: number;
-  /**
-   * Largest certificate response accepted, in bytes.
-   * @default 65536
-   */
-  maxBytes?: number;
-}
-
 /** Options of the PayPal protocol, shared by `paypalEndpoint()` and `PayPalWebhookProvider`. */
 export interface PayPalProviderOptions {
   /**
@@ -95,7 +73,7 @@ export interface PayPalProviderOptions {
   /**
    * Fetches the signing certificate named in `PAYPAL-CERT-URL`. Tests inject one that answers
    * with a local certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
-   * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL
+   * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL, 4 downloads at once
    */
   certificateResolver?: PayPalCertificateResolver;
 }
@@ -181,101 +159,6 @@ function readMoney(money: JsonObject | undefined): { amount?: number; currency?:
 
 function shown(url: string): string {
   return JSON.stringify(url.length > MAX_SHOWN_URL ? `${url.slice(0, MAX_SHOWN_URL)}…` : url);
-}
-
-function describeError(error: unknown): string {
-  const message = (value: unknown): string | undefined =>
-    typeof value === 'object' && value !== null && typeof (value as Error).message === 'string'
-      ? (value as Error).message
-      : undefined;
-  const text = message(error) ?? String(error);
-  // NOTE: fetch reports "fetch failed" and puts the reason (ENOTFOUND, a redirect, …) in `cause`.
-  const cause = message((error as { cause?: unknown } | undefined)?.cause);
-  return cause === undefined ? text : `${text} (${cause})`;
-}
-
-/**
- * Creates the default certificate resolver: downloads with Node's fetch (redirects refused, a
- * timeout, a size limit), caches each certificate by URL (bounded, least recently used dropped
- * first), and shares one download between deliveries that arrive together. A failed download is
- * not cached.
- * @example
- * paypalEndpoint({
- *   name: 'paypal',
- *   webhookId: process.env.PAYPAL_WEBHOOK_ID!,
- *   certificateResolver: createPayPalCertificateResolver({ timeoutMs: 3000 }),
- * })
- */
-export function createPayPalCertificateResolver(
-  options: PayPalCertificateResolverOptions = {},
-): PayPalCertificateResolver {
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
-  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 32);
-  const maxBytes = positiveInteger('maxBytes', options.maxBytes, 64 * 1024);
-  const cache = new Map<string, Promise<string>>();
-
-  async function download(url: string): Promise<string> {
-    // NOTE: a redirect could lead off PayPal's hosts, which the URL check exists to prevent.
-    const response = await fetch(url, {
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: { accept: 'application/x-pem-file, text/plain, */*' },
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`the certificate server answered HTTP ${response.status}`);
-    }
-    const declared = Number(response.headers.get('content-length'));
-    if (declared > maxBytes) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`the certificate is larger than ${maxBytes} bytes`);
-    }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length > maxBytes) {
-      throw new Error(`the certificate is larger than ${maxBytes} bytes`);
-    }
-    const text = bytes.toString('utf8');
-    // NOTE: refused here, not only by the provider, so a bad answer is never cached.
-    if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new Error('the answer is not a PEM certificate');
-    }
-    return text;
-  }
-
-  return (url: string): Promise<string> => {
-    const cached = cache.get(url);
-    if (cached !== undefined) {
-      // NOTE: re-inserting moves the entry to the end, so eviction drops the least recently used.
-      cache.delete(url);
-      cache.set(url, cached);
-      return cached;
-    }
-    const pending = download(url).catch((error: unknown) => {
-      if (cache.get(url) === pending) cache.delete(url);
-      // NOTE: checked by name: the abort error is a DOMException, not always an Error instance.
-      const reason =
-        (error as { name?: unknown } | undefined)?.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : describeError(error);
-      throw new Error(reason);
-    });
-    cache.set(url, pending);
-    if (cache.size > maxEntries) {
-      cache.delete(cache.keys().next().value as string);
-    }
-    return pending;
-  };
-}
-
-function positiveInteger(option: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved <= 0) {
-    throw new WebhookConfigurationError(
-      `createPayPalCertificateResolver: ${option} must be a positive integer (got ${String(value)}); ` +
-        `leave it out for the default ${fallback}.`,
-    );
-  }
-  return resolved;
 }
 
 interface TransmissionHeaders {
@@ -436,7 +319,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
     } catch (error) {
       throw new WebhookVerificationError(
         'bad_signature',
-        `Could not get the PayPal signing certificate from ${shown(url)}: ${describeError(error)}; ` +
+        `Could not get the PayPal signing certificate from ${shown(url)}: ${describeCertificateError(error)}; ` +
           'the delivery is refused and PayPal will retry it',
       );
     }
