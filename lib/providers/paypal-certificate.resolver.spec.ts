@@ -2,7 +2,10 @@ import { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:http';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { paypalFixtures } from '../testing/fixtures/paypal.fixtures';
-import { PAYPAL_TEST_CERTIFICATE_PEM } from '../testing/fixtures/paypal/test-certificate';
+import {
+  PAYPAL_TEST_CA_PEM,
+  PAYPAL_TEST_CERTIFICATE_PEM,
+} from '../testing/fixtures/paypal/test-certificate';
 import { signPayPalDelivery } from '../testing/paypal.signer';
 import { createPayPalCertificateResolver } from './paypal-certificate.resolver';
 import { PayPalWebhookProvider } from './paypal.provider';
@@ -171,6 +174,7 @@ describe('createPayPalCertificateResolver', () => {
     const paypal = new PayPalWebhookProvider({
       webhookId: 'WH_TEST',
       certificateResolver: () => local(`${base}/missing`),
+      trustedRoots: PAYPAL_TEST_CA_PEM,
     });
     const signed = signPayPalDelivery({
       payload: paypalFixtures.captureCompleted(),

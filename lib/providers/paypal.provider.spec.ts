@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { crc32 } from '../core/crc32';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { paypalFixtures } from '../testing/fixtures/paypal.fixtures';
 import {
+  PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERT_URL,
   PAYPAL_TEST_CERTIFICATE_PEM,
   PAYPAL_TEST_PRIVATE_KEY_PEM,
@@ -22,6 +19,11 @@ import {
   paypalEndpoint,
 } from './paypal.provider';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
+import {
+  PAYPAL_SIGNING_SUBJECT,
+  TestCertificate,
+  TestCertificates,
+} from '../../test/support/paypal-certificates';
 
 const WEBHOOK_ID = '8PT597110X687430LKGECATA';
 const TRANSMISSION_ID = 'b2384410-f8d2-11e4-8bf3-77339302725b';
@@ -107,6 +109,7 @@ function provider(
     name: 'paypal',
     webhookId: WEBHOOK_ID,
     certificateResolver: resolver,
+    trustedRoots: [PAYPAL_TEST_CA_PEM, testCa.certPem],
     ...options,
   });
   return { provider: endpoint.provider, resolver, endpoint };
@@ -144,56 +147,23 @@ const CAPTURE = JSON.stringify(
   }),
 );
 
-/** Key pairs and certificates made by OpenSSL for this run (the checked-in one is the default). */
-interface GeneratedCertificate {
-  keyPem: string;
-  certPem: string;
-}
-
-let workDir: string;
-let otherCertificate: GeneratedCertificate;
-let shortLivedCertificate: GeneratedCertificate;
-let ecCertificate: GeneratedCertificate;
-
-function openssl(name: string, args: string[]): GeneratedCertificate {
-  const keyPath = join(workDir, `${name}.key`);
-  const certPath = join(workDir, `${name}.crt`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-nodes',
-      '-sha256',
-      '-subj',
-      `/CN=${name}.test.invalid`,
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      ...args,
-    ],
-    { stdio: 'pipe' },
-  );
-  return { keyPem: readFileSync(keyPath, 'utf8'), certPem: readFileSync(certPath, 'utf8') };
-}
+// Certificates made by OpenSSL for this run, issued by a CA of the run (the checked-in one is the default).
+let certificates: TestCertificates;
+let testCa: TestCertificate;
+let otherCertificate: TestCertificate;
+let shortLivedCertificate: TestCertificate;
+let ecCertificate: TestCertificate;
 
 beforeAll(() => {
-  workDir = mkdtempSync(join(tmpdir(), 'paypal-certs-'));
-  otherCertificate = openssl('other', ['-newkey', 'rsa:2048', '-days', '30']);
-  shortLivedCertificate = openssl('short', ['-newkey', 'rsa:2048', '-days', '1']);
-  ecCertificate = openssl('ec', [
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-days',
-    '30',
-  ]);
+  certificates = new TestCertificates();
+  testCa = certificates.selfSigned({ subject: '/CN=PayPal spec test CA', role: 'ca' });
+  otherCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT });
+  shortLivedCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT, days: 1 });
+  ecCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT, key: 'ec' });
 });
 
 afterAll(() => {
-  rmSync(workDir, { recursive: true, force: true });
+  certificates.remove();
 });
 
 describe('paypalEndpoint', () => {
@@ -293,6 +263,12 @@ describe('paypalEndpoint', () => {
       ['credentials', 'https://user@api.paypal.com/v1/notifications/certs/CERT-1'],
       ['a file URL', 'file:///etc/passwd'],
       ['no URL at all', 'not a url'],
+      ['another path on PayPal', 'https://api.paypal.com/v1/oauth2/token'],
+      ['a path below a certificate', 'https://api.paypal.com/v1/notifications/certs/CERT-1/x'],
+      ['dot segments', 'https://api.paypal.com/v1/notifications/certs/%2e%2e/%2e%2e/CERT-1'],
+      ['a query', 'https://api.paypal.com/v1/notifications/certs/CERT-1?download=1'],
+      ['a fragment', 'https://api.paypal.com/v1/notifications/certs/CERT-1#x'],
+      ['no certificate id', 'https://api.paypal.com/v1/notifications/certs/'],
     ])('refuses a PAYPAL-CERT-URL with %s before fetching anything', async (_label, certUrl) => {
       const { provider: paypal, resolver } = provider(
         {},
@@ -304,6 +280,31 @@ describe('paypalEndpoint', () => {
       expect(error.message).toMatch(/PAYPAL-CERT-URL/);
       expect(resolver.calls).toEqual([]);
     });
+
+    it.each([
+      ['https', 'http://api.paypal.com/v1/notifications/certs/CERT-1', /only over https/],
+      [
+        'host',
+        'https://paypal.com.evil.com/v1/notifications/certs/CERT-1',
+        /its host "paypal.com.evil.com" is not paypal.com or a host under it/,
+      ],
+      [
+        'port',
+        'https://api.paypal.com:8443/v1/notifications/certs/CERT-1',
+        /credentials or a port/,
+      ],
+      [
+        'path',
+        'https://api.paypal.com/v1/oauth2/token',
+        /its path is not PayPal's certificate path \/v1\/notifications\/certs\/CERT-…/,
+      ],
+    ])(
+      'says what is wrong with a refused PAYPAL-CERT-URL (%s)',
+      async (_label, certUrl, reason) => {
+        const request = delivery(CAPTURE, { ...headers(CAPTURE), 'paypal-cert-url': certUrl });
+        expect((await rejection(provider().provider.verify(request))).message).toMatch(reason);
+      },
+    );
 
     it.each([
       'https://api.paypal.com/v1/notifications/certs/CERT-1',

@@ -115,6 +115,16 @@ export function standardPublicKeyFormatMessage(
   );
 }
 
+/** PayPal's `trustedRoots` holds something that is not a PEM CA certificate. */
+export function paypalTrustedRootsMessage(endpoint: string, index: number | undefined): string {
+  return (
+    `${endpoint}: ${index === undefined ? 'trustedRoots' : `trustedRoots[${index}]`} is not PEM ` +
+    'text of CA certificates: give the PEM of the root (or intermediate) CA that issues ' +
+    "PayPal's signing certificate (DigiCert's), or leave trustedRoots out to trust Node's " +
+    'bundled root certificates.'
+  );
+}
+
 /** An option that must be a non-empty string is something else. */
 export function nonEmptyStringOptionMessage(
   name: unknown,
