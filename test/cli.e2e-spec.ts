@@ -28,7 +28,10 @@ import { yoomoneyEndpoint } from '../lib/providers/yoomoney.provider';
 import { adyenNotificationItem } from '../lib/testing/fixtures/adyen.fixtures';
 import { paddleFixtures } from '../lib/testing/fixtures/paddle.fixtures';
 import { paypalFixtures } from '../lib/testing/fixtures/paypal.fixtures';
-import { PAYPAL_TEST_CERTIFICATE_PEM } from '../lib/testing/fixtures/paypal/test-certificate';
+import {
+  PAYPAL_TEST_CA_PEM,
+  PAYPAL_TEST_CERTIFICATE_PEM,
+} from '../lib/testing/fixtures/paypal/test-certificate';
 import { sberFixtures } from '../lib/testing/fixtures/sber.fixtures';
 import { squareFixtures } from '../lib/testing/fixtures/square.fixtures';
 import { tbankFixtures } from '../lib/testing/fixtures/tbank.fixtures';
@@ -545,6 +548,7 @@ describe('sign and send for every provider', () => {
       name: 'paypal',
       webhookId: PAYPAL_WEBHOOK_ID,
       certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+      trustedRoots: PAYPAL_TEST_CA_PEM,
     }),
     paddleEndpoint({ name: 'paddle', secret: PADDLE_SECRET }),
     squareEndpoint({ name: 'square', signatureKey: 'square-cli-key', notificationUrl: SQUARE_URL }),

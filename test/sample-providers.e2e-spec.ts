@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
@@ -39,6 +38,7 @@ import { DEVELOPMENT_SECRETS } from '../sample-app/src/config';
 import { configureApp } from '../sample-app/src/configure-app';
 import { EndpointOverrides } from '../sample-app/src/webhook-endpoints';
 import { FakeProviderApi } from './support/fake-provider-api';
+import { PAYPAL_SIGNING_SUBJECT, TestCertificates } from './support/paypal-certificates';
 import { createTestDatabase } from './support/postgres';
 import { eventually } from './support/test-app';
 
@@ -101,7 +101,7 @@ interface ProviderCase {
 }
 
 let fake: FakeProviderApi;
-let paypalCertificate: { keyPem: string; certPem: string };
+let paypalCertificate: { keyPem: string; certPem: string; caPem: string };
 
 /** A 16-character reference in Adyen's alphabet, different each time. */
 const pspReference = () => randomBytes(8).toString('hex').toUpperCase();
@@ -376,35 +376,15 @@ async function startShop(
   };
 }
 
-/** Makes a key pair and a self-signed certificate with OpenSSL, as PayPal's would be. */
-function makePayPalCertificate(): { keyPem: string; certPem: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'pw-sample-paypal-'));
+/** A CA and a certificate in PayPal's name it issued, made with OpenSSL, as PayPal's would be. */
+function makePayPalCertificate(): { keyPem: string; certPem: string; caPem: string } {
+  const certificates = new TestCertificates();
   try {
-    const keyPath = join(dir, 'paypal.key');
-    const certPath = join(dir, 'paypal.crt');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-nodes',
-        '-sha256',
-        '-newkey',
-        'rsa:2048',
-        '-days',
-        '30',
-        '-subj',
-        '/CN=sample-shop-paypal.test.invalid',
-        '-keyout',
-        keyPath,
-        '-out',
-        certPath,
-      ],
-      { stdio: 'pipe' },
-    );
-    return { keyPem: readFileSync(keyPath, 'utf8'), certPem: readFileSync(certPath, 'utf8') };
+    const ca = certificates.selfSigned({ subject: '/CN=sample-shop test CA', role: 'ca' });
+    const leaf = certificates.issue(ca, { subject: PAYPAL_SIGNING_SUBJECT });
+    return { ...leaf, caPem: ca.certPem };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    certificates.remove();
   }
 }
 
@@ -444,6 +424,7 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop provider endpoints o
     drop = db.drop;
     shop = await startShop(db.database, shopEnvironment(LOOPBACK), {
       paypalCertificates: async () => paypalCertificate.certPem,
+      paypalTrustedRoots: paypalCertificate.caPem,
     });
   });
   afterAll(async () => {
@@ -571,6 +552,7 @@ describe('sample shop yookassa endpoint with YOOKASSA_ALLOWED_IPS excluding the 
     drop = db.drop;
     shop = await startShop(db.database, shopEnvironment(ELSEWHERE), {
       paypalCertificates: async () => paypalCertificate.certPem,
+      paypalTrustedRoots: paypalCertificate.caPem,
     });
   });
   afterAll(async () => {
@@ -599,6 +581,7 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop reconciliation on %s
     drop = db.drop;
     shop = await startShop(db.database, shopEnvironment(LOOPBACK), {
       paypalCertificates: async () => paypalCertificate.certPem,
+      paypalTrustedRoots: paypalCertificate.caPem,
     });
     url = (await shop.app.getUrl()).replace('[::1]', '127.0.0.1');
   });

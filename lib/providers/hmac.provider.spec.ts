@@ -4,6 +4,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../core/webhook-
 import { signHmac } from '../testing/signers';
 import { HmacEndpointOptions, HmacWebhookProvider, hmacEndpoint } from './hmac.provider';
 import { InboundWebhook, WebhookProvider } from './webhook-provider.interface';
+import { nonCanonicalBase64 } from '../../test/support/base64-variants';
 import { rejection } from '../../test/support/rejection';
 
 // The documented GitHub vector.
@@ -129,6 +130,19 @@ describe('hmacEndpoint', () => {
       ).toMatchObject({
         reason: 'bad_signature',
       });
+    });
+
+    it('accepts only the canonical base64 spelling of the signature', () => {
+      const signature = createHmac('sha256', SECRET).update(PAYMENT).digest('base64');
+      const base64 = provider({ encoding: 'base64' });
+      expect(() => base64.verify(delivery(PAYMENT, { 'x-signature': signature }))).not.toThrow();
+      for (const [label, variant] of nonCanonicalBase64(signature)) {
+        const request = delivery(PAYMENT, { 'x-signature': variant });
+        expect([label, rejection(() => base64.verify(request))]).toMatchObject([
+          label,
+          { reason: 'bad_signature', message: expect.stringMatching(/expected a base64/) },
+        ]);
+      }
     });
 
     it('rejects a malformed base64 signature as bad_signature', () => {

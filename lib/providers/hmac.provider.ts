@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { IsOptional } from 'class-validator';
+import { decodeCanonicalBase64 } from '../core/base64';
 import { constantTimeIncludes } from '../core/constant-time';
 import { hmacSha256 } from '../core/hmac';
 import { isPaymentEventType } from '../core/payment-event-types';
@@ -47,7 +48,7 @@ export const HMAC_DEFAULTS = Object.freeze({
 });
 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const SHA256_BYTES = 32;
 
 /** Options of the generic HMAC-SHA256 scheme, shared by `hmacEndpoint()` and `HmacWebhookProvider`. */
 export interface HmacProviderOptions {
@@ -73,7 +74,9 @@ export interface HmacProviderOptions {
    */
   signaturePrefix?: string;
   /**
-   * How the signature bytes are written. Hex is compared case-insensitively.
+   * How the signature bytes are written. Hex is compared case-insensitively; base64 must be the
+   * standard alphabet with its `=` padding (what `digest('base64')` gives), and an unpadded,
+   * URL-safe or otherwise altered spelling is refused.
    * @default 'hex'
    */
   encoding?: HmacSignatureEncoding;
@@ -184,7 +187,8 @@ function decodeSignature(encoded: string, encoding: HmacSignatureEncoding): Buff
   if (encoding === 'hex') {
     return HEX_SHA256.test(encoded) ? Buffer.from(encoded, 'hex') : undefined;
   }
-  return BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
+  const bytes = decodeCanonicalBase64(encoded);
+  return bytes?.length === SHA256_BYTES ? bytes : undefined;
 }
 
 /**

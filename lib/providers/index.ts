@@ -73,15 +73,14 @@ export { tbankToken } from './clients/tbank-token';
 export {
   paypalEndpoint,
   PayPalWebhookProvider,
-  createPayPalCertificateResolver,
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
 } from './paypal.provider';
+export type { PayPalEndpointOptions, PayPalProviderOptions } from './paypal.provider';
+export { createPayPalCertificateResolver } from './paypal-certificate.resolver';
 export type {
   PayPalCertificateResolver,
   PayPalCertificateResolverOptions,
-  PayPalEndpointOptions,
-  PayPalProviderOptions,
-} from './paypal.provider';
+} from './paypal-certificate.resolver';
 export { paddleEndpoint, PaddleWebhookProvider } from './paddle.provider';
 export type { PaddleEndpointOptions, PaddleProviderOptions } from './paddle.provider';
 export { squareEndpoint, SquareWebhookProvider } from './square.provider';

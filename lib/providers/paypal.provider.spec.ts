@@ -1,30 +1,29 @@
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
-import { createServer, Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { crc32 } from '../core/crc32';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { paypalFixtures } from '../testing/fixtures/paypal.fixtures';
 import {
+  PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERT_URL,
   PAYPAL_TEST_CERTIFICATE_PEM,
   PAYPAL_TEST_PRIVATE_KEY_PEM,
 } from '../testing/fixtures/paypal/test-certificate';
 import { signPayPalDelivery } from '../testing/paypal.signer';
 import { notificationsOf } from './notifications';
+import { PayPalCertificateResolver } from './paypal-certificate.resolver';
 import {
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
-  PayPalCertificateResolver,
   PayPalEndpointOptions,
   PayPalWebhookProvider,
-  createPayPalCertificateResolver,
   paypalEndpoint,
 } from './paypal.provider';
 import { InboundWebhook, NormalizedNotification } from './webhook-provider.interface';
+import {
+  PAYPAL_SIGNING_SUBJECT,
+  TestCertificate,
+  TestCertificates,
+} from '../../test/support/paypal-certificates';
 
 const WEBHOOK_ID = '8PT597110X687430LKGECATA';
 const TRANSMISSION_ID = 'b2384410-f8d2-11e4-8bf3-77339302725b';
@@ -110,6 +109,7 @@ function provider(
     name: 'paypal',
     webhookId: WEBHOOK_ID,
     certificateResolver: resolver,
+    trustedRoots: [PAYPAL_TEST_CA_PEM, testCa.certPem],
     ...options,
   });
   return { provider: endpoint.provider, resolver, endpoint };
@@ -147,56 +147,23 @@ const CAPTURE = JSON.stringify(
   }),
 );
 
-/** Key pairs and certificates made by OpenSSL for this run (the checked-in one is the default). */
-interface GeneratedCertificate {
-  keyPem: string;
-  certPem: string;
-}
-
-let workDir: string;
-let otherCertificate: GeneratedCertificate;
-let shortLivedCertificate: GeneratedCertificate;
-let ecCertificate: GeneratedCertificate;
-
-function openssl(name: string, args: string[]): GeneratedCertificate {
-  const keyPath = join(workDir, `${name}.key`);
-  const certPath = join(workDir, `${name}.crt`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-nodes',
-      '-sha256',
-      '-subj',
-      `/CN=${name}.test.invalid`,
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      ...args,
-    ],
-    { stdio: 'pipe' },
-  );
-  return { keyPem: readFileSync(keyPath, 'utf8'), certPem: readFileSync(certPath, 'utf8') };
-}
+// Certificates made by OpenSSL for this run, issued by a CA of the run (the checked-in one is the default).
+let certificates: TestCertificates;
+let testCa: TestCertificate;
+let otherCertificate: TestCertificate;
+let shortLivedCertificate: TestCertificate;
+let ecCertificate: TestCertificate;
 
 beforeAll(() => {
-  workDir = mkdtempSync(join(tmpdir(), 'paypal-certs-'));
-  otherCertificate = openssl('other', ['-newkey', 'rsa:2048', '-days', '30']);
-  shortLivedCertificate = openssl('short', ['-newkey', 'rsa:2048', '-days', '1']);
-  ecCertificate = openssl('ec', [
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-days',
-    '30',
-  ]);
+  certificates = new TestCertificates();
+  testCa = certificates.selfSigned({ subject: '/CN=PayPal spec test CA', role: 'ca' });
+  otherCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT });
+  shortLivedCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT, days: 1 });
+  ecCertificate = certificates.issue(testCa, { subject: PAYPAL_SIGNING_SUBJECT, key: 'ec' });
 });
 
 afterAll(() => {
-  rmSync(workDir, { recursive: true, force: true });
+  certificates.remove();
 });
 
 describe('paypalEndpoint', () => {
@@ -296,6 +263,12 @@ describe('paypalEndpoint', () => {
       ['credentials', 'https://user@api.paypal.com/v1/notifications/certs/CERT-1'],
       ['a file URL', 'file:///etc/passwd'],
       ['no URL at all', 'not a url'],
+      ['another path on PayPal', 'https://api.paypal.com/v1/oauth2/token'],
+      ['a path below a certificate', 'https://api.paypal.com/v1/notifications/certs/CERT-1/x'],
+      ['dot segments', 'https://api.paypal.com/v1/notifications/certs/%2e%2e/%2e%2e/CERT-1'],
+      ['a query', 'https://api.paypal.com/v1/notifications/certs/CERT-1?download=1'],
+      ['a fragment', 'https://api.paypal.com/v1/notifications/certs/CERT-1#x'],
+      ['no certificate id', 'https://api.paypal.com/v1/notifications/certs/'],
     ])('refuses a PAYPAL-CERT-URL with %s before fetching anything', async (_label, certUrl) => {
       const { provider: paypal, resolver } = provider(
         {},
@@ -307,6 +280,31 @@ describe('paypalEndpoint', () => {
       expect(error.message).toMatch(/PAYPAL-CERT-URL/);
       expect(resolver.calls).toEqual([]);
     });
+
+    it.each([
+      ['https', 'http://api.paypal.com/v1/notifications/certs/CERT-1', /only over https/],
+      [
+        'host',
+        'https://paypal.com.evil.com/v1/notifications/certs/CERT-1',
+        /its host "paypal.com.evil.com" is not paypal.com or a host under it/,
+      ],
+      [
+        'port',
+        'https://api.paypal.com:8443/v1/notifications/certs/CERT-1',
+        /credentials or a port/,
+      ],
+      [
+        'path',
+        'https://api.paypal.com/v1/oauth2/token',
+        /its path is not PayPal's certificate path \/v1\/notifications\/certs\/CERT-…/,
+      ],
+    ])(
+      'says what is wrong with a refused PAYPAL-CERT-URL (%s)',
+      async (_label, certUrl, reason) => {
+        const request = delivery(CAPTURE, { ...headers(CAPTURE), 'paypal-cert-url': certUrl });
+        expect((await rejection(provider().provider.verify(request))).message).toMatch(reason);
+      },
+    );
 
     it.each([
       'https://api.paypal.com/v1/notifications/certs/CERT-1',
@@ -487,120 +485,6 @@ describe('paypalEndpoint', () => {
       await expect(
         paypal.verify(delivery(signed.body, signed.headers, new Date())),
       ).resolves.toBeUndefined();
-    });
-  });
-
-  describe('createPayPalCertificateResolver', () => {
-    let server: Server;
-    let base: string;
-    const hits = new Map<string, number>();
-
-    beforeAll(async () => {
-      server = createServer((request, response) => {
-        const path = request.url ?? '/';
-        hits.set(path, (hits.get(path) ?? 0) + 1);
-        if (path.startsWith('/certs/')) {
-          response.writeHead(200, { 'content-type': 'application/x-pem-file' });
-          response.end(PAYPAL_TEST_CERTIFICATE_PEM);
-        } else if (path === '/redirect') {
-          response.writeHead(302, { location: '/certs/a' });
-          response.end();
-        } else if (path === '/slow') {
-          setTimeout(() => response.end(PAYPAL_TEST_CERTIFICATE_PEM), 2000).unref();
-        } else if (path === '/html') {
-          response.writeHead(200, { 'content-type': 'text/html' });
-          response.end('<html>maintenance</html>');
-        } else if (path === '/large') {
-          response.writeHead(200);
-          response.end('x'.repeat(2048));
-        } else {
-          response.writeHead(404);
-          response.end('not found');
-        }
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-
-    beforeEach(() => hits.clear());
-
-    it('downloads once per URL, sharing a download between concurrent deliveries', async () => {
-      const resolve = createPayPalCertificateResolver();
-      const url = `${base}/certs/a`;
-      const answers = await Promise.all([resolve(url), resolve(url), resolve(url)]);
-      expect(answers).toEqual([
-        PAYPAL_TEST_CERTIFICATE_PEM,
-        PAYPAL_TEST_CERTIFICATE_PEM,
-        PAYPAL_TEST_CERTIFICATE_PEM,
-      ]);
-      await resolve(url);
-      expect(hits.get('/certs/a')).toBe(1);
-    });
-
-    it('keeps at most maxEntries certificates, dropping the least recently used', async () => {
-      const resolve = createPayPalCertificateResolver({ maxEntries: 2 });
-      for (const name of ['a', 'b', 'a', 'c', 'a', 'b']) {
-        await resolve(`${base}/certs/${name}`);
-      }
-      // a stays (recently used), b is dropped when c arrives and fetched again.
-      expect(Object.fromEntries(hits)).toEqual({ '/certs/a': 1, '/certs/b': 2, '/certs/c': 1 });
-    });
-
-    it('fails on an HTTP error and does not cache the failure', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/missing`)).rejects.toThrow(/HTTP 404/);
-      await expect(resolve(`${base}/missing`)).rejects.toThrow(/HTTP 404/);
-      expect(hits.get('/missing')).toBe(2);
-    });
-
-    it('refuses an answer that is not a PEM certificate, and does not cache it', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/html`)).rejects.toThrow('the answer is not a PEM certificate');
-      await expect(resolve(`${base}/html`)).rejects.toThrow();
-      expect(hits.get('/html')).toBe(2);
-    });
-
-    it('refuses to follow a redirect', async () => {
-      const resolve = createPayPalCertificateResolver();
-      await expect(resolve(`${base}/redirect`)).rejects.toThrow();
-      expect(hits.get('/certs/a')).toBeUndefined();
-    });
-
-    it('gives up after timeoutMs', async () => {
-      const resolve = createPayPalCertificateResolver({ timeoutMs: 100 });
-      await expect(resolve(`${base}/slow`)).rejects.toThrow('no answer within 100 ms');
-    });
-
-    it('refuses an answer larger than maxBytes', async () => {
-      const resolve = createPayPalCertificateResolver({ maxBytes: 1024 });
-      await expect(resolve(`${base}/large`)).rejects.toThrow(/larger than 1024 bytes/);
-    });
-
-    it('makes the provider refuse the delivery with a verification error when it fails', async () => {
-      const local = createPayPalCertificateResolver();
-      // NOTE: the delivery's URL passes the check; the resolver is pointed at a path the server lacks.
-      const paypal = new PayPalWebhookProvider({
-        webhookId: WEBHOOK_ID,
-        certificateResolver: () => local(`${base}/missing`),
-      });
-      const error = await rejection(paypal.verify(delivery(CAPTURE, headers(CAPTURE))));
-      expect(error).toMatchObject({ name: 'WebhookVerificationError', reason: 'bad_signature' });
-      expect(error.message).toMatch(/HTTP 404/);
-    });
-
-    it.each([
-      ['timeoutMs', { timeoutMs: 0 }],
-      ['maxEntries', { maxEntries: 1.5 }],
-      ['maxBytes', { maxBytes: -1 }],
-    ])('refuses a bad %s at startup', (option, options) => {
-      const error = syncRejection(() => createPayPalCertificateResolver(options));
-      expect(error.name).toBe(WebhookConfigurationError.name);
-      expect(error.message).toContain(option);
     });
   });
 

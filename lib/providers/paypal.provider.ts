@@ -1,11 +1,23 @@
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
 import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { decodeCanonicalBase64 } from '../core/base64';
 import { crc32 } from '../core/crc32';
 import { toMinorUnits } from '../core/minor-units';
 import { PaymentEventType } from '../core/payment-event-types';
 import { assertTimestampWithinWindow } from '../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement } from './define-endpoint';
+import {
+  PayPalTrustAnchors,
+  nodeTrustAnchors,
+  trustAnchorsFrom,
+  verifyPayPalCertificateChain,
+} from './paypal-certificate-chain';
+import {
+  PayPalCertificateResolver,
+  createPayPalCertificateResolver,
+  describeCertificateError,
+} from './paypal-certificate.resolver';
 import {
   JsonObject,
   isJsonObject,
@@ -16,6 +28,7 @@ import {
   toCurrency,
   validateEnvelope,
 } from './parse-payload';
+import { paypalTrustedRootsMessage } from './providers.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -33,8 +46,9 @@ const CERT_URL_HEADER = 'paypal-cert-url';
 const AUTH_ALGO_HEADER = 'paypal-auth-algo';
 const AUTH_ALGO = 'SHA256withRSA';
 const PAYPAL_DOMAIN = 'paypal.com';
+// NOTE: where PayPal serves signing certificates, e.g. /v1/notifications/certs/CERT-360caa42-…
+const CERT_PATH = /^\/v1\/notifications\/certs\/CERT-[A-Za-z0-9-]+$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CAPTURE_LINK = /\/v2\/payments\/captures\/([^/?#]+)$/;
 const MAX_SHOWN_URL = 200;
 
@@ -49,33 +63,6 @@ const MAX_SHOWN_URL = 200;
  * refused as out of window.
  */
 export const PAYPAL_DEFAULT_TOLERANCE_SECONDS = 4 * 24 * 60 * 60;
-
-/**
- * Answers with the PEM text of the X.509 certificate at a `PAYPAL-CERT-URL`. Called only with
- * URLs that passed the provider's check (https, a host that is `paypal.com` or under it).
- * A rejection refuses the delivery with a verification error (400); PayPal retries it.
- */
-export type PayPalCertificateResolver = (url: string) => Promise<string>;
-
-/** Options of `createPayPalCertificateResolver()`. */
-export interface PayPalCertificateResolverOptions {
-  /**
-   * How long one certificate download may take, in milliseconds.
-   * @default 5000
-   */
-  timeoutMs?: number;
-  /**
-   * How many certificates (by URL) stay cached; the least recently used is dropped first.
-   * PayPal serves each certificate at its own URL, so a cached answer never goes stale.
-   * @default 32
-   */
-  maxEntries?: number;
-  /**
-   * Largest certificate response accepted, in bytes.
-   * @default 65536
-   */
-  maxBytes?: number;
-}
 
 /** Options of the PayPal protocol, shared by `paypalEndpoint()` and `PayPalWebhookProvider`. */
 export interface PayPalProviderOptions {
@@ -93,11 +80,21 @@ export interface PayPalProviderOptions {
    */
   tolerance?: number;
   /**
-   * Fetches the signing certificate named in `PAYPAL-CERT-URL`. Tests inject one that answers
-   * with a local certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
-   * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL
+   * Fetches the certificates named in `PAYPAL-CERT-URL`. Whatever it answers must still pass
+   * the subject, chain and validity checks. Tests inject one that answers with a local
+   * certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
+   * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL, 4 downloads at once
    */
   certificateResolver?: PayPalCertificateResolver;
+  /**
+   * The CA certificates (PEM; one text may hold several) that PayPal's signing certificate must
+   * chain to, through the intermediates served with it. Replaces the default, so it can pin
+   * the CA that issues PayPal's certificate (DigiCert: give the PEM of its root certificate).
+   * Tests give `PAYPAL_TEST_CA_PEM` from the testing entry point; never give that CA in
+   * production.
+   * @default Node's bundled root certificates (`tls.rootCertificates`)
+   */
+  trustedRoots?: string | readonly string[];
 }
 
 /** Options of `paypalEndpoint()`. */
@@ -183,101 +180,6 @@ function shown(url: string): string {
   return JSON.stringify(url.length > MAX_SHOWN_URL ? `${url.slice(0, MAX_SHOWN_URL)}…` : url);
 }
 
-function describeError(error: unknown): string {
-  const message = (value: unknown): string | undefined =>
-    typeof value === 'object' && value !== null && typeof (value as Error).message === 'string'
-      ? (value as Error).message
-      : undefined;
-  const text = message(error) ?? String(error);
-  // NOTE: fetch reports "fetch failed" and puts the reason (ENOTFOUND, a redirect, …) in `cause`.
-  const cause = message((error as { cause?: unknown } | undefined)?.cause);
-  return cause === undefined ? text : `${text} (${cause})`;
-}
-
-/**
- * Creates the default certificate resolver: downloads with Node's fetch (redirects refused, a
- * timeout, a size limit), caches each certificate by URL (bounded, least recently used dropped
- * first), and shares one download between deliveries that arrive together. A failed download is
- * not cached.
- * @example
- * paypalEndpoint({
- *   name: 'paypal',
- *   webhookId: process.env.PAYPAL_WEBHOOK_ID!,
- *   certificateResolver: createPayPalCertificateResolver({ timeoutMs: 3000 }),
- * })
- */
-export function createPayPalCertificateResolver(
-  options: PayPalCertificateResolverOptions = {},
-): PayPalCertificateResolver {
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
-  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 32);
-  const maxBytes = positiveInteger('maxBytes', options.maxBytes, 64 * 1024);
-  const cache = new Map<string, Promise<string>>();
-
-  async function download(url: string): Promise<string> {
-    // NOTE: a redirect could lead off PayPal's hosts, which the URL check exists to prevent.
-    const response = await fetch(url, {
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: { accept: 'application/x-pem-file, text/plain, */*' },
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`the certificate server answered HTTP ${response.status}`);
-    }
-    const declared = Number(response.headers.get('content-length'));
-    if (declared > maxBytes) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`the certificate is larger than ${maxBytes} bytes`);
-    }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length > maxBytes) {
-      throw new Error(`the certificate is larger than ${maxBytes} bytes`);
-    }
-    const text = bytes.toString('utf8');
-    // NOTE: refused here, not only by the provider, so a bad answer is never cached.
-    if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new Error('the answer is not a PEM certificate');
-    }
-    return text;
-  }
-
-  return (url: string): Promise<string> => {
-    const cached = cache.get(url);
-    if (cached !== undefined) {
-      // NOTE: re-inserting moves the entry to the end, so eviction drops the least recently used.
-      cache.delete(url);
-      cache.set(url, cached);
-      return cached;
-    }
-    const pending = download(url).catch((error: unknown) => {
-      if (cache.get(url) === pending) cache.delete(url);
-      // NOTE: checked by name: the abort error is a DOMException, not always an Error instance.
-      const reason =
-        (error as { name?: unknown } | undefined)?.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : describeError(error);
-      throw new Error(reason);
-    });
-    cache.set(url, pending);
-    if (cache.size > maxEntries) {
-      cache.delete(cache.keys().next().value as string);
-    }
-    return pending;
-  };
-}
-
-function positiveInteger(option: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved <= 0) {
-    throw new WebhookConfigurationError(
-      `createPayPalCertificateResolver: ${option} must be a positive integer (got ${String(value)}); ` +
-        `leave it out for the default ${fallback}.`,
-    );
-  }
-  return resolved;
-}
-
 interface TransmissionHeaders {
   readonly transmissionId: string;
   readonly transmissionTime: string;
@@ -289,7 +191,8 @@ interface TransmissionHeaders {
 /**
  * PayPal REST webhooks: `PAYPAL-TRANSMISSION-SIG` is an RSA (PKCS#1 v1.5, SHA-256) signature of
  * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}` made with the key of the
- * certificate at `PAYPAL-CERT-URL`. Event ids (`WH-…`) are stable across retries.
+ * certificate at `PAYPAL-CERT-URL`, which must be PayPal's (`messageverificationcerts…paypal.com`,
+ * chained to a trusted root). Event ids (`WH-…`) are stable across retries.
  */
 export class PayPalWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -300,6 +203,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
   private readonly webhookId: string;
   private readonly tolerance: number;
   private readonly resolveCertificate: PayPalCertificateResolver;
+  private readonly trustAnchors: PayPalTrustAnchors;
 
   /**
    * @param options the PayPal options, checked here.
@@ -336,11 +240,13 @@ export class PayPalWebhookProvider implements WebhookProvider {
     this.webhookId = webhookId;
     this.tolerance = tolerance;
     this.resolveCertificate = options.certificateResolver ?? createPayPalCertificateResolver();
+    this.trustAnchors = resolveTrustAnchors(endpoint, options.trustedRoots);
   }
 
   /**
    * Checks the transmission headers, the certificate URL and the transmission time, then fetches
-   * the certificate and checks the signature over the raw body's CRC-32.
+   * the certificate, checks that it is PayPal's (subject, chain, validity), and checks the
+   * signature over the raw body's CRC-32.
    * @throws WebhookVerificationError (as a rejection)
    */
   async verify(request: InboundWebhook): Promise<void> {
@@ -353,7 +259,8 @@ export class PayPalWebhookProvider implements WebhookProvider {
     }
     const certUrl = checkCertUrl(headers.certUrl);
     const transmittedAt = parseTransmissionTime(headers.transmissionTime);
-    if (!BASE64.test(headers.signature)) {
+    const signature = decodeCanonicalBase64(headers.signature);
+    if (signature === undefined) {
       throw new WebhookVerificationError(
         'bad_signature',
         'Malformed PAYPAL-TRANSMISSION-SIG header: expected base64',
@@ -375,7 +282,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
         'sha256',
         Buffer.from(message, 'utf8'),
         certificate.publicKey,
-        Buffer.from(headers.signature, 'base64'),
+        signature,
       );
     } catch {
       valid = false;
@@ -436,27 +343,16 @@ export class PayPalWebhookProvider implements WebhookProvider {
     } catch (error) {
       throw new WebhookVerificationError(
         'bad_signature',
-        `Could not get the PayPal signing certificate from ${shown(url)}: ${describeError(error)}; ` +
-          'the delivery is refused and PayPal will retry it',
+        `Could not get the PayPal signing certificate from ${shown(url)}: ` +
+          `${describeCertificateError(error)}; the delivery is refused and PayPal will retry it`,
       );
     }
-    let certificate: X509Certificate;
-    try {
-      certificate = new X509Certificate(pem as string);
-    } catch {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `The answer from ${shown(url)} is not a PEM X.509 certificate`,
-      );
-    }
-    const now = receivedAt.getTime();
-    if (now < Date.parse(certificate.validFrom) || now > Date.parse(certificate.validTo)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `The PayPal certificate at ${shown(url)} is not valid at the receive time ` +
-          `(valid from ${certificate.validFrom} to ${certificate.validTo})`,
-      );
-    }
+    const certificate = verifyPayPalCertificateChain(
+      typeof pem === 'string' ? pem : '',
+      shown(url),
+      this.trustAnchors,
+      receivedAt,
+    );
     if (certificate.publicKey.asymmetricKeyType !== 'rsa') {
       throw new WebhookVerificationError(
         'bad_signature',
@@ -465,6 +361,22 @@ export class PayPalWebhookProvider implements WebhookProvider {
     }
     return certificate;
   }
+}
+
+/** The trust anchors of `trustedRoots`, or Node's bundled roots; a startup error if unusable. */
+function resolveTrustAnchors(
+  endpoint: string,
+  trustedRoots: string | readonly string[] | undefined,
+): PayPalTrustAnchors {
+  if (trustedRoots === undefined) return nodeTrustAnchors();
+  const pems = (Array.isArray(trustedRoots) ? trustedRoots : [trustedRoots]) as string[];
+  const resolved = pems.length === 0 ? { invalid: 0 } : trustAnchorsFrom(pems);
+  if ('invalid' in resolved) {
+    throw new WebhookConfigurationError(
+      paypalTrustedRootsMessage(endpoint, pems.length > 1 ? resolved.invalid : undefined),
+    );
+  }
+  return resolved.anchors;
 }
 
 function readTransmissionHeaders(request: InboundWebhook): TransmissionHeaders {
@@ -485,8 +397,9 @@ function readTransmissionHeaders(request: InboundWebhook): TransmissionHeaders {
 }
 
 /**
- * The certificate URL, if it is https on `paypal.com` or a host under it, with no credentials
- * and the default port; anything else is refused before a request is made.
+ * The certificate URL, if it is https on `paypal.com` or a host under it, with no credentials,
+ * the default port, and PayPal's certificate path; anything else is refused before a request is
+ * made, with a message naming what is wrong.
  */
 function checkCertUrl(text: string): string {
   let url: URL;
@@ -499,18 +412,20 @@ function checkCertUrl(text: string): string {
     );
   }
   const host = url.hostname.toLowerCase();
-  const onPayPal = host === PAYPAL_DOMAIN || host.endsWith(`.${PAYPAL_DOMAIN}`);
-  if (
-    url.protocol !== 'https:' ||
-    !onPayPal ||
-    url.username !== '' ||
-    url.password !== '' ||
-    url.port !== ''
-  ) {
+  const problem =
+    url.protocol !== 'https:'
+      ? 'certificates are fetched only over https'
+      : host !== PAYPAL_DOMAIN && !host.endsWith(`.${PAYPAL_DOMAIN}`)
+        ? `its host ${JSON.stringify(host)} is not paypal.com or a host under it`
+        : url.username !== '' || url.password !== '' || url.port !== ''
+          ? 'it carries credentials or a port'
+          : !CERT_PATH.test(url.pathname) || url.search !== '' || url.hash !== ''
+            ? "its path is not PayPal's certificate path /v1/notifications/certs/CERT-…"
+            : undefined;
+  if (problem !== undefined) {
     throw new WebhookVerificationError(
       'bad_signature',
-      `PAYPAL-CERT-URL ${shown(text)} is refused: certificates are fetched only over https ` +
-        `from paypal.com or a host under it`,
+      `PAYPAL-CERT-URL ${shown(text)} is refused: ${problem}`,
     );
   }
   return url.href;

@@ -55,6 +55,76 @@ export function standardSecretFormatMessage(
   );
 }
 
+function entry(option: string, index: number, count: number): string {
+  return count > 1 ? `${option}[${index}]` : option;
+}
+
+/** A Standard Webhooks endpoint has neither a `v1` secret nor a `v1a` public key. */
+export function standardNoKeyMessage(name: unknown, kind: string): string {
+  return (
+    `${endpointLabel(name, kind)} has no usable secret or publicKey: set secret to the whsec_ ` +
+    'secret (v1 signatures) or publicKey to the whpk_ public key (v1a signatures) the sender ' +
+    'shows, or both; each may be a list while rotating, and every entry must be a non-empty string.'
+  );
+}
+
+/** A `whsk_` signing key, which only the sender should hold, was configured on the receiver. */
+export function standardSigningKeyMessage(
+  name: unknown,
+  kind: string,
+  option: 'secret' | 'publicKey',
+  index: number,
+  count: number,
+): string {
+  return (
+    `${endpointLabel(name, kind)}: ${entry(option, index, count)} is a whsk_ signing key, which ` +
+    'must stay with the sender: set publicKey to the matching whpk_ public key instead, ' +
+    'and remove the whsk_ key from this configuration.'
+  );
+}
+
+/** A key of one scheme was given in the other scheme's option. */
+export function standardKeyInWrongOptionMessage(
+  name: unknown,
+  kind: string,
+  option: 'secret' | 'publicKey',
+  index: number,
+  count: number,
+): string {
+  const [found, target, scheme] =
+    option === 'secret'
+      ? ['whpk_ public key', 'publicKey', 'v1a']
+      : ['whsec_ secret', 'secret', 'v1'];
+  return (
+    `${endpointLabel(name, kind)}: ${entry(option, index, count)} is a ${found}: ` +
+    `move it to ${target}, which verifies ${scheme} signatures.`
+  );
+}
+
+/** A Standard Webhooks public key that is not `whpk_` + base64 of 32 bytes. */
+export function standardPublicKeyFormatMessage(
+  name: unknown,
+  kind: string,
+  index: number,
+  count: number,
+): string {
+  return (
+    `${endpointLabel(name, kind)}: ${entry('publicKey', index, count)} is not a whpk_ public ` +
+    'key (the "whpk_" prefix followed by standard, padded base64 of the 32-byte Ed25519 public ' +
+    'key): copy the public key exactly as the sender shows it, without spaces or line breaks.'
+  );
+}
+
+/** PayPal's `trustedRoots` holds something that is not a PEM CA certificate. */
+export function paypalTrustedRootsMessage(endpoint: string, index: number | undefined): string {
+  return (
+    `${endpoint}: ${index === undefined ? 'trustedRoots' : `trustedRoots[${index}]`} is not PEM ` +
+    'text of CA certificates: give the PEM of the root (or intermediate) CA that issues ' +
+    "PayPal's signing certificate (DigiCert's), or leave trustedRoots out to trust Node's " +
+    'bundled root certificates.'
+  );
+}
+
 /** An option that must be a non-empty string is something else. */
 export function nonEmptyStringOptionMessage(
   name: unknown,

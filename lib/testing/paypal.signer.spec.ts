@@ -3,6 +3,7 @@ import * as zlib from 'node:zlib';
 import { crc32 } from '../core/crc32';
 import { paypalFixtures } from './fixtures/paypal.fixtures';
 import {
+  PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERT_URL,
   PAYPAL_TEST_CERTIFICATE_PEM,
   PAYPAL_TEST_PRIVATE_KEY_PEM,
@@ -33,13 +34,18 @@ function verifiesWithCertificate(
 }
 
 describe('signPayPalDelivery', () => {
-  it('ships a test key that belongs to the test certificate, valid until 2099', () => {
+  it('ships a test key that belongs to the test certificate, issued by the test CA, valid until 2099', () => {
     const certificate = new X509Certificate(PAYPAL_TEST_CERTIFICATE_PEM);
     const fromKey = createPublicKey(createPrivateKey(PAYPAL_TEST_PRIVATE_KEY_PEM));
     expect(certificate.publicKey.equals(fromKey)).toBe(true);
     expect(certificate.publicKey.asymmetricKeyType).toBe('rsa');
     expect(new Date(certificate.validTo).getUTCFullYear()).toBe(2099);
     expect(certificate.subject).toMatch(/not issued by PayPal/);
+    expect(certificate.subject).toMatch(/\nCN=messageverificationcerts\.sandbox\.paypal\.com$/);
+    const ca = new X509Certificate(PAYPAL_TEST_CA_PEM);
+    expect(ca.ca).toBe(true);
+    expect(certificate.checkIssued(ca) && certificate.verify(ca.publicKey)).toBe(true);
+    expect(new Date(ca.validTo).getUTCFullYear()).toBe(2099);
     expect(new URL(PAYPAL_TEST_CERT_URL).hostname).toBe('api.sandbox.paypal.com');
   });
 

@@ -45,12 +45,14 @@ function transmissionTimeText(time: Date | string | undefined): string {
 /**
  * Signs a delivery the way PayPal does: an RSA SHA-256 signature of
  * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(body)}` with the certificate's
- * private key. The endpoint must resolve `certUrl` to the matching certificate.
+ * private key. The endpoint must resolve `certUrl` to the matching certificate and trust its
+ * issuer (`trustedRoots`).
  * @example
  * const endpoint = paypalEndpoint({
  *   name: 'paypal',
  *   webhookId: 'WH_TEST',
  *   certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+ *   trustedRoots: PAYPAL_TEST_CA_PEM,
  * });
  * const delivery = signPayPalDelivery({
  *   payload: paypalFixtures.captureCompleted({ orderId: 'order-42', amount: 1099, currency: 'USD' }),

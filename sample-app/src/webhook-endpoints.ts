@@ -22,6 +22,8 @@ import { secret, setting } from './config';
 export interface EndpointOverrides {
   /** Where PayPal signing certificates come from; by default they are fetched from PayPal. */
   paypalCertificates?: PayPalCertificateResolver;
+  /** The CA certificates (PEM) PayPal's must chain to; by default Node's bundled roots. */
+  paypalTrustedRoots?: string;
 }
 
 /**
@@ -68,6 +70,7 @@ export function webhookEndpoints(overrides: EndpointOverrides = {}): WebhookEndp
       name: 'paypal',
       webhookId: secret('PAYPAL_WEBHOOK_ID'),
       certificateResolver: overrides.paypalCertificates,
+      trustedRoots: overrides.paypalTrustedRoots,
     }),
     squareEndpoint({
       name: 'square',
