@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
-import { OnPaymentEvent, PaymentEvent, stripeEndpoint } from 'nestjs-payment-webhooks';
+import {
+  OnPaymentEvent,
+  PaymentEvent,
+  sberEndpoint,
+  stripeEndpoint,
+} from 'nestjs-payment-webhooks';
+import { sberFixtures, signSberDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
 import { eventually, startTestApp, TestApp } from './support/test-app';
 import { post } from './support/http';
 
 const STRIPE_SECRET = 'whsec_provider_mappings_e2e';
+const SBER_TOKEN = 'provider-mappings-sber-callback-token';
 
 /** What a handler saw of one event. */
 interface Seen {
@@ -44,6 +51,7 @@ class RecordingHandlers {
 
 describe('provider mappings over HTTP', () => {
   let app: TestApp;
+  let client: WebhookTestClient;
 
   beforeAll(async () => {
     app = await startTestApp({
@@ -51,10 +59,14 @@ describe('provider mappings over HTTP', () => {
       database: 'sqlite',
       handlers: [RecordingHandlers],
       webhooks: {
-        endpoints: [stripeEndpoint({ name: 'stripe', secret: STRIPE_SECRET })],
+        endpoints: [
+          stripeEndpoint({ name: 'stripe', secret: STRIPE_SECRET }),
+          sberEndpoint({ name: 'sber', callbackToken: SBER_TOKEN }),
+        ],
         dispatch: { pollIntervalMs: 50 },
       },
     });
+    client = new WebhookTestClient(app.url);
   });
 
   afterAll(async () => {
@@ -198,6 +210,34 @@ describe('provider mappings over HTTP', () => {
         { eventId: 're_3RfB:succeeded', type: 'refund.succeeded', amount: 200 },
         { eventId: 're_3RfB:failed', type: 'refund.failed', amount: 200 },
       ]);
+    });
+  });
+
+  describe('Sber partial refunds', () => {
+    it('runs both of two equal partial refunds of one order that carry no refundedAmount', async () => {
+      const refundOf = (callbackCreationDate: string) =>
+        signSberDelivery({
+          callbackToken: SBER_TOKEN,
+          payload: {
+            ...sberFixtures.refunded({
+              orderNumber: 'order-sber-refunds',
+              amount: 100000,
+              operationRefundedAmount: 30000,
+            }),
+            callbackCreationDate,
+          },
+        });
+      const first = refundOf('Mon Mar 03 10:00:12 UTC 2025');
+      const second = refundOf('Mon Mar 03 10:07:45 UTC 2025');
+      expect((await client.send('sber', first)).status).toBe(200);
+      expect((await client.send('sber', first)).status).toBe(200);
+      expect((await client.send('sber', second)).status).toBe(200);
+      const seen = await settledSeen();
+      expect(seen.map(({ type, amount }) => ({ type, amount }))).toEqual([
+        { type: 'refund.succeeded', amount: 30000 },
+        { type: 'refund.succeeded', amount: 30000 },
+      ]);
+      expect(new Set(seen.map((event) => event.eventId)).size).toBe(2);
     });
   });
 });
