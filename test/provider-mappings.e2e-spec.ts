@@ -5,13 +5,21 @@ import {
   PaymentEvent,
   sberEndpoint,
   stripeEndpoint,
+  tbankEndpoint,
 } from 'nestjs-payment-webhooks';
-import { sberFixtures, signSberDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
+import {
+  sberFixtures,
+  signSberDelivery,
+  signTBankDelivery,
+  tbankFixtures,
+  WebhookTestClient,
+} from 'nestjs-payment-webhooks/testing';
 import { eventually, startTestApp, TestApp } from './support/test-app';
 import { post } from './support/http';
 
 const STRIPE_SECRET = 'whsec_provider_mappings_e2e';
 const SBER_TOKEN = 'provider-mappings-sber-callback-token';
+const TBANK_PASSWORD = 'provider-mappings-terminal-password';
 
 /** What a handler saw of one event. */
 interface Seen {
@@ -62,6 +70,7 @@ describe('provider mappings over HTTP', () => {
         endpoints: [
           stripeEndpoint({ name: 'stripe', secret: STRIPE_SECRET }),
           sberEndpoint({ name: 'sber', callbackToken: SBER_TOKEN }),
+          tbankEndpoint({ name: 'tbank', password: TBANK_PASSWORD }),
         ],
         dispatch: { pollIntervalMs: 50 },
       },
@@ -238,6 +247,43 @@ describe('provider mappings over HTTP', () => {
         { type: 'refund.succeeded', amount: 30000 },
       ]);
       expect(new Set(seen.map((event) => event.eventId)).size).toBe(2);
+    });
+  });
+
+  describe('T-Bank partial operations', () => {
+    /** Sends a notification of `status`; `amount` is what the payment stands at after it. */
+    async function notify(status: string, amount: number): Promise<void> {
+      const payload = tbankFixtures.notification(status, {
+        orderId: 'order-tbank-partial',
+        paymentId: 7100200300,
+        amount,
+      });
+      const response = await client.send(
+        'tbank',
+        signTBankDelivery({ payload, password: TBANK_PASSWORD }),
+      );
+      expect(response).toMatchObject({ status: 200, body: 'OK' });
+    }
+
+    it('keeps a partly released hold authorized and runs two equal partial refunds', async () => {
+      await notify('AUTHORIZED', 100000);
+      await notify('PARTIAL_REVERSED', 70000);
+      await notify('CONFIRMED', 70000);
+      await notify('PARTIAL_REFUNDED', 40000);
+      await notify('PARTIAL_REFUNDED', 40000);
+      await notify('PARTIAL_REFUNDED', 10000);
+      const seen = await settledSeen();
+      expect(
+        seen
+          .map(({ eventId, type, amount }) => ({ eventId, type, amount }))
+          .sort((a, b) => a.eventId.localeCompare(b.eventId)),
+      ).toEqual([
+        { eventId: '7100200300:AUTHORIZED', type: 'payment.authorized', amount: 100000 },
+        { eventId: '7100200300:CONFIRMED', type: 'payment.succeeded', amount: 70000 },
+        { eventId: '7100200300:PARTIAL_REFUNDED:10000', type: 'refund.succeeded', amount: null },
+        { eventId: '7100200300:PARTIAL_REFUNDED:40000', type: 'refund.succeeded', amount: null },
+        { eventId: '7100200300:PARTIAL_REVERSED:70000', type: 'payment.authorized', amount: 70000 },
+      ]);
     });
   });
 });
