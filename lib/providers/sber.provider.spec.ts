@@ -356,6 +356,7 @@ describe('sberEndpoint', () => {
         paymentRef: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b',
         merchantRef: '2003',
         status: '1',
+        occurredAtSigned: true,
         payload: {
           mdOrder: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b',
           orderNumber: '2003',
@@ -457,6 +458,18 @@ describe('sberEndpoint', () => {
         expect(withoutIt.amount).toBeUndefined();
         expect(withoutIt.currency).toBeUndefined();
       });
+    });
+
+    it('marks callbackCreationDate as signed only when a checksum was checked with a key', () => {
+      const params = { ...DEPOSITED, callbackCreationDate: 'Mon Jan 31 21:46:52 UTC 2022' };
+      expect(normalize(params).occurredAtSigned).toBe(true);
+      const unsigned = notificationsOf(
+        new SberWebhookProvider({ allowUnsigned: true }).normalize(
+          get(new URLSearchParams(params).toString()),
+        ),
+      )[0];
+      expect(unsigned.occurredAt).toEqual(new Date('2022-01-31T21:46:52Z'));
+      expect(unsigned.occurredAtSigned).toBe(false);
     });
 
     it('takes occurredAt from callbackCreationDate when it parses', () => {

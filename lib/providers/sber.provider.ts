@@ -127,6 +127,10 @@ export class SberWebhookProvider implements WebhookProvider {
   private readonly publicKeys: readonly KeyObject[];
   private readonly allowUnsigned: boolean;
 
+  private get checksChecksums(): boolean {
+    return this.tokens.length > 0 || this.publicKeys.length > 0;
+  }
+
   /**
    * @param options the Sber options, checked here.
    * @param endpointName names the endpoint in configuration errors.
@@ -175,7 +179,7 @@ export class SberWebhookProvider implements WebhookProvider {
         'Sber callback has no checksum parameter',
       );
     }
-    if (this.tokens.length === 0 && this.publicKeys.length === 0) {
+    if (!this.checksChecksums) {
       // NOTE: only reachable with allowUnsigned and no key: there is nothing to check against.
       return;
     }
@@ -233,6 +237,8 @@ export class SberWebhookProvider implements WebhookProvider {
       currency: amount === undefined ? undefined : currencyOf(fields.currency),
       status,
       occurredAt: dateOf(fields.callbackCreationDate),
+      // NOTE: the checksum covers callbackCreationDate, when verify() had a key to check it with.
+      occurredAtSigned: this.checksChecksums && nonEmpty(fields[CHECKSUM]) !== undefined,
       payload: fields,
     };
   }
