@@ -7,10 +7,13 @@ import {
   PendingPaymentsSource,
   ReconciliationService,
   WebhookContext,
+  tbankEndpoint,
   WebhookEventEntity,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
 import {
+  signTBankDelivery,
+  tbankFixtures,
   WebhookTestClient,
   yookassaDelivery,
   yookassaPayment,
@@ -270,5 +273,131 @@ describe.each<Database>(['sqlite', 'postgres'])('asking the provider on %s', (da
     await expect(
       app.app.get(ReconciliationService).reconcile({ endpoint: 'nope' }),
     ).rejects.toThrow(/no such endpoint\. Known: yookassa/);
+  });
+});
+
+/** What a T-Bank handler saw: the event's own claim and the provider's current state. */
+interface SeenTBank {
+  eventId: string;
+  type: string;
+  amount: number | null;
+  verifiedStatus: string | undefined;
+  verifiedType: string | undefined;
+}
+
+@Injectable()
+class TBankHandlers {
+  static seen: SeenTBank[] = [];
+
+  @OnPaymentEvent(['payment.authorized', 'payment.succeeded', 'refund.succeeded'])
+  async handle(event: PaymentEvent): Promise<void> {
+    TBankHandlers.seen.push({
+      eventId: event.eventId,
+      type: event.type,
+      amount: event.amount,
+      verifiedStatus: event.verified?.status,
+      verifiedType: event.verified?.type,
+    });
+  }
+}
+
+describe('asking T-Bank about an event the payment has moved on from', () => {
+  let fake: FakeProviderApi;
+  let app: TestApp;
+  let client: WebhookTestClient;
+  let password: string;
+
+  beforeAll(async () => {
+    fake = await FakeProviderApi.start();
+    const api = fake.clientOptions('tbank');
+    password = api.password;
+    app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      handlers: [TBankHandlers],
+      webhooks: {
+        endpoints: [
+          tbankEndpoint({
+            name: 'tbank',
+            password: api.password,
+            terminalKey: api.terminalKey,
+            api: { apiUrl: api.apiUrl },
+            verifyWithProvider: true,
+          }),
+        ],
+        dispatch: {
+          pollIntervalMs: 50,
+          retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20 },
+        },
+      },
+    });
+    client = new WebhookTestClient(app.url);
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await fake.close();
+  });
+
+  beforeEach(() => {
+    TBankHandlers.seen = [];
+  });
+
+  async function settled(eventId: string, status: string): Promise<WebhookEventEntity> {
+    let row: WebhookEventEntity | null = null;
+    await eventually(
+      async () =>
+        (row = await app.dataSource.getRepository(WebhookEventEntity).findOneBy({ eventId }))
+          ?.status === status,
+    );
+    return row!;
+  }
+
+  async function notify(status: string, paymentId: number): Promise<void> {
+    const payload = tbankFixtures.notification(status, {
+      orderId: `order-${paymentId}`,
+      paymentId,
+      amount: 150000,
+      terminalKey: fake.clientOptions('tbank').terminalKey,
+    });
+    const response = await client.send('tbank', signTBankDelivery({ payload, password }));
+    expect(response).toMatchObject({ status: 200, body: 'OK' });
+  }
+
+  it('runs the paid handlers of a CONFIRMED checked after the payment was refunded', async () => {
+    const paymentId = 6200000001;
+    fake.setPayment('tbank', String(paymentId), { Status: 'REFUNDED', Amount: 150000 });
+    await notify('CONFIRMED', paymentId);
+    const row = await settled(`${paymentId}:CONFIRMED`, 'processed');
+    expect(row.outcome).not.toBe('provider_disagrees');
+    expect(row.providerStatus).toBe('REFUNDED');
+    expect(TBankHandlers.seen).toEqual([
+      {
+        eventId: `${paymentId}:CONFIRMED`,
+        type: 'payment.succeeded',
+        amount: 150000,
+        verifiedStatus: 'REFUNDED',
+        verifiedType: 'refund.succeeded',
+      },
+    ]);
+  });
+
+  it('runs the handlers of an AUTHORIZED checked after the payment was confirmed', async () => {
+    const paymentId = 6200000002;
+    fake.setPayment('tbank', String(paymentId), { Status: 'CONFIRMED', Amount: 150000 });
+    await notify('AUTHORIZED', paymentId);
+    await settled(`${paymentId}:AUTHORIZED`, 'processed');
+    expect(TBankHandlers.seen.map((seen) => [seen.type, seen.verifiedStatus])).toEqual([
+      ['payment.authorized', 'CONFIRMED'],
+    ]);
+  });
+
+  it('still runs nothing for a CONFIRMED when T-Bank says the payment was reversed', async () => {
+    const paymentId = 6200000003;
+    fake.setPayment('tbank', String(paymentId), { Status: 'REVERSED', Amount: 150000 });
+    await notify('CONFIRMED', paymentId);
+    const row = await settled(`${paymentId}:CONFIRMED`, 'processed');
+    expect(row.outcome).toBe('provider_disagrees');
+    expect(TBankHandlers.seen).toEqual([]);
   });
 });

@@ -25,6 +25,26 @@ export function assertTimestampWithinWindow(
   }
 }
 
+/**
+ * Checks that a signed event time lies no more than `maxAgeSeconds` before `now`. For providers
+ * that sign the event's time but no per-delivery timestamp, this bounds how late a captured
+ * delivery can be replayed; an event time in the future passes (clocks differ, and the dedup
+ * key catches a replay while it is young).
+ * @param explain the error text for an event `ageSeconds` old.
+ * @throws WebhookVerificationError `timestamp_out_of_window`
+ */
+export function assertEventNotOlderThan(
+  occurredAt: Date,
+  now: Date,
+  maxAgeSeconds: number,
+  explain: (ageSeconds: number) => string,
+): void {
+  const ageSeconds = Math.floor((now.getTime() - occurredAt.getTime()) / 1000);
+  if (ageSeconds > maxAgeSeconds) {
+    throw new WebhookVerificationError('timestamp_out_of_window', explain(ageSeconds));
+  }
+}
+
 /** Parses a decimal Unix-seconds header value strictly (digits only). */
 export function parseUnixSeconds(value: string | undefined): number | undefined {
   if (value === undefined || !/^\d{1,12}$/.test(value.trim())) {

@@ -24,6 +24,7 @@ import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
 import { NonRetryableError } from './non-retryable.error';
+import { providerConfirms } from './provider-answer';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
 
 interface HandlerFailure {
@@ -383,9 +384,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Asks the provider before handlers run. Resolves to its answer when it confirms the
-   * event, or to undefined once the event has been settled here: retried when the provider
-   * cannot answer yet, dead when it never will, processed as `provider_disagrees` when it
-   * reports another final state.
+   * event (the same state, or a later one reached only through it), or to undefined once the
+   * event has been settled here: retried when the provider cannot answer yet, dead when it
+   * never will, processed as `provider_disagrees` when it reports another final state.
    */
   private async askProvider(
     entity: WebhookEventEntity,
@@ -424,7 +425,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       );
       return undefined;
     }
-    if (answer.type === entity.type) {
+    if (providerConfirms(entity.type, answer.type)) {
       return answer;
     }
     if (answer.type === undefined) {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
 import { notificationsOf } from '../providers/notifications';
@@ -22,6 +23,8 @@ import {
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
 import { sanitizeHeaders } from './sanitize-headers';
+import { dedupHorizonDays } from '../retention/retention-options';
+import { EVENT_OLDER_THAN_DEDUP } from '../retention/retention.messages';
 import { redact } from '../observability/redact';
 import {
   DeliveryDecision,
@@ -84,6 +87,7 @@ export class WebhookIngress {
     try {
       await endpoint.provider.verify(request);
       notifications = notificationsOf(endpoint.provider.normalize(request));
+      notifications.forEach((notification) => this.assertFresh(notification, delivery.receivedAt));
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         const decision =
@@ -147,6 +151,21 @@ export class WebhookIngress {
       this.signal.notify();
     }
     return endpoint.acknowledgement;
+  }
+
+  /**
+   * Refuses an event whose signed time is older than dedup keys are kept. A genuine retry is
+   * never that old: the dedup window outlives every configured provider's retry horizon.
+   * @throws WebhookVerificationError
+   */
+  private assertFresh(notification: NormalizedNotification, receivedAt: Date): void {
+    if (!notification.occurredAtSigned || notification.occurredAt === undefined) {
+      return;
+    }
+    const horizonDays = dedupHorizonDays(this.options.retention);
+    assertEventNotOlderThan(notification.occurredAt, receivedAt, horizonDays * 86_400, (age) =>
+      EVENT_OLDER_THAN_DEDUP(age, horizonDays),
+    );
   }
 
   private newEvent(

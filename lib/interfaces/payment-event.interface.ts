@@ -38,6 +38,8 @@ export interface PaymentEvent<TPayload = unknown> {
   /**
    * The provider's own answer about this payment, asked before handlers ran, when the
    * endpoint has `verifyWithProvider` on; act on it rather than on the notification's claim.
+   * It may be a later state than the event's (`refund.succeeded` for a `payment.succeeded`
+   * checked after the refund): the event happened, and the payment has moved on since.
    * Null otherwise.
    */
   readonly verified: ProviderPaymentStatus | null;

@@ -169,6 +169,20 @@ describe('paddleEndpoint', () => {
       ).not.toThrow();
     });
 
+    it('accepts by default a delivery 6 s old that Paddle’s SDK refuses; tolerance 5 refuses it too', async () => {
+      const sentAt = Math.floor(Date.now() / 1000) - 6;
+      const header = independentHeader(COMPLETED, SECRET, sentAt);
+      await expect(paddle.webhooks.isSignatureValid(COMPLETED, SECRET, header)).resolves.toBe(
+        false,
+      );
+      const now = Math.floor(Date.now() / 1000);
+      const request = delivery(COMPLETED, { 'paddle-signature': header }, now);
+      expect(() => provider().verify(request)).not.toThrow();
+      expect(rejection(() => provider({ tolerance: 5 }).verify(request))).toMatchObject({
+        reason: 'timestamp_out_of_window',
+      });
+    });
+
     it('honours a custom tolerance, and 0 switches the window off', () => {
       const header = { 'paddle-signature': independentHeader(COMPLETED, SECRET, NOW - 3600) };
       expect(

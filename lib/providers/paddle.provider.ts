@@ -50,6 +50,14 @@ export interface PaddleProviderOptions {
   /**
    * Largest distance in seconds between the signed `ts=` timestamp and the receive time, in
    * either direction; `0` switches the check off.
+   *
+   * Paddle's own SDK allows 5 seconds, into the past only (`WebhooksValidator` in
+   * `@paddle/paddle-node-sdk` 3.x), and Paddle's docs repeat that figure. The default is wider
+   * on purpose, the same as for Stripe and Standard Webhooks: the window has to absorb clock
+   * skew between Paddle and this server and the time a delivery spends in proxies, and every
+   * delivery it refuses is answered 400 and waits for Paddle's next retry. A shorter window
+   * buys no safety here: within 300 s a replay carries an `event_id` whose dedup key is kept
+   * for days, so it is a duplicate either way. Set 5 to refuse what the SDK refuses.
    * @default 300
    */
   tolerance?: number;

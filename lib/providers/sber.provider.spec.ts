@@ -356,6 +356,7 @@ describe('sberEndpoint', () => {
         paymentRef: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b',
         merchantRef: '2003',
         status: '1',
+        occurredAtSigned: true,
         payload: {
           mdOrder: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b',
           orderNumber: '2003',
@@ -412,11 +413,63 @@ describe('sberEndpoint', () => {
       expect(result.merchantRef).toBeUndefined();
     });
 
-    it('keys partial refunds by the refunded total, so each one is its own event', () => {
-      const first = normalize({ ...DEPOSITED, operation: 'refunded', refundedAmount: '5000' });
-      const second = normalize({ ...DEPOSITED, operation: 'refunded', refundedAmount: '7000' });
-      expect(first.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:5000`);
-      expect(second.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:7000`);
+    describe('partial refunds of one order', () => {
+      const REFUNDED = { ...DEPOSITED, operation: 'refunded' };
+
+      it('keys them by the refunded total, so each one is its own event', () => {
+        const first = normalize({ ...REFUNDED, refundedAmount: '5000' });
+        const second = normalize({ ...REFUNDED, refundedAmount: '7000' });
+        expect(first.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:5000`);
+        expect(second.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:7000`);
+      });
+
+      it.each([
+        ['externalRefundId', ['refund-1', 'refund-2']],
+        ['refundedDate', ['2025-03-01T10:00:00', '2025-03-01T10:05:00']],
+        ['callbackCreationDate', ['Mon Jan 31 21:46:52 UTC 2022', 'Mon Jan 31 21:48:03 UTC 2022']],
+      ])('tells two equal refunds apart by %s when refundedAmount is not sent', (name, values) => {
+        const [first, second] = values.map((value) =>
+          normalize({ ...REFUNDED, operationRefundedAmount: '3000', [name]: value }),
+        );
+        expect(first.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:${values[0]}`);
+        expect(second.eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:${values[1]}`);
+      });
+
+      it('prefers refundedAmount, then externalRefundId, then the dates', () => {
+        const all = {
+          ...REFUNDED,
+          refundedAmount: '6000',
+          externalRefundId: 'refund-2',
+          refundedDate: '2025-03-01T10:05:00',
+          callbackCreationDate: 'Mon Jan 31 21:48:03 UTC 2022',
+        };
+        expect(normalize(all).eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:6000`);
+        const { refundedAmount: _total, ...withoutTotal } = all;
+        expect(normalize(withoutTotal).eventId).toBe(`${DEPOSITED.mdOrder}:refunded:1:refund-2`);
+      });
+
+      it('reports the refund’s own amount (operationRefundedAmount), never the order’s', () => {
+        expect(normalize({ ...REFUNDED, operationRefundedAmount: '3000' })).toMatchObject({
+          type: 'refund.succeeded',
+          amount: 3000,
+          currency: 'RUB',
+        });
+        const withoutIt = normalize(REFUNDED);
+        expect(withoutIt.amount).toBeUndefined();
+        expect(withoutIt.currency).toBeUndefined();
+      });
+    });
+
+    it('marks callbackCreationDate as signed only when a checksum was checked with a key', () => {
+      const params = { ...DEPOSITED, callbackCreationDate: 'Mon Jan 31 21:46:52 UTC 2022' };
+      expect(normalize(params).occurredAtSigned).toBe(true);
+      const unsigned = notificationsOf(
+        new SberWebhookProvider({ allowUnsigned: true }).normalize(
+          get(new URLSearchParams(params).toString()),
+        ),
+      )[0];
+      expect(unsigned.occurredAt).toEqual(new Date('2022-01-31T21:46:52Z'));
+      expect(unsigned.occurredAtSigned).toBe(false);
     });
 
     it('takes occurredAt from callbackCreationDate when it parses', () => {
@@ -434,6 +487,11 @@ describe('sberEndpoint', () => {
       ['a fractional amount', { amount: '192.00' }, /amount must be a whole/],
       ['a negative amount', { amount: '-1' }, /amount must be a whole/],
       ['a refundedAmount that is no number', { refundedAmount: 'x' }, /refundedAmount must be/],
+      [
+        'an operationRefundedAmount that is no number',
+        { operation: 'refunded', operationRefundedAmount: '30.00' },
+        /operationRefundedAmount must be/,
+      ],
     ])('refuses a callback with %s', (_label, change, message) => {
       const error = rejection(() => normalize({ ...DEPOSITED, ...change }));
       expect(error.name).toBe('WebhookPayloadError');

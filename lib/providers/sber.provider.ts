@@ -112,7 +112,8 @@ function mapSberOperation(operation: string, succeeded: boolean): PaymentEventTy
  * query string of a GET or in a form-encoded POST body. `checksum` is computed over the other
  * parameters (without `sign_alias`) sorted by name and written as `name;value;`: HMAC-SHA256 keyed
  * by the callback token as upper-case hex, or an RSA SHA-512 signature as hex. There is no event
- * id and no timestamp; the dedup key is `${mdOrder}:${operation}:${status}`.
+ * id and no timestamp; the dedup key is `${mdOrder}:${operation}:${status}`, and for `refunded`
+ * also what tells one order's partial refunds apart (see `refundDiscriminator`).
  */
 export class SberWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -125,6 +126,10 @@ export class SberWebhookProvider implements WebhookProvider {
   private readonly tokens: readonly string[];
   private readonly publicKeys: readonly KeyObject[];
   private readonly allowUnsigned: boolean;
+
+  private get checksChecksums(): boolean {
+    return this.tokens.length > 0 || this.publicKeys.length > 0;
+  }
 
   /**
    * @param options the Sber options, checked here.
@@ -174,7 +179,7 @@ export class SberWebhookProvider implements WebhookProvider {
         'Sber callback has no checksum parameter',
       );
     }
-    if (this.tokens.length === 0 && this.publicKeys.length === 0) {
+    if (!this.checksChecksums) {
       // NOTE: only reachable with allowUnsigned and no key: there is nothing to check against.
       return;
     }
@@ -213,12 +218,14 @@ export class SberWebhookProvider implements WebhookProvider {
         `${WHAT} is not valid: status must be "1" (success) or "0" (failure)`,
       );
     }
-    const amount = wholeNumber(fields, 'amount');
+    const isRefund = operation === 'refunded';
+    // NOTE: `amount` is the order's registered amount; a refund's own is operationRefundedAmount.
+    const amount = wholeNumber(fields, isRefund ? 'operationRefundedAmount' : 'amount');
     const refundedAmount = wholeNumber(fields, 'refundedAmount');
     let eventId = `${mdOrder}:${operation}:${status}`;
-    if (operation === 'refunded' && refundedAmount !== undefined) {
-      // NOTE: one order can be refunded in parts; the running refunded total tells them apart.
-      eventId += `:${refundedAmount}`;
+    const refund = isRefund ? refundDiscriminator(fields, refundedAmount) : undefined;
+    if (refund !== undefined) {
+      eventId += `:${refund}`;
     }
     return {
       eventId,
@@ -230,9 +237,35 @@ export class SberWebhookProvider implements WebhookProvider {
       currency: amount === undefined ? undefined : currencyOf(fields.currency),
       status,
       occurredAt: dateOf(fields.callbackCreationDate),
+      // NOTE: the checksum covers callbackCreationDate, when verify() had a key to check it with.
+      occurredAtSigned: this.checksChecksums && nonEmpty(fields[CHECKSUM]) !== undefined,
       payload: fields,
     };
   }
+}
+
+/**
+ * What tells the partial refunds of one order apart, from the first of these parameters the
+ * callback carries (each is an extra the merchant has Sber switch on):
+ * - `refundedAmount`, the order's refunded total, which grows with every refund;
+ * - `externalRefundId`, the id the merchant gave the refund;
+ * - `refundedDate`, when the order was last refunded;
+ * - `callbackCreationDate`, when the gateway created this callback.
+ * All of them are the same on every retry of one callback, which the gateway repeats unchanged.
+ * Without any, two refunds of one order share the key `${mdOrder}:refunded:${status}`.
+ */
+function refundDiscriminator(
+  fields: FormFields,
+  refundedAmount: number | undefined,
+): string | undefined {
+  if (refundedAmount !== undefined) {
+    return String(refundedAmount);
+  }
+  return (
+    nonEmpty(fields.externalRefundId) ??
+    nonEmpty(fields.refundedDate) ??
+    nonEmpty(fields.callbackCreationDate)
+  );
 }
 
 /** The string the checksum covers: parameters but `checksum` and `sign_alias`, as `name;value;`. */

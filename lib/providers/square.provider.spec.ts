@@ -395,6 +395,10 @@ describe('squareEndpoint', () => {
       expect(result.payload).toEqual(JSON.parse(PAYMENT));
     });
 
+    it('marks created_at as signed: the signature covers the whole body', () => {
+      expect(normalize(PAYMENT).occurredAtSigned).toBe(true);
+    });
+
     it('reads a refund: the refunded payment, never the refund id', () => {
       const event = squareFixtures.refundUpdated({
         paymentId: 'hYy9pRFVxpDsO1FB05SunFWUe9JZY',

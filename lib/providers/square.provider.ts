@@ -157,7 +157,8 @@ function resolveNotificationUrl(name: unknown, value: unknown): string {
 /**
  * Square webhooks: `x-square-hmacsha256-signature` is HMAC-SHA256 (base64) of
  * `notificationUrl + rawBody` keyed by the subscription's signature key. There is no signed
- * timestamp; event ids (`event_id`) are stable across retries.
+ * delivery timestamp, but the signed body's `created_at` bounds a replay; event ids (`event_id`)
+ * are stable across retries.
  */
 export class SquareWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -242,6 +243,8 @@ export class SquareWebhookProvider implements WebhookProvider {
       currency: toCurrency(money?.currency),
       status: readString(object, family === 'dispute' ? 'state' : 'status'),
       occurredAt: parseIsoDate(event.created_at),
+      // NOTE: Square signs the whole body, created_at included, but no delivery timestamp.
+      occurredAtSigned: true,
       payload: body,
     };
   }

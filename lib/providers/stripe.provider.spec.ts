@@ -288,14 +288,8 @@ describe('stripeEndpoint', () => {
       ['checkout.session.async_payment_succeeded', {}, 'payment.succeeded'],
       ['checkout.session.async_payment_failed', {}, 'payment.failed'],
       ['checkout.session.expired', {}, 'payment.canceled'],
-      ['charge.refunded', {}, 'refund.succeeded'],
-      ['refund.failed', {}, 'refund.failed'],
-      ['refund.updated', { status: 'failed' }, 'refund.failed'],
-      ['refund.updated', { status: 'succeeded' }, 'refund.succeeded'],
+      ['charge.refunded', {}, 'stripe:charge.refunded'],
       ['refund.updated', { status: 'pending' }, 'stripe:refund.updated'],
-      ['charge.refund.updated', { status: 'failed' }, 'refund.failed'],
-      ['charge.refund.updated', { status: 'succeeded' }, 'refund.succeeded'],
-      ['charge.refund.updated', { status: 'canceled' }, 'stripe:charge.refund.updated'],
       ['charge.dispute.created', {}, 'dispute.opened'],
       ['charge.dispute.closed', {}, 'dispute.closed'],
       ['charge.dispute.funds_withdrawn', {}, 'stripe:charge.dispute.funds_withdrawn'],
@@ -367,6 +361,105 @@ describe('stripeEndpoint', () => {
         metadata: { orderId: 'order-9' },
       });
       expect(normalize(payload)).toMatchObject({ paymentRef: 'cs_2', merchantRef: 'order-9' });
+    });
+
+    describe('refunds', () => {
+      /** A Refund as Stripe sends it in refund.* and charge.refund.updated events. */
+      function refund(status: string, extra: Record<string, unknown> = {}) {
+        return {
+          id: 're_3P0',
+          object: 'refund',
+          amount: 300,
+          charge: 'ch_3P0',
+          currency: 'usd',
+          payment_intent: 'pi_3P0',
+          status,
+          metadata: { orderId: 'order-7' },
+          ...extra,
+        };
+      }
+
+      /** A Charge of 1,000 with 300 of it refunded, as charge.refunded carries it. */
+      const CHARGE = {
+        id: 'ch_3P0',
+        object: 'charge',
+        amount: 1000,
+        amount_refunded: 300,
+        currency: 'usd',
+        payment_intent: 'pi_3P0',
+        refunded: false,
+        status: 'succeeded',
+        metadata: { orderId: 'order-7' },
+      };
+
+      it.each([
+        ['refund.created', 'succeeded', undefined, 'refund.succeeded'],
+        ['refund.created', 'failed', undefined, 'refund.failed'],
+        ['refund.created', 'pending', undefined, 'stripe:refund.created'],
+        ['refund.created', 'requires_action', undefined, 'stripe:refund.created'],
+        ['refund.updated', 'succeeded', { status: 'pending' }, 'refund.succeeded'],
+        ['refund.updated', 'failed', { status: 'succeeded' }, 'refund.failed'],
+        ['refund.updated', 'canceled', { status: 'requires_action' }, 'refund.failed'],
+        ['refund.updated', 'succeeded', { metadata: {} }, 'stripe:refund.updated'],
+        ['refund.updated', 'succeeded', undefined, 'refund.succeeded'],
+        ['charge.refund.updated', 'succeeded', { status: 'pending' }, 'refund.succeeded'],
+        [
+          'charge.refund.updated',
+          'succeeded',
+          { receipt_number: null },
+          'stripe:charge.refund.updated',
+        ],
+        ['refund.failed', 'failed', { status: 'succeeded' }, 'refund.failed'],
+      ])('maps %s of a %s refund (previous %j) to %s', (type, status, previous, expected) => {
+        const data = previous === undefined ? {} : { previous_attributes: previous };
+        const result = normalize(
+          event(type, refund(status), { data: { object: refund(status), ...data } }),
+        );
+        expect(result.type).toBe(expected);
+        expect(result.eventId).toBe(expected.startsWith('refund.') ? `re_3P0:${status}` : 'evt_1');
+      });
+
+      it('reports the refund’s own amount, id, payment and order, not the charge’s', () => {
+        const payload = event('refund.updated', refund('succeeded'), {
+          data: { object: refund('succeeded'), previous_attributes: { status: 'pending' } },
+        });
+        expect(normalize(payload)).toMatchObject({
+          eventId: 're_3P0:succeeded',
+          type: 'refund.succeeded',
+          paymentRef: 'pi_3P0',
+          merchantRef: 'order-7',
+          amount: 300,
+          currency: 'USD',
+          status: 'succeeded',
+        });
+      });
+
+      it('keeps charge.refunded, sent as soon as a refund is created, under its native type', () => {
+        const result = normalize(event('charge.refunded', CHARGE));
+        expect(result).toMatchObject({
+          eventId: 'evt_1',
+          type: 'stripe:charge.refunded',
+          paymentRef: 'pi_3P0',
+          amount: 1000,
+        });
+      });
+
+      it('gives every Stripe event about one refund reaching succeeded the same dedup key', () => {
+        const keys = [
+          event('refund.created', refund('succeeded'), { id: 'evt_a' }),
+          event('refund.updated', refund('succeeded'), {
+            id: 'evt_b',
+            data: { object: refund('succeeded'), previous_attributes: { status: 'pending' } },
+          }),
+          event('charge.refund.updated', refund('succeeded'), {
+            id: 'evt_c',
+            data: { object: refund('succeeded'), previous_attributes: { status: 'pending' } },
+          }),
+        ].map((payload) => normalize(payload).eventId);
+        expect(new Set(keys)).toEqual(new Set(['re_3P0:succeeded']));
+        const other = refund('succeeded', { id: 're_3P1' });
+        expect(normalize(event('refund.created', other)).eventId).toBe('re_3P1:succeeded');
+      });
     });
 
     it('takes the payment intent of a charge, or the charge id when there is none', () => {

@@ -101,25 +101,68 @@ const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'checkout.session.async_payment_succeeded': 'payment.succeeded',
   'checkout.session.async_payment_failed': 'payment.failed',
   'checkout.session.expired': 'payment.canceled',
-  'charge.refunded': 'refund.succeeded',
   'refund.failed': 'refund.failed',
   'charge.dispute.created': 'dispute.opened',
   'charge.dispute.closed': 'dispute.closed',
 };
 
+/** Event types whose object is a Refund and which report its status as it is now. */
+const REFUND_STATUS_EVENTS: ReadonlySet<string> = new Set([
+  'refund.created',
+  'refund.updated',
+  'charge.refund.updated',
+]);
+
+/**
+ * A refund's outcome from its own status, when the event reports a change of it: a refund
+ * created `succeeded` (cards often are) or `failed`, or an update whose `previous_attributes`
+ * names `status`. An update of anything else (metadata, a receipt number) announces nothing.
+ */
+function mapRefundStatus(
+  type: string,
+  refund: JsonObject,
+  previous: JsonObject | undefined,
+): PaymentEventType | undefined {
+  // NOTE: previous_attributes lists what the update changed; without it the status decides.
+  if (type !== 'refund.created' && previous !== undefined && !Object.hasOwn(previous, 'status')) {
+    return undefined;
+  }
+  if (refund.status === 'succeeded') return 'refund.succeeded';
+  if (refund.status === 'failed' || refund.status === 'canceled') return 'refund.failed';
+  return undefined;
+}
+
 /** Maps a Stripe event type (and, where it decides the outcome, its object) to a normalized type. */
-function mapStripeType(type: string, object: JsonObject): PaymentEventType | undefined {
+function mapStripeType(type: string, data: JsonObject): PaymentEventType | undefined {
+  const object = data.object as JsonObject;
   if (type === 'checkout.session.completed') {
     // NOTE: "completed" with payment_status "unpaid" is a delayed method (e.g. SEPA) still pending;
     // the money arrives later as checkout.session.async_payment_succeeded.
     return object.payment_status === 'paid' ? 'payment.succeeded' : undefined;
   }
-  if (type === 'refund.updated' || type === 'charge.refund.updated') {
-    if (object.status === 'succeeded') return 'refund.succeeded';
-    if (object.status === 'failed') return 'refund.failed';
-    return undefined;
+  if (REFUND_STATUS_EVENTS.has(type)) {
+    return mapRefundStatus(type, object, readObject(data, 'previous_attributes'));
   }
   return FIXED_TYPES[type];
+}
+
+/**
+ * The dedup key: the event id, except for a refund's outcome, which is keyed by the refund and
+ * its status. Stripe announces one refund reaching `succeeded` in more than one event
+ * (`refund.created`, `refund.updated`, `charge.refund.updated`), each with its own id; keyed by
+ * the refund, the second is a duplicate and refund handlers run once per refund and outcome.
+ */
+function dedupKeyOf(
+  event: { readonly id: string; readonly type: string },
+  type: PaymentEventType | undefined,
+  refund: JsonObject,
+): string {
+  const carriesRefund = REFUND_STATUS_EVENTS.has(event.type) || event.type === 'refund.failed';
+  const refundId = readString(refund, 'id');
+  const status = readString(refund, 'status');
+  return carriesRefund && type?.startsWith('refund.') && refundId && status
+    ? `${refundId}:${status}`
+    : event.id;
 }
 
 /** Which Stripe object an event type carries, as far as the references are concerned. */
@@ -141,7 +184,8 @@ function paymentIntentId(object: JsonObject): string | undefined {
 
 /**
  * Stripe webhooks: `Stripe-Signature: t=…,v1=…` is HMAC-SHA256 (hex) of `${t}.${rawBody}` keyed by
- * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries.
+ * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries and
+ * are the dedup key, but for a refund's outcome, keyed `${refund.id}:${refund.status}`.
  */
 export class StripeWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -212,9 +256,10 @@ export class StripeWebhookProvider implements WebhookProvider {
       readString(readObject(object, 'metadata'), this.merchantRefKey) ??
       (isCheckout ? readString(object, 'client_reference_id') : undefined);
 
+    const type = mapStripeType(event.type, body.data as JsonObject);
     return {
-      eventId: event.id,
-      type: mapStripeType(event.type, object) ?? `${KIND}:${event.type}`,
+      eventId: dedupKeyOf(event, type, object),
+      type: type ?? `${KIND}:${event.type}`,
       nativeType: event.type,
       paymentRef,
       merchantRef,

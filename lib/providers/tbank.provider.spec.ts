@@ -365,12 +365,28 @@ describe('tbankEndpoint', () => {
 
     it.each([
       ['PARTIAL_REFUNDED', 'refund.succeeded'],
-      ['PARTIAL_REVERSED', 'payment.canceled'],
+      ['PARTIAL_REVERSED', 'payment.authorized'],
     ])('keys %s by Amount too, so each partial operation is its own event', (status, type) => {
-      const first = normalize({ ...CONFIRMED, Status: status, Amount: 5000 });
-      const second = normalize({ ...CONFIRMED, Status: status, Amount: 7000 });
-      expect(first).toMatchObject({ type, eventId: `8111987112:${status}:5000`, amount: 5000 });
-      expect(second.eventId).toBe(`8111987112:${status}:7000`);
+      // NOTE: Amount is what the payment stands at after each operation: 1000, then two of 300.
+      const first = normalize({ ...CONFIRMED, Status: status, Amount: 700 });
+      const second = normalize({ ...CONFIRMED, Status: status, Amount: 400 });
+      expect(first).toMatchObject({ type, eventId: `8111987112:${status}:700` });
+      expect(second.eventId).toBe(`8111987112:${status}:400`);
+    });
+
+    it('maps PARTIAL_REVERSED to payment.authorized with the hold that remains', () => {
+      expect(normalize({ ...CONFIRMED, Status: 'PARTIAL_REVERSED', Amount: 700 })).toMatchObject({
+        type: 'payment.authorized',
+        amount: 700,
+        currency: 'RUB',
+      });
+    });
+
+    it('gives PARTIAL_REFUNDED no amount: its Amount is what is left, not the refund', () => {
+      const result = normalize({ ...CONFIRMED, Status: 'PARTIAL_REFUNDED', Amount: 700 });
+      expect(result.amount).toBeUndefined();
+      expect(result.currency).toBeUndefined();
+      expect(result.payload).toMatchObject({ Amount: 700 });
     });
 
     it('keeps a Success: false notification, mapped by its Status', () => {

@@ -71,7 +71,12 @@ class TBankNotificationEnvelope {
   Success?: boolean;
 }
 
-/** Statuses a payment can reach more than once, one notification per partial operation. */
+/**
+ * Statuses a payment can reach more than once, one notification per partial operation. Their
+ * `Amount` is the payment's amount after the operation (what GetState reports then, the
+ * `NewAmount` of the Cancel that caused it), so it falls with each one: two equal partial
+ * refunds of 1 000.00 leave 700.00 and then 400.00, and are keyed apart by it.
+ */
 const REPEATABLE_STATUSES: ReadonlySet<string> = new Set(['PARTIAL_REFUNDED', 'PARTIAL_REVERSED']);
 
 /** A top-level member of the notification, as the Token algorithm sees it. */
@@ -192,13 +197,27 @@ export class TBankWebhookProvider implements WebhookProvider {
       nativeType: status,
       paymentRef: paymentId,
       merchantRef: identifierOf(members.get('OrderId')),
-      amount,
-      // NOTE: notifications carry no currency; T-Bank acquiring settles in roubles.
-      currency: amount === undefined ? undefined : 'RUB',
+      ...amountOfEvent(status, amount),
       status,
       payload: body,
     };
   }
+}
+
+/**
+ * The event's amount and currency. After a partial refund `Amount` is what is left of the
+ * payment, not the refund, so a `PARTIAL_REFUNDED` event has no amount of its own (the
+ * notification's `Amount` stays in the payload).
+ */
+function amountOfEvent(
+  status: string,
+  amount: number | undefined,
+): { readonly amount?: number; readonly currency?: string } {
+  if (amount === undefined || status === 'PARTIAL_REFUNDED') {
+    return {};
+  }
+  // NOTE: notifications carry no currency; T-Bank acquiring settles in roubles.
+  return { amount, currency: 'RUB' };
 }
 
 /**

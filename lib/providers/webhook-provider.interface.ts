@@ -32,6 +32,14 @@ export interface NormalizedNotification {
   readonly status?: string;
   /** When the provider says the event happened. */
   readonly occurredAt?: Date;
+  /**
+   * Whether `occurredAt` is covered by the signature `verify()` checked. The ingress then
+   * refuses (400) an event older than dedup keys are kept: a captured delivery replayed after
+   * its key was deleted would otherwise be stored as new. Set it only where the provider signs
+   * the event time but no per-delivery timestamp.
+   * @default false
+   */
+  readonly occurredAtSigned?: boolean;
   /** The parsed body. */
   readonly payload: unknown;
   /**

@@ -228,8 +228,15 @@ describe('yoomoneyEndpoint', () => {
         amount: 30000,
         currency: 'RUB',
         occurredAt: new Date('2011-07-01T05:00:00.000Z'),
+        occurredAtSigned: true,
         payload: Object.fromEntries(new URLSearchParams(DOCS_BODY)),
       });
+    });
+
+    it('marks datetime as signed: sha1_hash covers it, so it bounds a replay', () => {
+      const result = normalize(P2P);
+      expect(result.occurredAtSigned).toBe(true);
+      expect(result.occurredAt).toEqual(new Date(P2P.datetime));
     });
 
     it('stores the credited amount, not what the payer paid', () => {

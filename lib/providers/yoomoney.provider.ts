@@ -141,6 +141,8 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
       // NOTE: YooMoney wallets hold roubles only; 643 is the ISO 4217 number of RUB.
       currency: currency === '643' ? 'RUB' : undefined,
       occurredAt: parseIsoDate(datetime),
+      // NOTE: datetime is one of the fields sha1_hash covers.
+      occurredAtSigned: true,
       payload: fields,
     };
     if (fields.test_notification === 'true') {

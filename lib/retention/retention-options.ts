@@ -15,6 +15,14 @@ export interface ResolvedRetentionOptions {
   readonly batchSize: number;
 }
 
+/**
+ * Days a settled event, and so its dedup key, is kept at least: the longer of `processedDays`
+ * and `dedupDays`. A delivery of an event older than this could not be told from a replay.
+ */
+export function dedupHorizonDays(options: ResolvedRetentionOptions): number {
+  return Math.max(options.processedDays, options.dedupDays);
+}
+
 /** Default of `retention.processedDays`. */
 export const DEFAULT_PROCESSED_DAYS = 30;
 /** Default of `retention.intervalMs`: one hour. */

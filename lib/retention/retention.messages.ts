@@ -34,3 +34,13 @@ export const DEDUP_DAYS_TOO_LOW = (option: string, floor: DedupFloor, value: unk
 /** A retention option outside its range. */
 export const INVALID_RETENTION_OPTION = (option: string, rule: string, value: unknown) =>
   `${option} must be ${rule} (got ${JSON.stringify(value)}).`;
+
+/**
+ * A delivery whose signed event time is older than dedup keys are kept: it could be a replay
+ * of a delivery whose key is already deleted.
+ */
+export const EVENT_OLDER_THAN_DEDUP = (ageSeconds: number, horizonDays: number) =>
+  `The event happened ${(ageSeconds / 86_400).toFixed(1)} days ago, by the time its signature ` +
+  `covers; dedup keys are kept ${horizonDays} days, so a delivery this old cannot be told from a ` +
+  "replay of one whose key is gone. The provider's own retries end long before; if this is a " +
+  'resend you want, raise `retention.dedupDays` above its age, or replay the stored event.';

@@ -16,7 +16,7 @@ import { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.e
 import { sqlDialectOf } from '../store/sql-dialect';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
-import type { ResolvedRetentionOptions } from './retention-options';
+import { dedupHorizonDays, type ResolvedRetentionOptions } from './retention-options';
 
 const DAY_MS = 86_400_000;
 /**
@@ -133,11 +133,8 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async execute(now: Date): Promise<RetentionReport> {
-    const { processedDays, dedupDays } = this.options;
-    const payloadsPrunedBefore = new Date(now.getTime() - processedDays * DAY_MS);
-    const eventsDeletedBefore = new Date(
-      now.getTime() - Math.max(processedDays, dedupDays) * DAY_MS,
-    );
+    const payloadsPrunedBefore = new Date(now.getTime() - this.options.processedDays * DAY_MS);
+    const eventsDeletedBefore = new Date(now.getTime() - dedupHorizonDays(this.options) * DAY_MS);
     // NOTE: delete first, so no batch is spent pruning rows that are deleted right after.
     const deleted = await this.deleteSettled(eventsDeletedBefore);
     const prunedPayloads = await this.prunePayloads(payloadsPrunedBefore);

@@ -119,7 +119,15 @@ describe('signSberDelivery', () => {
       ['refunded', 'refund.succeeded'],
       ['declinedByTimeout', 'payment.failed'],
     ] as const)('sberFixtures.%s is accepted as %s', (fixture, type) => {
-      const payload = sberFixtures[fixture]({ orderNumber: 'order-7', amount: 19200 });
+      // NOTE: a refund's amount is its own (operationRefundedAmount), not the order's `amount`.
+      const payload =
+        fixture === 'refunded'
+          ? sberFixtures.refunded({
+              orderNumber: 'order-7',
+              amount: 50000,
+              operationRefundedAmount: 19200,
+            })
+          : sberFixtures[fixture]({ orderNumber: 'order-7', amount: 19200 });
       const delivery = signSberDelivery({ payload, callbackToken: TOKEN, method });
       expect(() => provider.verify(inbound(delivery))).not.toThrow();
       expect(notificationsOf(provider.normalize(inbound(delivery)))[0]).toMatchObject({
@@ -172,5 +180,15 @@ describe('sberFixtures', () => {
       operation: 'refunded',
       refundedAmount: '5000',
     });
+  });
+
+  it('adds the refund’s own amount and id when given', () => {
+    const refund = sberFixtures.refunded({
+      orderNumber: 'a',
+      operationRefundedAmount: 3000,
+      externalRefundId: 'refund-1',
+    });
+    expect(refund).toMatchObject({ operationRefundedAmount: '3000', externalRefundId: 'refund-1' });
+    expect(sberFixtures.refunded({ orderNumber: 'a' })).not.toHaveProperty('externalRefundId');
   });
 });

@@ -237,7 +237,7 @@ export class WorkloadBuilder {
       case 'canceled-after-paid':
         return [succeeded, this.stripeEvent(order, 'payment_intent.canceled', intent, 3)];
       case 'refund-before-success':
-        return [this.stripeEvent(order, 'charge.refunded', intent, 4), succeeded];
+        return [this.stripeEvent(order, 'refund.created', intent, 4), succeeded];
       case 'canceled':
         return [this.stripeEvent(order, 'payment_intent.canceled', intent, 1)];
       case 'failed':
@@ -267,13 +267,12 @@ export class WorkloadBuilder {
         currency,
         metadata,
       },
-      'charge.refunded': {
-        id: `ch_${intent.slice(3)}`,
-        object: 'charge',
+      'refund.created': {
+        id: `re_${intent.slice(3)}`,
+        object: 'refund',
+        charge: `ch_${intent.slice(3)}`,
         payment_intent: intent,
         amount,
-        amount_refunded: amount,
-        refunded: true,
         status: 'succeeded',
         currency,
         metadata,
@@ -298,7 +297,8 @@ export class WorkloadBuilder {
       data: { object },
     });
     return {
-      eventId,
+      // NOTE: a refund's outcome is stored under the refund's id and status, not the event id.
+      eventId: type === 'refund.created' ? `${String(object.id)}:succeeded` : eventId,
       effect: effectOf(type),
       label: `stripe:${type}`,
       body,
@@ -515,7 +515,7 @@ function effectOf(stripeType: string): Message['effect'] {
   if (stripeType === 'payment_intent.succeeded' || stripeType === 'checkout.session.completed') {
     return 'success';
   }
-  if (stripeType === 'charge.refunded') {
+  if (stripeType === 'refund.created') {
     return 'refund';
   }
   return stripeType === 'payment_intent.canceled' ? 'cancel' : 'other';

@@ -99,7 +99,7 @@ describe('TBankStatusClient', () => {
       ['CONFIRMED', 'payment.succeeded'],
       ['REJECTED', 'payment.failed'],
       ['REVERSED', 'payment.canceled'],
-      ['PARTIAL_REVERSED', 'payment.canceled'],
+      ['PARTIAL_REVERSED', 'payment.authorized'],
       ['CANCELED', 'payment.canceled'],
       ['REFUNDED', 'refund.succeeded'],
       ['PARTIAL_REFUNDED', 'refund.succeeded'],

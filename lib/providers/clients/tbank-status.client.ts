@@ -44,7 +44,8 @@ export const TBANK_STATUS_TYPES: Readonly<Record<string, PaymentEventType>> = {
   CONFIRMED: 'payment.succeeded',
   REJECTED: 'payment.failed',
   REVERSED: 'payment.canceled',
-  PARTIAL_REVERSED: 'payment.canceled',
+  // NOTE: part of the hold is released; the rest stays authorized and can still be confirmed.
+  PARTIAL_REVERSED: 'payment.authorized',
   CANCELED: 'payment.canceled',
   REFUNDED: 'refund.succeeded',
   PARTIAL_REFUNDED: 'refund.succeeded',
@@ -75,10 +76,10 @@ export interface TBankStatusClientOptions {
  *
  * | T-Bank `Status` | type |
  * | --- | --- |
- * | `AUTHORIZED` | `payment.authorized` |
+ * | `AUTHORIZED`, `PARTIAL_REVERSED` (a smaller hold, still to confirm) | `payment.authorized` |
  * | `CONFIRMED` | `payment.succeeded` |
  * | `REJECTED` | `payment.failed` |
- * | `REVERSED`, `PARTIAL_REVERSED`, `CANCELED` | `payment.canceled` |
+ * | `REVERSED`, `CANCELED` | `payment.canceled` |
  * | `REFUNDED`, `PARTIAL_REFUNDED` | `refund.succeeded` |
  * | anything else (`NEW`, `FORM_SHOWED`, `AUTHORIZING`, `CONFIRMING`, …) | undefined |
  *
