@@ -38,6 +38,14 @@ export const NOT_AN_ENDPOINT = (index: number) =>
   `endpoints[${index}] is not an endpoint configuration: build each one with a factory such as ` +
   'stripeEndpoint({ name, secret }), standardWebhooksEndpoint(...), qvardEndpoint(...) or hmacEndpoint(...).';
 
+export const SHAPING_OPTION_IN_FACTORY = (names: readonly string[]) =>
+  `WebhooksModule option${names.length === 1 ? '' : 's'} ${names.map((name) => `\`${name}\``).join(', ')} ` +
+  `came from the forRootAsync() factory, where ${names.length === 1 ? 'it has' : 'they have'} no effect: ` +
+  'the options that shape the module (path, controllerDecorators, admin, isGlobal, dataSource) are ' +
+  'read before any factory runs. Pass ' +
+  `${names.length === 1 ? 'it' : 'them'} next to useFactory, as a builder extra: ` +
+  `WebhooksModule.forRootAsync({ ${names[0]}: …, imports, inject, useFactory }).`;
+
 export const INVALID_OPTION = (option: string, rule: string, value: unknown) =>
   `WebhooksModule option \`${option}\` must be ${rule} (got ${JSON.stringify(value)}).`;
 
