@@ -53,6 +53,12 @@ export const AMBIGUOUS_HANDLER = (key: string) =>
   `Two @OnPaymentEvent handlers share the key "${key}" (class and method name): ` +
   'rename one of the classes or methods, or give one a unique `key` in its options.';
 
+export const NO_LISTENERS = (endpoint: string, kind: string) =>
+  `No @OnPaymentEvent handler listens to endpoint "${endpoint}" (${kind}): its deliveries are ` +
+  'acknowledged and stored as ignored, and nothing runs. Add a handler for a normalized type ' +
+  `(@OnPaymentEvent('payment.succeeded')) or for '${kind}:<native type>', check the handlers' ` +
+  '`endpoint` option, or remove the endpoint.';
+
 export const UNKNOWN_HANDLER_ENDPOINT = (key: string, endpoint: string) =>
   `@OnPaymentEvent handler "${key}" names endpoint "${endpoint}", which is not configured: ` +
   'fix the `endpoint` option or add that endpoint to WebhooksModule.forRoot({ endpoints }).';
