@@ -6,6 +6,7 @@ import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
 import { readRawBody, flattenHeaders } from './raw-body';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
+import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
 import { WebhookIngress } from './webhook-ingress.service';
 
 /** The parts of an Express or Fastify request the controller reads. */
@@ -51,7 +52,7 @@ export function createWebhooksController(
 
     /**
      * GET deliveries (Sber callbacks): the query string is the notification, handed to the
-     * provider as the raw body. Endpoints whose provider only posts answer 404.
+     * provider as the raw body. Endpoints whose provider only posts answer 405.
      */
     @Get(':endpoint')
     @HttpCode(200)
@@ -81,17 +82,24 @@ export function createWebhooksController(
       response: unknown,
       receivedAt: Date,
     ): Promise<void> {
-      const acknowledgement = await this.ingress.receive({
-        endpoint,
-        method,
-        rawBody,
-        headers: flattenHeaders(request.headers),
-        sourceIp: this.options.trustProxy
-          ? request.ip
-          : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
-        receivedAt,
-      });
       const adapter = this.adapterHost.httpAdapter;
+      const acknowledgement = await this.ingress
+        .receive({
+          endpoint,
+          method,
+          rawBody,
+          headers: flattenHeaders(request.headers),
+          sourceIp: this.options.trustProxy
+            ? request.ip
+            : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
+          receivedAt,
+        })
+        .catch((error: unknown) => {
+          if (error instanceof WebhookMethodNotAllowedException) {
+            adapter.setHeader(response, 'Allow', error.allow);
+          }
+          throw error;
+        });
       adapter.setHeader(response, 'Content-Type', acknowledgement.contentType);
       adapter.setHeader(response, 'Cache-Control', 'no-store');
       adapter.reply(response, acknowledgement.body, acknowledgement.status);
