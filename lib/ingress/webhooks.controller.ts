@@ -1,10 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
-import { readRawBody, flattenHeaders } from './raw-body';
+import { readRawBody, flattenHeaders, RawBodySetup } from './raw-body';
+import { appKeepsRawBody } from './raw-body-option';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
 import { WebhookIngress } from './webhook-ingress.service';
@@ -31,11 +32,19 @@ export function createWebhooksController(
 ): Type<unknown> {
   @Controller(path)
   class WebhooksController {
+    private readonly rawBodySetup: RawBodySetup;
+
     constructor(
       private readonly ingress: WebhookIngress,
       private readonly adapterHost: HttpAdapterHost,
       @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    ) {}
+      moduleRef: ModuleRef,
+    ) {
+      this.rawBodySetup = {
+        keepsRawBody: appKeepsRawBody(moduleRef),
+        platform: adapterHost.httpAdapter?.getType(),
+      };
+    }
 
     @Post(':endpoint')
     @HttpCode(200)
@@ -46,7 +55,7 @@ export function createWebhooksController(
     ): Promise<void> {
       const receivedAt = new Date();
       const limit = this.options.endpoints.get(endpoint)?.maxBodyBytes;
-      const rawBody = await readRawBody(request, limit);
+      const rawBody = await readRawBody(request, limit, this.rawBodySetup);
       await this.deliver(endpoint, 'POST', rawBody, request, response, receivedAt);
     }
 
