@@ -1,6 +1,7 @@
 import { WebhookConfigurationError } from './core/webhook-errors';
 import {
   WebhookReconciliationSchedule,
+  WebhooksModuleExtras,
   WebhooksModuleOptions,
 } from './interfaces/webhooks-module-options.interface';
 import { WebhookEndpoint } from './providers/webhook-provider.interface';
@@ -14,6 +15,7 @@ import {
   INVALID_OPTION,
   NOT_AN_ENDPOINT,
   NO_ENDPOINTS,
+  SHAPING_OPTION_IN_FACTORY,
 } from './webhooks.messages';
 
 /** Options with every default filled in, checked once at startup. */
@@ -43,8 +45,25 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
   return resolved;
 }
 
+/** The builder extras: they shape the module definition, so only `forRoot*()` itself sees them. */
+const MODULE_SHAPING_OPTIONS = [
+  'path',
+  'controllerDecorators',
+  'admin',
+  'isGlobal',
+  'dataSource',
+] as const satisfies readonly (keyof WebhooksModuleExtras)[];
+
 /** Merges defaults into the user's options and fails with a message naming the fix. */
 export function resolveWebhooksOptions(options: WebhooksModuleOptions): ResolvedWebhooksOptions {
+  // NOTE: `forRoot()` strips the extras before the options get here; a key still present came
+  // from a `forRootAsync()` factory, after the routes and controllers were already built.
+  const misplaced = MODULE_SHAPING_OPTIONS.filter(
+    (name) => typeof options === 'object' && options !== null && name in options,
+  );
+  if (misplaced.length > 0) {
+    throw new WebhookConfigurationError(SHAPING_OPTION_IN_FACTORY(misplaced));
+  }
   const list: unknown = options?.endpoints;
   if (!Array.isArray(list) || list.length === 0) {
     throw new WebhookConfigurationError(NO_ENDPOINTS);

@@ -6,3 +6,6 @@ export const WEBHOOKS_RESOLVED_OPTIONS = Symbol('WEBHOOKS_RESOLVED_OPTIONS');
 
 /** Route prefix when none is given. */
 export const DEFAULT_WEBHOOKS_PATH = 'webhooks';
+
+/** Token of the webhook controller's route prefix, as mounted (no leading or trailing slash). */
+export const WEBHOOKS_ROUTE_PATH = Symbol('WEBHOOKS_ROUTE_PATH');

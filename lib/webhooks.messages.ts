@@ -28,6 +28,23 @@ export const RAW_BODY_MISSING = (contentType: string | undefined) =>
   'urlencoded body parsers enabled; Nest keeps the raw bytes of JSON and urlencoded bodies only, ' +
   'so configure the provider to send one of those.';
 
+export const RAW_BODY_PARSED_BY_APP = (contentType: string | undefined, platform: string) =>
+  `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) was consumed by a ` +
+  'body parser the app registers itself, ' +
+  (platform === 'fastify'
+    ? "most likely a content type parser added with `addContentTypeParser()` in place of Nest's, "
+    : "most likely a global `app.use(express.json())` (or `bodyParser.json()`), which runs before Nest's own parser, ") +
+  'so the bytes `rawBody: true` keeps never reach the module and the webhook signature cannot be ' +
+  'checked. ' +
+  (platform === 'fastify'
+    ? 'Register that parser with `app.useBodyParser(contentType, options, parser)` instead, which keeps the raw bytes.'
+    : "Remove it and give its options to Nest instead, e.g. `app.useBodyParser('json', { limit: '1mb' })`, which keeps the raw bytes.");
+
+/** Appended to {@link RAW_BODY_MISSING} when the app's `rawBody` option cannot be read. */
+export const RAW_BODY_OR_APP_PARSER =
+  'If the app is created with it, a body parser the app registers itself (such as a global ' +
+  "`app.use(express.json())`) consumed the body first: remove it and use `app.useBodyParser('json', options)`.";
+
 export const NO_ENDPOINTS =
   'WebhooksModule needs at least one endpoint: pass `endpoints: [stripeEndpoint({ name, secret }), ...]`.';
 
@@ -38,12 +55,26 @@ export const NOT_AN_ENDPOINT = (index: number) =>
   `endpoints[${index}] is not an endpoint configuration: build each one with a factory such as ` +
   'stripeEndpoint({ name, secret }), standardWebhooksEndpoint(...), qvardEndpoint(...) or hmacEndpoint(...).';
 
+export const SHAPING_OPTION_IN_FACTORY = (names: readonly string[]) =>
+  `WebhooksModule option${names.length === 1 ? '' : 's'} ${names.map((name) => `\`${name}\``).join(', ')} ` +
+  `came from the forRootAsync() factory, where ${names.length === 1 ? 'it has' : 'they have'} no effect: ` +
+  'the options that shape the module (path, controllerDecorators, admin, isGlobal, dataSource) are ' +
+  'read before any factory runs. Pass ' +
+  `${names.length === 1 ? 'it' : 'them'} next to useFactory, as a builder extra: ` +
+  `WebhooksModule.forRootAsync({ ${names[0]}: …, imports, inject, useFactory }).`;
+
 export const INVALID_OPTION = (option: string, rule: string, value: unknown) =>
   `WebhooksModule option \`${option}\` must be ${rule} (got ${JSON.stringify(value)}).`;
 
 export const AMBIGUOUS_HANDLER = (key: string) =>
   `Two @OnPaymentEvent handlers share the key "${key}" (class and method name): ` +
   'rename one of the classes or methods, or give one a unique `key` in its options.';
+
+export const NO_LISTENERS = (endpoint: string, kind: string) =>
+  `No @OnPaymentEvent handler listens to endpoint "${endpoint}" (${kind}): its deliveries are ` +
+  'acknowledged and stored as ignored, and nothing runs. Add a handler for a normalized type ' +
+  `(@OnPaymentEvent('payment.succeeded')) or for '${kind}:<native type>', check the handlers' ` +
+  '`endpoint` option, or remove the endpoint.';
 
 export const UNKNOWN_HANDLER_ENDPOINT = (key: string, endpoint: string) =>
   `@OnPaymentEvent handler "${key}" names endpoint "${endpoint}", which is not configured: ` +

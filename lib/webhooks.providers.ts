@@ -10,6 +10,7 @@ import { WebhookAlertMonitor } from './observability/webhook-alert.monitor';
 import { WebhookAlerts } from './observability/webhook-alerts';
 import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
 import { WebhooksMetrics } from './observability/webhooks-metrics';
+import { WebhooksStartupSummary } from './observability/webhooks-startup-summary';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
@@ -30,7 +31,11 @@ import { WebhookTransactions } from './store/webhook-transactions.service';
 import { IdempotencyStore } from './idempotency/idempotency-store.interface';
 import { IdempotentCall } from './idempotency/idempotent-call.service';
 import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
-import { DEFAULT_WEBHOOKS_PATH, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
+import {
+  DEFAULT_WEBHOOKS_PATH,
+  WEBHOOKS_RESOLVED_OPTIONS,
+  WEBHOOKS_ROUTE_PATH,
+} from './webhooks.constants';
 import { resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
@@ -54,6 +59,7 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         useFactory: (options: WebhooksModuleOptions) => resolveWebhooksOptions(options),
         inject: [WEBHOOKS_MODULE_OPTIONS],
       },
+      { provide: WEBHOOKS_ROUTE_PATH, useValue: path },
       {
         provide: WebhookStore,
         useFactory: async (dataSource: DataSource) => {
@@ -89,6 +95,7 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhooksHealthIndicator,
       WebhookAlerts,
       WebhookAlertMonitor,
+      WebhooksStartupSummary,
     ],
     exports: [
       WebhookStore,

@@ -318,12 +318,30 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop on %s', (kind) => {
       ['a negative amount', { amount: -5, currency: 'USD' }],
       ['a zero amount', { amount: 0, currency: 'USD' }],
       ['a fractional amount', { amount: 10.5, currency: 'USD' }],
-      ['a lower-case currency', { amount: 100, currency: 'usd' }],
+      ['a currency that is not three letters', { amount: 100, currency: 'US$' }],
       ['a missing currency', { amount: 100 }],
       ['an unknown field', { amount: 100, currency: 'USD', state: 'paid' }],
     ])('refuses %s with 400', async (_label, input) => {
       const response = await post(`${shop.url}/orders`, JSON.stringify(input));
       expect(response.status).toBe(400);
+    });
+
+    it('refuses an amount of 2^31 with 400 naming the bound the amount column holds', async () => {
+      const response = await post(
+        `${shop.url}/orders`,
+        JSON.stringify({ amount: 2 ** 31, currency: 'USD' }),
+      );
+      expect(response.status).toBe(400);
+      expect((JSON.parse(response.body) as { message: string[] }).message).toEqual([
+        "amount must be at most 2147483647 minor units, the most the orders table's amount column holds",
+      ]);
+      expect((await shop.createOrder(2 ** 31 - 1)).amount).toBe(2 ** 31 - 1);
+    });
+
+    it('takes a lower-case currency, as Stripe writes it, and stores it upper-case', async () => {
+      const created = await shop.createOrder(1500, 'usd');
+      expect(created.currency).toBe('USD');
+      expect((await shop.getOrder(created.id)).body.currency).toBe('USD');
     });
 
     it('answers 404 for an unknown order and 400 for an id that is not a UUID', async () => {

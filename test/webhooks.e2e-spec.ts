@@ -1,6 +1,11 @@
 import Stripe from 'stripe';
-import { qvardEndpoint, stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
-import { signQvard } from 'nestjs-payment-webhooks/testing';
+import {
+  qvardEndpoint,
+  sberEndpoint,
+  stripeEndpoint,
+  WebhooksModuleOptions,
+} from 'nestjs-payment-webhooks';
+import { sberFixtures, signQvard, signSberDelivery } from 'nestjs-payment-webhooks/testing';
 import { post } from './support/http';
 import {
   Database,
@@ -13,12 +18,14 @@ import {
 
 const STRIPE_SECRET = 'whsec_e2e_primary_secret';
 const QVARD_SECRET = 'qvard-e2e-secret';
+const SBER_TOKEN = 'sber-e2e-callback-token';
 
 function webhookOptions(): WebhooksModuleOptions {
   return {
     endpoints: [
       stripeEndpoint({ name: 'stripe', secret: STRIPE_SECRET }),
       qvardEndpoint({ name: 'qvard', secret: QVARD_SECRET }),
+      sberEndpoint({ name: 'sber', callbackToken: SBER_TOKEN }),
     ],
     dispatch: { pollIntervalMs: 100, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 } },
   };
@@ -141,6 +148,30 @@ describe.each(matrix)('webhooks over %s on %s (forRootAsync: %s)', (platform, da
     expect((await post(endpointUrl('nope'), body, stripeHeaders(body))).status).toBe(404);
     const garbage = '{"id": "evt_x", ';
     expect((await post(endpointUrl('stripe'), garbage, stripeHeaders(garbage))).status).toBe(400);
+  });
+
+  it('answers a GET on a POST-only endpoint with 405 and Allow: POST, and keeps 404 for an unknown name', async () => {
+    const get = await fetch(endpointUrl('stripe'), { redirect: 'manual' });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(((await get.json()) as { message: string }).message).toBe(
+      'Webhook endpoint "stripe" does not accept GET; it takes POST',
+    );
+    const unknown = await fetch(endpointUrl('nope'), { redirect: 'manual' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { message: string }).message).toBe(
+      'Unknown webhook endpoint "nope"',
+    );
+  });
+
+  it('still takes Sber callbacks by GET', async () => {
+    const delivery = signSberDelivery({
+      method: 'GET',
+      callbackToken: SBER_TOKEN,
+      payload: sberFixtures.deposited({ orderNumber: `order-s-${sequence++}`, amount: 1999 }),
+    });
+    const response = await fetch(`${endpointUrl('sber')}?${delivery.body}`, { redirect: 'manual' });
+    expect(response.status).toBe(200);
   });
 
   it('acknowledges and stores as ignored an event type no handler wants', async () => {

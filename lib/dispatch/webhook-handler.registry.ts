@@ -33,6 +33,24 @@ export class WebhookHandlerRegistry {
     return this.handlers.has(key);
   }
 
+  /**
+   * Handlers that can receive an event from this endpoint: not limited to other endpoints, and
+   * subscribed to everything, to a normalized type, or to a native type of the endpoint's kind.
+   */
+  listenersOf(endpoint: {
+    readonly name: string;
+    readonly kind: string;
+  }): RegisteredWebhookHandler[] {
+    const native = `${endpoint.kind}:`;
+    return [...this.handlers.values()].filter(
+      (handler) =>
+        (!handler.endpoints || handler.endpoints.includes(endpoint.name)) &&
+        handler.patterns.some(
+          (pattern) => pattern === '*' || !pattern.includes(':') || pattern.startsWith(native),
+        ),
+    );
+  }
+
   /** Handlers subscribed to the event, in registration order. */
   match(event: HandlerMatchInput): RegisteredWebhookHandler[] {
     const native = `${event.provider}:${event.nativeType}`;

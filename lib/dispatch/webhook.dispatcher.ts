@@ -23,6 +23,7 @@ import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
+import { describeFailures, describeWithStack } from './handler-failure';
 import { NonRetryableError } from './non-retryable.error';
 import { providerConfirms } from './provider-answer';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
@@ -341,7 +342,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         });
         this.logger.warn(
           `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=failed ` +
-            `ms=${Date.now() - started} error=${JSON.stringify(describe(error))}`,
+            `ms=${Date.now() - started} error=${JSON.stringify(describeWithStack(error))}`,
         );
       }
     }
@@ -359,10 +360,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.reportSettled(entity, attempt, 'processed', { outcome });
       return;
     }
-    const summary = failures.map((f) => `${f.handler.key}: ${describe(f.error)}`).join('; ');
+    const { summary, detail } = describeFailures(
+      failures.map((f) => ({ key: f.handler.key, error: f.error })),
+    );
     const permanent = failures.some((f) => f.error instanceof NonRetryableError);
     if (permanent || attempt >= maxAttempts) {
-      await this.store.markDead(entity.id, this.workerId, summary);
+      await this.store.markDead(entity.id, this.workerId, detail);
       this.reportSettled(entity, attempt, 'dead', { error: summary });
       this.logger.error(
         `Event ${entity.id} (${entity.endpoint}/${entity.eventId}) is dead after ${attempt} attempt(s): ${summary}`,
@@ -370,15 +373,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     const delay = retryDelayMs(attempt, baseDelayMs, maxDelayMs);
-    await this.store.scheduleRetry(
-      entity.id,
-      this.workerId,
-      new Date(Date.now() + delay),
-      summary,
-      {
-        providerStatus,
-      },
-    );
+    await this.store.scheduleRetry(entity.id, this.workerId, new Date(Date.now() + delay), detail, {
+      providerStatus,
+    });
     this.reportSettled(entity, attempt, 'retrying', { error: summary });
   }
 

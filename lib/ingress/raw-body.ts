@@ -1,6 +1,10 @@
 import { IncomingMessage } from 'node:http';
 import { Logger } from '@nestjs/common';
-import { RAW_BODY_MISSING } from '../webhooks.messages';
+import {
+  RAW_BODY_MISSING,
+  RAW_BODY_OR_APP_PARSER,
+  RAW_BODY_PARSED_BY_APP,
+} from '../webhooks.messages';
 import {
   RawBodyUnavailableException,
   UnsupportedWebhookMediaTypeException,
@@ -14,6 +18,14 @@ interface RequestWithRawBody {
 
 const logger = new Logger('WebhookIngress');
 
+/** How the app hands request bodies over, for the message when the raw bytes are missing. */
+export interface RawBodySetup {
+  /** The app's `rawBody` option; undefined when it cannot be read. */
+  readonly keepsRawBody?: boolean;
+  /** The HTTP adapter's type: `express` or `fastify`. */
+  readonly platform?: string;
+}
+
 /** Content types whose raw bytes Nest keeps with `rawBody: true`, on Express and Fastify. */
 const KEPT_BY_RAW_BODY =
   /^\s*(application\/([\w.+-]*\+)?json|application\/x-www-form-urlencoded)\b/i;
@@ -24,7 +36,11 @@ const KEPT_BY_RAW_BODY =
  * parser consumed the body without keeping the bytes, fails with a 500 that names the fix: the
  * signature cannot be checked, and a "bad signature" 400 would send the team hunting a wrong secret.
  */
-export async function readRawBody(request: unknown, limit: number | undefined): Promise<Buffer> {
+export async function readRawBody(
+  request: unknown,
+  limit: number | undefined,
+  setup: RawBodySetup = {},
+): Promise<Buffer> {
   const candidate = request as RequestWithRawBody & Partial<IncomingMessage>;
   if (Buffer.isBuffer(candidate.rawBody)) {
     return candidate.rawBody;
@@ -39,9 +55,21 @@ export async function readRawBody(request: unknown, limit: number | undefined): 
     // the sender's choice, not the app's configuration, so a 4xx and no error log.
     throw new UnsupportedWebhookMediaTypeException(contentType);
   }
-  const message = RAW_BODY_MISSING(contentType);
+  const message = rawBodyMissingMessage(contentType, setup);
   logger.error(message);
   throw new RawBodyUnavailableException(message);
+}
+
+/**
+ * With `rawBody: true` the platform's own parser keeps the bytes, so when they are missing
+ * another parser read the body first; without it, the option is the fix.
+ */
+function rawBodyMissingMessage(contentType: string | undefined, setup: RawBodySetup): string {
+  if (setup.keepsRawBody === true) {
+    return RAW_BODY_PARSED_BY_APP(contentType, setup.platform ?? 'express');
+  }
+  const missing = RAW_BODY_MISSING(contentType);
+  return setup.keepsRawBody === false ? missing : `${missing} ${RAW_BODY_OR_APP_PARSER}`;
 }
 
 function readStream(stream: IncomingMessage, limit: number | undefined): Promise<Buffer> {

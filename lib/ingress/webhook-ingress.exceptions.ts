@@ -34,6 +34,26 @@ export class UnknownWebhookEndpointException extends HttpException {
   }
 }
 
+/**
+ * 405: the endpoint exists but its provider never delivers with this method (a `GET` on a
+ * POST-only endpoint). `allow` is the value of the `Allow` header the answer carries.
+ */
+export class WebhookMethodNotAllowedException extends HttpException {
+  readonly allow: string;
+
+  constructor(name: string, method: string, allowed: readonly string[]) {
+    super(
+      {
+        statusCode: HttpStatus.METHOD_NOT_ALLOWED,
+        error: 'Method Not Allowed',
+        message: `Webhook endpoint "${name}" does not accept ${method}; it takes ${allowed.join(', ')}`,
+      },
+      HttpStatus.METHOD_NOT_ALLOWED,
+    );
+    this.allow = allowed.join(', ');
+  }
+}
+
 /** 413: the body is larger than the endpoint accepts. */
 export class WebhookTooLargeException extends HttpException {
   constructor(limit: number) {

@@ -16,6 +16,7 @@ import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import {
   UnknownWebhookEndpointException,
+  WebhookMethodNotAllowedException,
   WebhookPayloadException,
   WebhookSourceForbiddenException,
   WebhookSignatureException,
@@ -65,10 +66,15 @@ export class WebhookIngress {
   /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
   async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
     const endpoint = this.options.endpoints.get(delivery.endpoint);
-    const methods = endpoint?.provider.methods ?? ['POST'];
-    if (!endpoint || !methods.includes(delivery.method ?? 'POST')) {
+    if (!endpoint) {
       this.journal(delivery, 'unknown_endpoint', 404);
       throw new UnknownWebhookEndpointException(delivery.endpoint);
+    }
+    const methods = endpoint.provider.methods ?? ['POST'];
+    const method = delivery.method ?? 'POST';
+    if (!methods.includes(method)) {
+      this.journal(delivery, 'method_not_allowed', 405);
+      throw new WebhookMethodNotAllowedException(endpoint.name, method, methods);
     }
     if (endpoint.allowedSources && !endpoint.allowedSources.allows(delivery.sourceIp)) {
       this.journal(delivery, 'rejected_ip', 403);

@@ -1,11 +1,13 @@
 import { Controller, Get, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
-import { readRawBody, flattenHeaders } from './raw-body';
+import { readRawBody, flattenHeaders, RawBodySetup } from './raw-body';
+import { appKeepsRawBody } from './raw-body-option';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
+import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
 import { WebhookIngress } from './webhook-ingress.service';
 
 /** The parts of an Express or Fastify request the controller reads. */
@@ -30,11 +32,19 @@ export function createWebhooksController(
 ): Type<unknown> {
   @Controller(path)
   class WebhooksController {
+    private readonly rawBodySetup: RawBodySetup;
+
     constructor(
       private readonly ingress: WebhookIngress,
       private readonly adapterHost: HttpAdapterHost,
       @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    ) {}
+      moduleRef: ModuleRef,
+    ) {
+      this.rawBodySetup = {
+        keepsRawBody: appKeepsRawBody(moduleRef),
+        platform: adapterHost.httpAdapter?.getType(),
+      };
+    }
 
     @Post(':endpoint')
     @HttpCode(200)
@@ -45,13 +55,13 @@ export function createWebhooksController(
     ): Promise<void> {
       const receivedAt = new Date();
       const limit = this.options.endpoints.get(endpoint)?.maxBodyBytes;
-      const rawBody = await readRawBody(request, limit);
+      const rawBody = await readRawBody(request, limit, this.rawBodySetup);
       await this.deliver(endpoint, 'POST', rawBody, request, response, receivedAt);
     }
 
     /**
      * GET deliveries (Sber callbacks): the query string is the notification, handed to the
-     * provider as the raw body. Endpoints whose provider only posts answer 404.
+     * provider as the raw body. Endpoints whose provider only posts answer 405.
      */
     @Get(':endpoint')
     @HttpCode(200)
@@ -81,17 +91,24 @@ export function createWebhooksController(
       response: unknown,
       receivedAt: Date,
     ): Promise<void> {
-      const acknowledgement = await this.ingress.receive({
-        endpoint,
-        method,
-        rawBody,
-        headers: flattenHeaders(request.headers),
-        sourceIp: this.options.trustProxy
-          ? request.ip
-          : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
-        receivedAt,
-      });
       const adapter = this.adapterHost.httpAdapter;
+      const acknowledgement = await this.ingress
+        .receive({
+          endpoint,
+          method,
+          rawBody,
+          headers: flattenHeaders(request.headers),
+          sourceIp: this.options.trustProxy
+            ? request.ip
+            : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
+          receivedAt,
+        })
+        .catch((error: unknown) => {
+          if (error instanceof WebhookMethodNotAllowedException) {
+            adapter.setHeader(response, 'Allow', error.allow);
+          }
+          throw error;
+        });
       adapter.setHeader(response, 'Content-Type', acknowledgement.contentType);
       adapter.setHeader(response, 'Cache-Control', 'no-store');
       adapter.reply(response, acknowledgement.body, acknowledgement.status);

@@ -11,6 +11,7 @@ export type DeliveryDecision =
   | 'invalid'
   | 'too_large'
   | 'unknown_endpoint'
+  | 'method_not_allowed'
   | 'store_failed';
 
 /** One HTTP delivery, accepted or not: the journal entry. */

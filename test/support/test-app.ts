@@ -128,6 +128,8 @@ export interface TestAppOptions {
   sqlite?: Pick<BetterSqlite3DataSourceOptions, 'prepareDatabase' | 'timeout'>;
   /** The app's logger (Nest's `logger` option); silent unless TEST_LOGS is set. */
   logger?: LoggerService;
+  /** What the app's main.ts would do between creating the app and listening. */
+  configure?: (app: INestApplication) => void;
 }
 
 export interface TestApp {
@@ -202,6 +204,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     logger: options.logger ?? (process.env.TEST_LOGS ? undefined : false),
     abortOnError: false,
   });
+  options.configure?.(app);
   const dataSource = app.get<DataSource>(getDataSourceToken());
   await dataSource.query(effectsTable);
   await app.listen(0, '127.0.0.1');

@@ -1,12 +1,17 @@
-import { IsInt, IsOptional, IsPositive, Length, Matches, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsPositive, Length, Matches, Max, ValidateIf } from 'class-validator';
+import { MAX_ORDER_AMOUNT } from './order.entity';
 
 export class CreateOrderDto {
-  /** Amount in minor units (cents, kopecks). */
+  /** Amount in minor units (cents, kopecks), at most {@link MAX_ORDER_AMOUNT}. */
   @IsInt()
   @IsPositive()
+  @Max(MAX_ORDER_AMOUNT, {
+    message: `amount must be at most ${MAX_ORDER_AMOUNT} minor units, the most the orders table's amount column holds`,
+  })
   amount!: number;
 
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD or RUB' })
+  /** ISO 4217 code in any case (`usd`, as Stripe writes it); stored upper-case. */
+  @Matches(/^[A-Za-z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD or RUB' })
   currency!: string;
 
   /**

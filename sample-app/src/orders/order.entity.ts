@@ -2,6 +2,12 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type OrderState = 'pending' | 'paid' | 'canceled' | 'refunded';
 
+/**
+ * The largest order amount, in minor units: 2^31 - 1, the most the `integer` column `amount`
+ * holds on PostgreSQL (SQLite's holds more; the shop takes the same orders on both).
+ */
+export const MAX_ORDER_AMOUNT = 2_147_483_647;
+
 @Entity({ name: 'orders' })
 export class Order {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -18,7 +18,7 @@ export class OrdersService {
     const order: Order = {
       id: randomUUID(),
       amount: dto.amount,
-      currency: dto.currency,
+      currency: dto.currency.toUpperCase(),
       state: 'pending',
       paidAt: null,
       fulfilments: 0,
