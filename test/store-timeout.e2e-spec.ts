@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
 import Stripe from 'stripe';
 import { stripeEndpoint, WebhookEventEntity, WebhookTelemetry } from 'nestjs-payment-webhooks';
@@ -156,5 +157,58 @@ describe.each<Platform>(['express', 'fastify'])(
       ).toBe(0);
       await expectRetriesStoredOnce(app, events);
     }, 30_000);
+  },
+);
+
+describe.each<Platform>(['express', 'fastify'])(
+  "a delivery while another connection holds SQLite's write lock over %s",
+  (platform) => {
+    let app: TestApp;
+    let journal: DeliveryRecord[];
+    let other: BetterSqlite3.Database;
+
+    beforeEach(async () => {
+      ({ app, journal } = await startApp(platform, 'sqlite'));
+      other = new BetterSqlite3(app.sqliteFile!);
+    });
+
+    afterEach(async () => {
+      other?.close();
+      await app?.close();
+    });
+
+    it('is answered 503 within storeTimeoutMs, and the retry after the lock is gone gets 200, one row and one effect', async () => {
+      const events = Array.from({ length: 3 }, stripeEvent);
+      other.exec('BEGIN IMMEDIATE');
+
+      // Sent one after another too: the dispatcher's polls meanwhile must not stall the process.
+      const { statuses, slowestMs } = await deliverAll(app, events);
+      expect(statuses).toEqual([503, 503, 503]);
+      expect(slowestMs).toBeLessThan(STORE_TIMEOUT_MS + MARGIN_MS);
+      const late = stripeEvent();
+      const { statuses: lateStatus, slowestMs: lateMs } = await deliverAll(app, [late]);
+      expect(lateStatus).toEqual([503]);
+      expect(lateMs).toBeLessThan(STORE_TIMEOUT_MS + MARGIN_MS);
+      expectJournaledTimeouts(journal, 4);
+
+      other.exec('ROLLBACK');
+      await expectRetriesStoredOnce(app, [...events, late]);
+    }, 30_000);
+
+    it('waits for a write lock held for less than storeTimeoutMs, and answers 200', async () => {
+      const event = stripeEvent();
+      other.exec('BEGIN IMMEDIATE');
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          other.exec('ROLLBACK');
+          resolve();
+        }, STORE_TIMEOUT_MS / 2),
+      );
+      const { statuses, slowestMs } = await deliverAll(app, [event]);
+      await released;
+      expect(statuses).toEqual([200]);
+      expect(slowestMs).toBeGreaterThanOrEqual(STORE_TIMEOUT_MS / 2 - 50);
+      await eventually(async () => (await countEffects(app, event.id)) === 1);
+    });
   },
 );

@@ -10,6 +10,7 @@ import { ConnectionLock } from './connection-lock';
 import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
+import { retryWhileBusy, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { WEBHOOK_TABLES } from './webhooks-schema';
 import {
@@ -166,7 +167,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
         // which can lose the last commits on power loss: an acknowledged event must survive.
         await this.dataSource.query('PRAGMA journal_mode = WAL');
         await this.dataSource.query('PRAGMA synchronous = FULL');
-        await this.dataSource.query('PRAGMA busy_timeout = 5000');
+        await this.dataSource.query(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       });
     } else {
       const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
@@ -243,8 +244,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
 
   /**
    * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
-   * SQLite ahead of the handler transactions waiting for the connection. Skipped when every
-   * delivery waiting for it has been answered already (their time ran out).
+   * SQLite ahead of the handler transactions waiting for the connection, tried again while
+   * another connection holds the write lock. Skipped when every delivery waiting for it has
+   * been answered already (their time ran out).
    */
   private answering<T>(
     deadlines: readonly AnswerDeadline[],
@@ -259,9 +261,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
       waiting.forEach((deadline) => (deadline.stage = 'statement'));
       return work(manager);
     };
-    return this.ingress
-      ? this.ingress.run(start)
-      : this.lock.run(() => start(this.dataSource.manager), { urgent: true });
+    if (this.ingress) {
+      return this.ingress.run(start);
+    }
+    const until = Math.max(...deadlines.map((deadline) => deadline.until));
+    const manager = this.dataSource.manager;
+    return this.lock.run(() => retryWhileBusy(manager, () => start(manager), until), {
+      urgent: true,
+    });
   }
 
   /**
