@@ -1,9 +1,10 @@
-/** Texts of the answer path's time limit and of the write check. Each one names the fix. */
+/** Texts of the answer path's time limit. Each one names the fix. */
 
 /** Where a delivery's write stood when its time ran out. */
 export type AnswerStage = 'queued' | 'connection' | 'statement';
 
-const WAITING_FOR: Record<AnswerStage, string> = {
+/** What a write was waiting for when its time ran out. */
+export const WAITING_FOR: Record<AnswerStage, string> = {
   queued: 'it was queued behind earlier writes that had not finished',
   connection:
     'it was waiting for a database connection (on SQLite, for a handler transaction to end)',

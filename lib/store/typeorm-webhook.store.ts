@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
 import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { AnswerDeadline, DEFAULT_STORE_TIMEOUT_MS } from './answer-deadline';
+import {
+  AnswerDeadline,
+  DEFAULT_STORE_TIMEOUT_MS,
+  WebhookStoreTimeoutError,
+} from './answer-deadline';
 import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
@@ -13,6 +17,8 @@ import { checkTables } from './schema-check';
 import { retryWhileBusy, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { WEBHOOK_TABLES } from './webhooks-schema';
+import { refusedWrites } from './write-check';
+import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
 import {
   ClaimOptions,
   HandlerRunOutcome,
@@ -331,6 +337,19 @@ export class TypeOrmWebhookStore implements WebhookStore {
       ),
     );
     return rows.map((row, i) => this.recorded(events[i], row));
+  }
+
+  async checkWrites(): Promise<string | undefined> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    try {
+      return await deadline.race(
+        this.answering([deadline], (manager) => refusedWrites(manager, this.dialect)),
+      );
+    } catch (error) {
+      return error instanceof WebhookStoreTimeoutError
+        ? WRITE_CHECK_TIMEOUT(deadline.timeoutMs, deadline.stage)
+        : WRITE_CHECK_FAILED(error instanceof Error ? error.message : String(error));
+    }
   }
 
   private recordParams(event: NewWebhookEvent): unknown[] {
