@@ -26,8 +26,7 @@ export function isSqliteBusy(error: unknown): boolean {
 
 /**
  * Runs `attempt` on the connection of `manager`, again after a pause while SQLite reports
- * another connection's lock and `until` (ms since the epoch) leaves room for another try;
- * rethrows the last error then.
+ * another connection's lock, until `until` (ms since the epoch); rethrows the last error then.
  */
 export async function retryWhileBusy<T>(
   manager: EntityManager,
@@ -44,7 +43,7 @@ export async function retryWhileBusy<T>(
       }
       return await attempt();
     } catch (error) {
-      if (!isSqliteBusy(error) || Date.now() + BUSY_PAUSE_MS >= until) {
+      if (!isSqliteBusy(error) || Date.now() >= until) {
         throw error;
       }
     } finally {
@@ -52,6 +51,8 @@ export async function retryWhileBusy<T>(
         await manager.query(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(BUSY_PAUSE_MS, until - Date.now())),
+    );
   }
 }
