@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import {
   WebhooksHealthIndicator,
   WebhooksHealthReport,
 } from '../lib/observability/webhooks-health.indicator';
 import { post } from './support/http';
+import { stripePaymentEvent } from './support/stripe-event';
 import { createTestDatabase, postgresAdminUrl, TestDatabase } from './support/postgres';
 import { countEffects, eventually, Platform, startTestApp, TestApp } from './support/test-app';
 
@@ -20,20 +20,11 @@ const webhooks: WebhooksModuleOptions = {
   observability: { sampleCacheMs: 0 },
 };
 
-let sequence = 0;
-
-/** Sends a new payment event as Stripe signs it; resolves to the answer's status. */
+/** Sends a new payment event as Stripe signs it; resolves to its id and the answer's status. */
 async function deliver(app: TestApp): Promise<{ id: string; status: number }> {
-  const id = `evt_health_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 500, currency: 'eur', metadata: {} } },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
-  const answer = await post(`${app.url}/webhooks/stripe`, body, { 'stripe-signature': signature });
-  return { id, status: answer.status };
+  const event = stripePaymentEvent(SECRET);
+  const answer = await post(`${app.url}/webhooks/stripe`, event.body, event.headers());
+  return { id: event.id, status: answer.status };
 }
 
 function health(app: TestApp): Promise<WebhooksHealthReport> {

@@ -1,9 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhookEventEntity, WebhookTelemetry } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from '../lib/observability/webhook-telemetry';
 import { post } from './support/http';
+import { stripePaymentEvent, StripeTestEvent } from './support/stripe-event';
 import { countEffects, eventually, Platform, startTestApp, TestApp } from './support/test-app';
 
 const SECRET = 'whsec_store_timeout';
@@ -11,22 +11,7 @@ const STORE_TIMEOUT_MS = 1000;
 /** Time allowed on top of the timeout for the answer to travel and the event loop to turn. */
 const MARGIN_MS = 500;
 
-let sequence = 0;
-
-/** A payment event, and its delivery as Stripe signs it (each attempt is signed anew). */
-function stripeEvent(): { id: string; body: string; signed: () => Record<string, string> } {
-  const id = `evt_blocked_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 900, currency: 'eur', metadata: {} } },
-  });
-  const signed = () => ({
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  });
-  return { id, body, signed };
-}
+const stripeEvent = () => stripePaymentEvent(SECRET);
 
 /** Starts an app whose answer path may wait `STORE_TIMEOUT_MS`, and records its journal. */
 async function startApp(
@@ -49,20 +34,17 @@ async function startApp(
 /** Sends each event at once; resolves to the statuses and how long the slowest answer took. */
 async function deliverAll(
   app: TestApp,
-  events: ReturnType<typeof stripeEvent>[],
+  events: StripeTestEvent[],
 ): Promise<{ statuses: number[]; slowestMs: number }> {
   const startedAt = Date.now();
   const answers = await Promise.all(
-    events.map((event) => post(`${app.url}/webhooks/stripe`, event.body, event.signed())),
+    events.map((event) => post(`${app.url}/webhooks/stripe`, event.body, event.headers())),
   );
   return { statuses: answers.map((answer) => answer.status), slowestMs: Date.now() - startedAt };
 }
 
 /** After the store is free again: each provider's retry is acknowledged, stored once, run once. */
-async function expectRetriesStoredOnce(
-  app: TestApp,
-  events: ReturnType<typeof stripeEvent>[],
-): Promise<void> {
+async function expectRetriesStoredOnce(app: TestApp, events: StripeTestEvent[]): Promise<void> {
   const { statuses } = await deliverAll(app, events);
   expect(statuses).toEqual(events.map(() => 200));
   for (const event of events) {
