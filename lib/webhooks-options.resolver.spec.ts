@@ -19,7 +19,26 @@ describe('resolveWebhooksOptions', () => {
       maxDelayMs: 10_800_000,
     });
     expect(resolved.trustProxy).toBe(false);
+    expect(resolved.storeTimeoutMs).toBe(2000);
   });
+
+  it.each([100, 2500, 30_000])('takes a storeTimeoutMs of %j', (storeTimeoutMs) => {
+    expect(resolveWebhooksOptions({ endpoints: [stripe], storeTimeoutMs }).storeTimeoutMs).toBe(
+      storeTimeoutMs,
+    );
+  });
+
+  it.each([0, -1, 2, 99, 1500.5, 30_001, 2_000_000, '2000', Number.NaN])(
+    'refuses a storeTimeoutMs of %j, naming the range in milliseconds',
+    (storeTimeoutMs) => {
+      const resolve = () =>
+        resolveWebhooksOptions({ endpoints: [stripe], storeTimeoutMs } as never);
+      expect(resolve).toThrow(WebhookConfigurationError);
+      expect(resolve).toThrow(
+        /`storeTimeoutMs` must be a whole number of milliseconds from 100 to 30000/,
+      );
+    },
+  );
 
   it('keeps two endpoints of one kind side by side', () => {
     const live = stripeEndpoint({ name: 'stripe-live', secret: 'whsec_live' });

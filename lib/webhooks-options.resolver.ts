@@ -5,6 +5,7 @@ import {
   WebhooksModuleOptions,
 } from './interfaces/webhooks-module-options.interface';
 import { WebhookEndpoint } from './providers/webhook-provider.interface';
+import { DEFAULT_STORE_TIMEOUT_MS } from './store/answer-deadline';
 import {
   ResolvedObservabilityOptions,
   resolveObservabilityOptions,
@@ -22,6 +23,7 @@ import {
 export interface ResolvedWebhooksOptions {
   readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
   readonly trustProxy: boolean;
+  readonly storeTimeoutMs: number;
   readonly reconciliation: readonly WebhookReconciliationSchedule[];
   readonly retention: ResolvedRetentionOptions;
   readonly dispatch: {
@@ -87,6 +89,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
   const resolved: ResolvedWebhooksOptions = {
     endpoints,
     trustProxy: options.trustProxy ?? false,
+    storeTimeoutMs: resolveStoreTimeout(options.storeTimeoutMs),
     reconciliation: resolveReconciliation(options.reconciliation, endpoints),
     retention: resolveRetentionOptions(
       options.retention,
@@ -117,6 +120,27 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
         'dispatch.retry.maxDelayMs',
         'at least dispatch.retry.baseDelayMs',
         retry.maxDelayMs,
+      ),
+    );
+  }
+  return resolved;
+}
+
+/**
+ * Bounds of `storeTimeoutMs`: less would refuse ordinary commits on a busy disk, more outlasts
+ * every provider's wait (Braintree's 30 s is the longest).
+ */
+const STORE_TIMEOUT_RANGE = [100, 30_000] as const;
+
+function resolveStoreTimeout(value: number | undefined): number {
+  const resolved = value ?? DEFAULT_STORE_TIMEOUT_MS;
+  const [min, max] = STORE_TIMEOUT_RANGE;
+  if (!Number.isSafeInteger(resolved) || resolved < min || resolved > max) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION(
+        'storeTimeoutMs',
+        `a whole number of milliseconds from ${min} to ${max}`,
+        value,
       ),
     );
   }

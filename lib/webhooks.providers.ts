@@ -36,7 +36,7 @@ import {
   WEBHOOKS_RESOLVED_OPTIONS,
   WEBHOOKS_ROUTE_PATH,
 } from './webhooks.constants';
-import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
 /** Everything the module registers besides the options provider the builder adds. */
@@ -62,12 +62,14 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       { provide: WEBHOOKS_ROUTE_PATH, useValue: path },
       {
         provide: WebhookStore,
-        useFactory: async (dataSource: DataSource) => {
-          const store = new TypeOrmWebhookStore(dataSource);
+        useFactory: async (dataSource: DataSource, options: ResolvedWebhooksOptions) => {
+          const store = new TypeOrmWebhookStore(dataSource, {
+            storeTimeoutMs: options.storeTimeoutMs,
+          });
           await store.initialize();
           return store;
         },
-        inject: [getDataSourceToken(extras.dataSource)],
+        inject: [getDataSourceToken(extras.dataSource), WEBHOOKS_RESOLVED_OPTIONS],
       },
       InboxSignal,
       WebhooksMetadataAccessor,

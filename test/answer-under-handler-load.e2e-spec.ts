@@ -32,6 +32,9 @@ function webhooks(concurrency: number): WebhooksModuleOptions {
   return {
     endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
     dispatch: { concurrency, pollIntervalMs: 50 },
+    // NOTE: on SQLite an answer waits for the handler transaction running, here as long as the
+    // default storeTimeoutMs; the time allowed is raised so the answer's wait is what is measured.
+    storeTimeoutMs: 5_000,
   };
 }
 

@@ -70,6 +70,18 @@ export interface WebhooksModuleOptions {
    */
   trustProxy?: boolean;
   /**
+   * Longest a delivery waits for its event to be committed, in ms: for its group-commit batch,
+   * a connection, locks and the statement. Past it the delivery is answered 503 (journaled
+   * with the reason) and the provider retries, instead of the provider's own timeout cutting
+   * a request that hangs on a blocked store. On PostgreSQL the answer path's connections also
+   * carry it as `statement_timeout` and `lock_timeout`, so the server gives up on the write
+   * too; handlers and your own queries run without them. On SQLite a write that finds the
+   * database locked by another connection is tried again until then. Between 100 and 30000:
+   * a value outside is taken for seconds or microseconds given as milliseconds.
+   * @default 2000 (well under the 5 s Paddle gives, the shortest of the supported providers)
+   */
+  storeTimeoutMs?: number;
+  /**
    * Reconciliation runs on a fixed interval, one entry per endpoint. For cron expressions use
    * `@nestjs/schedule` and call `ReconciliationService.reconcile()` from a `@Cron()` method.
    * @default []

@@ -40,6 +40,11 @@ export interface InboxSample {
   readonly databaseUp: boolean;
   /** Why the sample failed. */
   readonly error?: string;
+  /**
+   * Why deliveries cannot be stored, when the store's write check found a cause; undefined
+   * when they can, or when the store has no such check.
+   */
+  readonly writeError?: string;
   /** Events per endpoint and sampled status. */
   readonly depth: ReadonlyMap<string, Readonly<Record<SampledStatus, number>>>;
   /** Per endpoint, when its oldest `pending` event was received. */
@@ -54,6 +59,12 @@ export interface SilentEndpoint {
   /** Counted from the process start when no delivery is known. */
   readonly silentForMs: number;
   readonly expectDeliveryWithinMs: number;
+}
+
+/** The last delivery this process could not store, while no write has succeeded since. */
+export interface StoreFailure {
+  readonly at: Date;
+  readonly reason: string;
 }
 
 /** True when the delivery was verified and acknowledged (stored, a duplicate, or ignored). */
@@ -86,6 +97,7 @@ export class InboxSampler implements OnModuleDestroy {
   private readonly unsubscribe: () => void;
   private readonly paymentEvents: PaymentEventCounter;
   private lastRefreshAt: Date | null = null;
+  private failedStore?: StoreFailure;
   private cached?: InboxSample;
   private inFlight?: Promise<InboxSample>;
 
@@ -99,6 +111,9 @@ export class InboxSampler implements OnModuleDestroy {
       delivery: (record) => {
         if (isAcknowledged(record.decision)) {
           this.noteDelivery(record.endpoint, record.receivedAt);
+          this.failedStore = undefined;
+        } else if (record.decision === 'store_failed') {
+          this.failedStore = { at: new Date(), reason: record.reason ?? 'unknown error' };
         }
       },
     });
@@ -107,6 +122,14 @@ export class InboxSampler implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.unsubscribe();
     this.paymentEvents.close();
+  }
+
+  /**
+   * The last delivery this process could not store, unless a delivery was stored or the
+   * store's write check succeeded after it.
+   */
+  get storeFailure(): StoreFailure | undefined {
+    return this.failedStore;
   }
 
   /** The last acknowledged delivery known on `endpoint`, or null when none is. */
@@ -235,7 +258,8 @@ export class InboxSampler implements OnModuleDestroy {
       if (this.cached && !this.cached.databaseUp) {
         this.logger.log('The webhook inbox is reachable again');
       }
-      this.cached = { takenAt, databaseUp: true, depth, oldestPendingAt };
+      const writeError = await this.checkWrites();
+      this.cached = { takenAt, databaseUp: true, writeError, depth, oldestPendingAt };
     } catch (error) {
       if (!this.cached || this.cached.databaseUp) {
         this.logger.warn(`Sampling the webhook inbox failed: ${describe(error)}`);
@@ -249,5 +273,21 @@ export class InboxSampler implements OnModuleDestroy {
       };
     }
     return this.cached;
+  }
+
+  /**
+   * Asks the store why it cannot write; a check that succeeds clears a store failure seen
+   * before it started, since writes work again.
+   */
+  private async checkWrites(): Promise<string | undefined> {
+    if (!this.store.checkWrites) {
+      return undefined;
+    }
+    const startedAt = Date.now();
+    const writeError = await this.store.checkWrites();
+    if (writeError === undefined && (this.failedStore?.at.getTime() ?? Infinity) <= startedAt) {
+      this.failedStore = undefined;
+    }
+    return writeError;
   }
 }

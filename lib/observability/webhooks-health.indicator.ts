@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
-import { InboxSampler, SilentEndpoint } from './inbox-sampler';
+import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
 /** One threshold check: the value seen, its limit, and whether it is within it. */
 export type WebhooksHealthMeasure = {
@@ -16,6 +16,13 @@ export type WebhooksHealthMeasure = {
 export type WebhooksHealthDetails = {
   /** Whether the inbox could be read. */
   readonly database: { readonly up: boolean; readonly error?: string };
+  /**
+   * Whether deliveries can be stored: the database takes the package's writes (not read-only,
+   * privileges granted, no lock holding them past `storeTimeoutMs`) and no delivery has failed
+   * to be stored since a write last succeeded. Not checked (ok false, no error) while the inbox
+   * cannot be read.
+   */
+  readonly writes: { readonly ok: boolean; readonly error?: string };
   /** Events waiting for their first run (status `pending`), over all endpoints. */
   readonly pendingBacklog: WebhooksHealthMeasure;
   /** How long the oldest `pending` event has waited, in ms (0 when none waits). */
@@ -45,11 +52,32 @@ function measure(value: number | null, max: number | null): WebhooksHealthMeasur
   return { value, max, ok: value === null || max === null || value <= max };
 }
 
+/** Whether deliveries can be stored, from the store's write check and the last failure seen. */
+function writesOf(
+  sample: InboxSample,
+  failure: StoreFailure | undefined,
+): WebhooksHealthDetails['writes'] {
+  if (!sample.databaseUp) {
+    return { ok: false };
+  }
+  if (sample.writeError !== undefined) {
+    return { ok: false, error: sample.writeError };
+  }
+  if (failure) {
+    return {
+      ok: false,
+      error: `the last one failed at ${failure.at.toISOString()}: ${failure.reason}`,
+    };
+  }
+  return { ok: true };
+}
+
 /**
- * Reports whether the inbox is reachable and keeping up: the database answers, the pending
- * backlog and the oldest pending event's age are under their thresholds, dead letters are under
- * theirs (when set), and no endpoint has been silent longer than its `expectDeliveryWithin`.
- * Reads a cached database sample (`observability.sampleCacheMs`), so frequent probes are cheap.
+ * Reports whether the inbox is reachable, can be written and keeps up: the database answers
+ * and takes the package's writes, the pending backlog and the oldest pending event's age are
+ * under their thresholds, dead letters are under theirs (when set), and no endpoint has been
+ * silent longer than its `expectDeliveryWithin`. Reads a cached database sample
+ * (`observability.sampleCacheMs`), so frequent probes are cheap.
  *
  * Meant for monitoring, not for a liveness or readiness probe of the instances that receive
  * webhooks: taking them out of rotation because the backlog grew would stop the deliveries too.
@@ -106,6 +134,7 @@ export class WebhooksHealthIndicator {
     const oldest = Math.min(...[...sample.oldestPendingAt.values()].map((at) => at.getTime()));
     const details = {
       database: up ? { up } : { up, error: sample.error },
+      writes: writesOf(sample, this.sampler.storeFailure),
       pendingBacklog: measure(up ? pending : null, thresholds.maxPendingBacklog),
       oldestPendingAgeMs: measure(
         up ? (Number.isFinite(oldest) ? Math.max(0, now - oldest) : 0) : null,
@@ -124,6 +153,11 @@ export class WebhooksHealthIndicator {
     if (!details.database.up) {
       problems.push(
         `The webhook inbox cannot be read: ${details.database.error ?? 'unknown error'}`,
+      );
+    }
+    if (details.writes.error !== undefined) {
+      problems.push(
+        `Deliveries cannot be stored and are answered 503: ${details.writes.error.replace(/\.$/, '')}.`,
       );
     }
     const { pendingBacklog, oldestPendingAgeMs, deadLetters } = details;

@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
 import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
+import {
+  AnswerDeadline,
+  DEFAULT_STORE_TIMEOUT_MS,
+  WebhookStoreTimeoutError,
+} from './answer-deadline';
 import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
@@ -9,8 +14,11 @@ import { ConnectionLock } from './connection-lock';
 import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
+import { retryWhileBusy, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { WEBHOOK_TABLES } from './webhooks-schema';
+import { refusedWrites } from './write-check';
+import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
 import {
   ClaimOptions,
   HandlerRunOutcome,
@@ -76,6 +84,21 @@ interface NotificationClient {
   removeAllListeners(event?: string): void;
 }
 
+/** A delivery waiting for its group-commit write, and the time it may wait. */
+interface PendingRecord {
+  readonly event: NewWebhookEvent;
+  readonly deadline: AnswerDeadline;
+}
+
+/** How the store is set up. */
+export interface TypeOrmWebhookStoreOptions {
+  /**
+   * Longest a delivery's write may take before its answer fails (see `storeTimeoutMs`).
+   * @default 2000
+   */
+  readonly storeTimeoutMs?: number;
+}
+
 /** The columns `record()` reads back from its upsert. */
 interface RecordedRow {
   id: string;
@@ -104,8 +127,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
-  private readonly recorder: GroupCommit<NewWebhookEvent, RecordResult>;
+  private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
   private readonly ingress?: IngressConnections;
+  private readonly timeoutMs: number;
   /** Whether a transaction's first and last statements travel with its BEGIN and COMMIT. */
   private readonly boundaries: boolean;
   private metadata?: { entity: EntityMetadata; columns: string };
@@ -113,14 +137,18 @@ export class TypeOrmWebhookStore implements WebhookStore {
   /** Signs this store's notifications, so its own listener can tell them from other instances'. */
   private readonly announcer = randomBytes(8).toString('hex');
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    options: TypeOrmWebhookStoreOptions = {},
+  ) {
+    this.timeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     this.dialect = sqlDialectOf(dataSource);
     this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
     // NOTE: pg-native answers a query of several statements with the last one's rows only.
     this.boundaries =
       this.dialect.kind === 'postgres' && !(dataSource.options as { native?: boolean }).native;
     if (this.dialect.kind === 'postgres') {
-      this.ingress = new IngressConnections(dataSource, MAX_RECORD_WRITES);
+      this.ingress = new IngressConnections(dataSource, MAX_RECORD_WRITES, this.timeoutMs);
     }
     const p = (i: number) => this.dialect.param(i);
     this.recordSql =
@@ -128,7 +156,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       `VALUES (${INSERT_COLUMNS.map((_, i) => p(i + 1)).join(', ')}) ` +
       UPSERT_TAIL;
     this.recorder = new GroupCommit(
-      (events) => this.recordBatch(events),
+      (batch) => this.recordBatch(batch),
       MAX_RECORD_BATCH[this.dialect.kind],
       this.dialect.kind === 'sqlite' ? 1 : MAX_RECORD_WRITES,
     );
@@ -145,7 +173,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
         // which can lose the last commits on power loss: an acknowledged event must survive.
         await this.dataSource.query('PRAGMA journal_mode = WAL');
         await this.dataSource.query('PRAGMA synchronous = FULL');
-        await this.dataSource.query('PRAGMA busy_timeout = 5000');
+        await this.dataSource.query(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       });
     } else {
       const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
@@ -161,8 +189,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
     }
   }
 
+  /**
+   * Fails with `WebhookStoreTimeoutError` once the event is not committed within
+   * `storeTimeoutMs`. A write already sent may still commit after that; the provider's retry
+   * then finds the event stored and is answered as a duplicate.
+   */
   record(event: NewWebhookEvent): Promise<RecordResult> {
-    return this.recorder.submit(event);
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    return deadline.race(this.recorder.submit({ event, deadline }));
   }
 
   /**
@@ -171,31 +205,44 @@ export class TypeOrmWebhookStore implements WebhookStore {
    * bad row never turns the others' answers into errors.
    */
   private async recordBatch(
-    events: NewWebhookEvent[],
+    batch: readonly PendingRecord[],
   ): Promise<PromiseSettledResult<RecordResult>[]> {
-    if (events.length === 1) {
-      return Promise.allSettled([this.recordOne(events[0])]);
+    if (batch.length === 1) {
+      return Promise.allSettled([this.recordOne(batch[0])]);
     }
-    const keys = new Set(events.map((event) => `${event.endpoint}\n${event.eventId}`));
+    const written = new Map<PendingRecord, RecordedRow>();
     try {
-      // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
-      // trips. A key repeated within the batch needs a second statement, so a transaction.
-      const rows = await this.answering((manager) =>
-        keys.size === events.length
-          ? this.upsertMany(manager, events)
-          : manager.transaction((inner) => this.upsertMany(inner, events)),
+      await this.answering(
+        batch.map((pending) => pending.deadline),
+        async (manager) => {
+          // NOTE: deliveries already answered 503 are left out; their providers send them again.
+          const live = batch.filter((pending) => !pending.deadline.expired);
+          const events = live.map((pending) => pending.event);
+          const keys = new Set(events.map((event) => `${event.endpoint}\n${event.eventId}`));
+          // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
+          // trips. A key repeated within the batch needs a second statement, so a transaction.
+          const rows =
+            keys.size === events.length
+              ? await this.upsertMany(manager, events)
+              : await manager.transaction((inner) => this.upsertMany(inner, events));
+          live.forEach((pending, i) => written.set(pending, rows[i]));
+        },
       );
-      return events.map((event, i) => ({
-        status: 'fulfilled',
-        value: this.recorded(event, rows[i]),
-      }));
     } catch {
-      return Promise.allSettled(events.map((event) => this.recordOne(event)));
+      // NOTE: a write the store held back fails when every delivery in it is past its time, so
+      // those retried alone are skipped at once.
+      return Promise.allSettled(batch.map((pending) => this.recordOne(pending)));
     }
+    return batch.map((pending) => {
+      const row = written.get(pending);
+      return row
+        ? { status: 'fulfilled', value: this.recorded(pending.event, row) }
+        : { status: 'rejected', reason: pending.deadline.error() };
+    });
   }
 
-  private async recordOne(event: NewWebhookEvent): Promise<RecordResult> {
-    const [row] = await this.answering((manager) =>
+  private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
+    const [row] = await this.answering([deadline], (manager) =>
       this.rows(manager, this.recordSql, this.recordParams(event)),
     );
     return this.recorded(event, row as RecordedRow);
@@ -203,12 +250,31 @@ export class TypeOrmWebhookStore implements WebhookStore {
 
   /**
    * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
-   * SQLite ahead of the handler transactions waiting for the connection.
+   * SQLite ahead of the handler transactions waiting for the connection, tried again while
+   * another connection holds the write lock. Skipped when every delivery waiting for it has
+   * been answered already (their time ran out).
    */
-  private answering<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.ingress
-      ? this.ingress.run(work)
-      : this.lock.run(() => work(this.dataSource.manager), { urgent: true });
+  private answering<T>(
+    deadlines: readonly AnswerDeadline[],
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    deadlines.forEach((deadline) => (deadline.stage = 'connection'));
+    const start = (manager: EntityManager): Promise<T> => {
+      const waiting = deadlines.filter((deadline) => !deadline.expired);
+      if (waiting.length === 0) {
+        return Promise.reject(deadlines[0].error());
+      }
+      waiting.forEach((deadline) => (deadline.stage = 'statement'));
+      return work(manager);
+    };
+    if (this.ingress) {
+      return this.ingress.run(start);
+    }
+    const until = Math.max(...deadlines.map((deadline) => deadline.until));
+    const manager = this.dataSource.manager;
+    return this.lock.run(() => retryWhileBusy(manager, () => start(manager), until), {
+      urgent: true,
+    });
   }
 
   /**
@@ -257,17 +323,33 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
-    const rows = await this.answering((answerManager) =>
-      answerManager.transaction(async (manager) => {
-        const recorded: RecordedRow[] = [];
-        for (const event of events) {
-          const [row] = await this.rows(manager, this.recordSql, this.recordParams(event));
-          recorded.push(row as RecordedRow);
-        }
-        return recorded;
-      }),
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    const rows = await deadline.race(
+      this.answering([deadline], (answerManager) =>
+        answerManager.transaction(async (manager) => {
+          const recorded: RecordedRow[] = [];
+          for (const event of events) {
+            const [row] = await this.rows(manager, this.recordSql, this.recordParams(event));
+            recorded.push(row as RecordedRow);
+          }
+          return recorded;
+        }),
+      ),
     );
     return rows.map((row, i) => this.recorded(events[i], row));
+  }
+
+  async checkWrites(): Promise<string | undefined> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    try {
+      return await deadline.race(
+        this.answering([deadline], (manager) => refusedWrites(manager, this.dialect)),
+      );
+    } catch (error) {
+      return error instanceof WebhookStoreTimeoutError
+        ? WRITE_CHECK_TIMEOUT(deadline.timeoutMs, deadline.stage)
+        : WRITE_CHECK_FAILED(error instanceof Error ? error.message : String(error));
+    }
   }
 
   private recordParams(event: NewWebhookEvent): unknown[] {

@@ -143,6 +143,12 @@ export interface WebhookStore {
    * fall back to {@link transaction} when a store does not have it.
    */
   read?<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Why deliveries cannot be stored now, as one clause naming the cause and the fix, or
+   * undefined when they can: the database refuses writes (read-only, missing privileges), or a
+   * write the way deliveries are written fails or takes longer than they may. Never throws.
+   */
+  checkWrites?(): Promise<string | undefined>;
 }
 
 /** Injection token for the {@link WebhookStore}. */
