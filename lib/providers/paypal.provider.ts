@@ -24,6 +24,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'paypal';
 const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
@@ -417,7 +418,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
 
     return {
       eventId: event.id,
-      type: EVENT_TYPES[event.event_type] ?? `${KIND}:${event.event_type}`,
+      type: ownValue(EVENT_TYPES, event.event_type) ?? `${KIND}:${event.event_type}`,
       nativeType: event.event_type,
       paymentRef,
       merchantRef,

@@ -24,6 +24,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'stripe';
 const SIGNATURE_HEADER: TimestampedSignatureHeader = {
@@ -119,7 +120,7 @@ function mapStripeType(type: string, object: JsonObject): PaymentEventType | und
     if (object.status === 'failed') return 'refund.failed';
     return undefined;
   }
-  return FIXED_TYPES[type];
+  return ownValue(FIXED_TYPES, type);
 }
 
 /** Which Stripe object an event type carries, as far as the references are concerned. */
