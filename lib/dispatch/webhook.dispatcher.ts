@@ -5,7 +5,6 @@ import {
   BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { isPaymentEventType } from '../core/payment-event-types';
@@ -25,6 +24,7 @@ import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
 import { NonRetryableError } from './non-retryable.error';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
+import { SafeLogger } from '../observability/safe-logger';
 
 interface HandlerFailure {
   readonly handler: RegisteredWebhookHandler;
@@ -50,7 +50,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** Identifies this worker's leases. */
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  private readonly logger = new Logger('WebhookDispatcher');
+  private readonly logger = new SafeLogger('WebhookDispatcher');
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Events given back on shutdown while their handlers still ran: never settle them here. */
   private readonly released = new Set<string>();
@@ -295,7 +295,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
               manager,
               attempt,
               idempotencyKey: this.idempotencyKey(entity, handler.key),
-              logger: new Logger(`Webhooks:${handler.key}`),
+              logger: new SafeLogger(`Webhooks:${handler.key}`),
               fetchStatus: () => this.fetchStatus(entity, event),
               recordOutcome: (value: string) => {
                 reported = String(value).slice(0, 64);

@@ -1,18 +1,18 @@
 import { IncomingMessage } from 'node:http';
-import { Logger } from '@nestjs/common';
 import { RAW_BODY_MISSING } from '../webhooks.messages';
 import {
   RawBodyUnavailableException,
   UnsupportedWebhookMediaTypeException,
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
+import { SafeLogger } from '../observability/safe-logger';
 
 interface RequestWithRawBody {
   rawBody?: Buffer;
   raw?: IncomingMessage;
 }
 
-const logger = new Logger('WebhookIngress');
+const logger = new SafeLogger('WebhookIngress');
 
 /** Content types whose raw bytes Nest keeps with `rawBody: true`, on Express and Fastify. */
 const KEPT_BY_RAW_BODY =

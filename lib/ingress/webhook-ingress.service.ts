@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
 import { notificationsOf } from '../providers/notifications';
@@ -22,12 +22,12 @@ import {
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
 import { sanitizeHeaders } from './sanitize-headers';
-import { redact } from '../observability/redact';
 import {
   DeliveryDecision,
   DeliveryRecord,
   WebhookTelemetry,
 } from '../observability/webhook-telemetry';
+import { SafeLogger } from '../observability/safe-logger';
 
 /** A delivery as the controller hands it over: raw bytes and flattened headers. */
 export interface WebhookDelivery {
@@ -49,7 +49,7 @@ export interface WebhookDelivery {
  */
 @Injectable()
 export class WebhookIngress {
-  private readonly logger = new Logger('WebhookIngress');
+  private readonly logger = new SafeLogger('WebhookIngress');
 
   constructor(
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
@@ -205,6 +205,7 @@ export class WebhookIngress {
       receivedAt: delivery.receivedAt,
       ...extra,
     };
+    // NOTE: the logger masks card numbers and escapes control characters in every value.
     const entry = {
       requestId: record.requestId,
       endpoint: record.endpoint,
@@ -215,7 +216,7 @@ export class WebhookIngress {
       sourceIp: record.sourceIp,
       ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
       ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
-      ...(record.reason ? { reason: redact(record.reason) } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
     };
     if (status >= 500) {
       this.logger.error(entry);
