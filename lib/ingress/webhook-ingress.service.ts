@@ -101,7 +101,7 @@ export class WebhookIngress {
       this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
       throw new WebhookPayloadException('The delivery carries no notification');
     }
-    const headers = sanitizeHeaders(delivery.headers);
+    const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
     const events = notifications.map((notification) =>
       this.newEvent(endpoint, delivery, notification, headers),
     );

@@ -297,6 +297,11 @@ export class PayPalWebhookProvider implements WebhookProvider {
   readonly kind = KIND;
   /** PayPal accepts any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** Which transmission it was, and when PayPal sent it; never its signature. */
+  readonly storedHeaders: readonly string[] = Object.freeze([
+    TRANSMISSION_ID_HEADER,
+    TRANSMISSION_TIME_HEADER,
+  ]);
 
   private readonly webhookId: string;
   private readonly tolerance: number;
