@@ -1,5 +1,5 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
@@ -18,6 +18,7 @@ import { WebhookHandlersExplorer } from './dispatch/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor';
 import { createWebhooksController } from './ingress/webhooks.controller';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
+import { WebhookSourceGate } from './ingress/webhook-source-gate';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
@@ -31,7 +32,7 @@ import { IdempotencyStore } from './idempotency/idempotency-store.interface';
 import { IdempotentCall } from './idempotency/idempotent-call.service';
 import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
 import { DEFAULT_WEBHOOKS_PATH, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
-import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
 /** Everything the module registers besides the options provider the builder adds. */
@@ -68,6 +69,15 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookHandlerRegistry,
       WebhookHandlersExplorer,
       WebhookIngress,
+      {
+        provide: WebhookSourceGate,
+        useFactory: (
+          host: HttpAdapterHost,
+          ingress: WebhookIngress,
+          options: ResolvedWebhooksOptions,
+        ) => new WebhookSourceGate(host, ingress, options, path),
+        inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
+      },
       WebhookDispatcher,
       WebhookTransactions,
       {

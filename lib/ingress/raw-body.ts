@@ -73,3 +73,20 @@ export function flattenHeaders(
   }
   return flat;
 }
+
+/** The parts of an Express or Fastify request that tell where it came from. */
+export interface RequestSource {
+  ip?: string;
+  socket?: { remoteAddress?: string };
+  raw?: { socket?: { remoteAddress?: string } };
+}
+
+/**
+ * The sender's address: the platform's `ip` (which follows its trust-proxy setting) when the
+ * module's `trustProxy` is on, otherwise the socket's peer.
+ */
+export function sourceIpOf(request: RequestSource, trustProxy: boolean): string | undefined {
+  return trustProxy
+    ? request.ip
+    : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress);
+}

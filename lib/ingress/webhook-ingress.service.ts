@@ -29,18 +29,22 @@ import {
 } from '../observability/webhook-telemetry';
 import { SafeLogger } from '../observability/safe-logger';
 
-/** A delivery as the controller hands it over: raw bytes and flattened headers. */
-export interface WebhookDelivery {
+/** What is known of a delivery before its body is read. */
+export interface WebhookDeliveryHead {
   readonly endpoint: string;
   /**
    * How it came: a GET delivery's raw body is its query string.
    * @default 'POST'
    */
   readonly method?: WebhookDeliveryMethod;
-  readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly sourceIp: string | undefined;
   readonly receivedAt: Date;
+}
+
+/** A delivery as the controller hands it over: raw bytes and flattened headers. */
+export interface WebhookDelivery extends WebhookDeliveryHead {
+  readonly rawBody: Buffer;
 }
 
 /**
@@ -67,9 +71,9 @@ export class WebhookIngress {
       this.journal(delivery, 'unknown_endpoint', 404);
       throw new UnknownWebhookEndpointException(delivery.endpoint);
     }
-    if (endpoint.allowedSources && !endpoint.allowedSources.allows(delivery.sourceIp)) {
-      this.journal(delivery, 'rejected_ip', 403);
-      throw new WebhookSourceForbiddenException();
+    const refusal = this.refuseSource(delivery);
+    if (refusal) {
+      throw refusal;
     }
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
@@ -149,6 +153,25 @@ export class WebhookIngress {
     return endpoint.acknowledgement;
   }
 
+  /**
+   * The source allowlist alone, for an adapter that checks it before reading the body: journals
+   * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
+   * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
+   */
+  refuseSource(head: WebhookDeliveryHead): WebhookSourceForbiddenException | undefined {
+    const endpoint = this.options.endpoints.get(head.endpoint);
+    const methods = endpoint?.provider.methods ?? ['POST'];
+    if (
+      !endpoint?.allowedSources ||
+      !methods.includes(head.method ?? 'POST') ||
+      endpoint.allowedSources.allows(head.sourceIp)
+    ) {
+      return undefined;
+    }
+    this.journal(head, 'rejected_ip', 403);
+    return new WebhookSourceForbiddenException();
+  }
+
   private newEvent(
     endpoint: WebhookEndpoint,
     delivery: WebhookDelivery,
@@ -187,7 +210,7 @@ export class WebhookIngress {
   }
 
   private journal(
-    delivery: WebhookDelivery,
+    delivery: WebhookDeliveryHead,
     decision: DeliveryDecision,
     status: number,
     extra: Partial<

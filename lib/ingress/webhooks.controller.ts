@@ -4,7 +4,7 @@ import { IncomingMessage } from 'node:http';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
-import { readRawBody, flattenHeaders } from './raw-body';
+import { readRawBody, flattenHeaders, sourceIpOf } from './raw-body';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { WebhookIngress } from './webhook-ingress.service';
 
@@ -86,9 +86,7 @@ export function createWebhooksController(
         method,
         rawBody,
         headers: flattenHeaders(request.headers),
-        sourceIp: this.options.trustProxy
-          ? request.ip
-          : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
+        sourceIp: sourceIpOf(request, this.options.trustProxy),
         receivedAt,
       });
       const adapter = this.adapterHost.httpAdapter;
