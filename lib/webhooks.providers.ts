@@ -1,5 +1,5 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
@@ -19,6 +19,7 @@ import { WebhookHandlersExplorer } from './dispatch/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor';
 import { createWebhooksController } from './ingress/webhooks.controller';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
+import { WebhookSourceGate } from './ingress/webhook-source-gate';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
@@ -76,6 +77,15 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookHandlerRegistry,
       WebhookHandlersExplorer,
       WebhookIngress,
+      {
+        provide: WebhookSourceGate,
+        useFactory: (
+          host: HttpAdapterHost,
+          ingress: WebhookIngress,
+          options: ResolvedWebhooksOptions,
+        ) => new WebhookSourceGate(host, ingress, options, path),
+        inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
+      },
       WebhookDispatcher,
       WebhookTransactions,
       {

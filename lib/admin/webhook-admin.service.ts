@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   Brackets,
   EntityManager,
@@ -12,6 +12,7 @@ import { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.e
 import { InboxSignal } from '../store/inbox-signal';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { WebhookStore } from '../store/webhook-store.interface';
+import { SafeLogger } from '../observability/safe-logger';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
@@ -100,7 +101,7 @@ export interface WebhookInboxStats {
  */
 @Injectable()
 export class WebhookAdmin {
-  private readonly logger = new Logger('WebhookAdmin');
+  private readonly logger = new SafeLogger('WebhookAdmin');
 
   constructor(
     @Inject(WebhookStore) private readonly store: WebhookStore,

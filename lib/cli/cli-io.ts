@@ -1,3 +1,5 @@
+import { safeJson, safeText } from '../observability/safe-text';
+
 /** A stream the CLI writes to. */
 export interface CliStream {
   write(text: string): unknown;
@@ -36,21 +38,41 @@ export function processIo(): CliIo {
   };
 }
 
-/** Writes `value` as pretty JSON and a newline. Dates become ISO strings. */
+/**
+ * Writes `value` as pretty JSON and a newline. Dates become ISO strings; strings are made safe
+ * for the terminal by `safeJson()` (card numbers masked, control characters as `\u` escapes).
+ */
 export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${safeJson(value, 2)}\n`);
+}
+
+/**
+ * Writes `value` as pretty JSON exactly, for output that is the user's own input made into
+ * something to send on (a signed delivery): masking a byte of it would break its signature.
+ */
+export function printExactJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Writes lines to stdout. */
+/**
+ * Writes lines to stdout as given: a value from a delivery or a stored row goes through
+ * `safeText()` (or `table()`) before it is put in a line.
+ */
 export function printLines(io: CliIo, lines: readonly string[]): void {
   io.stdout.write(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
 }
 
 /**
- * Lays out rows as aligned columns under a header; the last column is not padded.
+ * Lays out rows as aligned columns under a header; the last column is not padded. Every cell
+ * goes through `safeText()` first, so stored values can neither drive the terminal nor break
+ * the layout.
  * @example table(['ID', 'STATUS'], [['1', 'dead']]) // ['ID  STATUS', '1   dead']
  */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+export function table(
+  header: readonly string[],
+  unsafeRows: readonly (readonly string[])[],
+): string[] {
+  const rows = unsafeRows.map((row) => row.map((cell) => safeText(cell)));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

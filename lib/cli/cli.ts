@@ -4,6 +4,7 @@ import { parseCommand } from './arguments';
 import { CLI_NAME, CliCommand } from './cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-errors';
 import { CliIo, printLines, processIo } from './cli-io';
+import { safeText } from '../observability/safe-text';
 import {
   eventsListCommand,
   eventsPurgeCommand,
@@ -93,9 +94,9 @@ function findCommand(args: readonly string[]): { command: CliCommand; rest: stri
   throw new CliUsageError(`unknown command "${first}" (run "${CLI_NAME} --help" for the list)`);
 }
 
-/** One line, whatever the error's message holds. */
+/** One line, whatever the error's message holds, safe for the terminal. */
 function oneLine(message: string): string {
-  return message.replace(/\s*\n\s*/g, ' ').trim();
+  return safeText(message.replace(/\s*\n\s*/g, ' ').trim());
 }
 
 /**

@@ -5,7 +5,6 @@ import {
   BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { isPaymentEventType } from '../core/payment-event-types';
@@ -27,6 +26,7 @@ import { describeFailures, describeWithStack } from './handler-failure';
 import { NonRetryableError } from './non-retryable.error';
 import { providerConfirms } from './provider-answer';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
+import { SafeLogger } from '../observability/safe-logger';
 
 interface HandlerFailure {
   readonly handler: RegisteredWebhookHandler;
@@ -52,7 +52,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** Identifies this worker's leases. */
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  private readonly logger = new Logger('WebhookDispatcher');
+  private readonly logger = new SafeLogger('WebhookDispatcher');
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Events given back on shutdown while their handlers still ran: never settle them here. */
   private readonly released = new Set<string>();
@@ -297,7 +297,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
               manager,
               attempt,
               idempotencyKey: this.idempotencyKey(entity, handler.key),
-              logger: new Logger(`Webhooks:${handler.key}`),
+              logger: new SafeLogger(`Webhooks:${handler.key}`),
               fetchStatus: () => this.fetchStatus(entity, event),
               recordOutcome: (value: string) => {
                 reported = String(value).slice(0, 64);

@@ -4,7 +4,6 @@ import {
   CallHandler,
   ExecutionContext,
   Injectable,
-  Logger,
   NestInterceptor,
   OnModuleInit,
   StreamableFile,
@@ -43,6 +42,7 @@ import {
   rawResponseOf,
   setPlatformHeader,
 } from './response-capture';
+import { SafeLogger } from '../observability/safe-logger';
 
 /** The parts of an Express or Fastify request the interceptor reads. */
 interface IdempotentRequest extends FingerprintedRequest {
@@ -64,7 +64,7 @@ interface HeldKey {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
-  private readonly logger = new Logger('Idempotency');
+  private readonly logger = new SafeLogger('Idempotency');
   private store!: IdempotencyStore;
 
   constructor(

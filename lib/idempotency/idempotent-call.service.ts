@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
   DEFAULT_IDEMPOTENCY_LEASE_MS,
@@ -14,6 +14,7 @@ import { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idem
 import { INVALID_IDEMPOTENCY_OPTION } from './idempotency.messages';
 import { IdempotencyStore } from './idempotency-store.interface';
 import { resolveMillisecondsOption } from './milliseconds-option';
+import { SafeLogger } from '../observability/safe-logger';
 
 /** Options of `IdempotentCall.run()`. */
 export interface IdempotentCallOptions {
@@ -73,7 +74,7 @@ function scopeOfKey(key: string): string {
  */
 @Injectable()
 export class IdempotentCall {
-  private readonly logger = new Logger('IdempotentCall');
+  private readonly logger = new SafeLogger('IdempotentCall');
 
   constructor(@Inject(IdempotencyStore) private readonly store: IdempotencyStore) {}
 

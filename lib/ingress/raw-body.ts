@@ -1,5 +1,4 @@
 import { IncomingMessage } from 'node:http';
-import { Logger } from '@nestjs/common';
 import {
   RAW_BODY_MISSING,
   RAW_BODY_OR_APP_PARSER,
@@ -10,13 +9,14 @@ import {
   UnsupportedWebhookMediaTypeException,
   WebhookTooLargeException,
 } from './webhook-ingress.exceptions';
+import { SafeLogger } from '../observability/safe-logger';
 
 interface RequestWithRawBody {
   rawBody?: Buffer;
   raw?: IncomingMessage;
 }
 
-const logger = new Logger('WebhookIngress');
+const logger = new SafeLogger('WebhookIngress');
 
 /** How the app hands request bodies over, for the message when the raw bytes are missing. */
 export interface RawBodySetup {
@@ -100,4 +100,21 @@ export function flattenHeaders(
     flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
+}
+
+/** The parts of an Express or Fastify request that tell where it came from. */
+export interface RequestSource {
+  ip?: string;
+  socket?: { remoteAddress?: string };
+  raw?: { socket?: { remoteAddress?: string } };
+}
+
+/**
+ * The sender's address: the platform's `ip` (which follows its trust-proxy setting) when the
+ * module's `trustProxy` is on, otherwise the socket's peer.
+ */
+export function sourceIpOf(request: RequestSource, trustProxy: boolean): string | undefined {
+  return trustProxy
+    ? request.ip
+    : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress);
 }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
@@ -26,25 +26,29 @@ import {
 import { sanitizeHeaders } from './sanitize-headers';
 import { dedupHorizonDays } from '../retention/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../retention/retention.messages';
-import { redact } from '../observability/redact';
 import {
   DeliveryDecision,
   DeliveryRecord,
   WebhookTelemetry,
 } from '../observability/webhook-telemetry';
+import { SafeLogger } from '../observability/safe-logger';
 
-/** A delivery as the controller hands it over: raw bytes and flattened headers. */
-export interface WebhookDelivery {
+/** What is known of a delivery before its body is read. */
+export interface WebhookDeliveryHead {
   readonly endpoint: string;
   /**
    * How it came: a GET delivery's raw body is its query string.
    * @default 'POST'
    */
   readonly method?: WebhookDeliveryMethod;
-  readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly sourceIp: string | undefined;
   readonly receivedAt: Date;
+}
+
+/** A delivery as the controller hands it over: raw bytes and flattened headers. */
+export interface WebhookDelivery extends WebhookDeliveryHead {
+  readonly rawBody: Buffer;
 }
 
 /**
@@ -53,7 +57,7 @@ export interface WebhookDelivery {
  */
 @Injectable()
 export class WebhookIngress {
-  private readonly logger = new Logger('WebhookIngress');
+  private readonly logger = new SafeLogger('WebhookIngress');
 
   constructor(
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
@@ -76,9 +80,9 @@ export class WebhookIngress {
       this.journal(delivery, 'method_not_allowed', 405);
       throw new WebhookMethodNotAllowedException(endpoint.name, method, methods);
     }
-    if (endpoint.allowedSources && !endpoint.allowedSources.allows(delivery.sourceIp)) {
-      this.journal(delivery, 'rejected_ip', 403);
-      throw new WebhookSourceForbiddenException();
+    const refusal = this.refuseSource(delivery);
+    if (refusal) {
+      throw refusal;
     }
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
@@ -111,7 +115,7 @@ export class WebhookIngress {
       this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
       throw new WebhookPayloadException('The delivery carries no notification');
     }
-    const headers = sanitizeHeaders(delivery.headers);
+    const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
     const events = notifications.map((notification) =>
       this.newEvent(endpoint, delivery, notification, headers),
     );
@@ -174,6 +178,25 @@ export class WebhookIngress {
     );
   }
 
+  /**
+   * The source allowlist alone, for an adapter that checks it before reading the body: journals
+   * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
+   * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
+   */
+  refuseSource(head: WebhookDeliveryHead): WebhookSourceForbiddenException | undefined {
+    const endpoint = this.options.endpoints.get(head.endpoint);
+    const methods = endpoint?.provider.methods ?? ['POST'];
+    if (
+      !endpoint?.allowedSources ||
+      !methods.includes(head.method ?? 'POST') ||
+      endpoint.allowedSources.allows(head.sourceIp)
+    ) {
+      return undefined;
+    }
+    this.journal(head, 'rejected_ip', 403);
+    return new WebhookSourceForbiddenException();
+  }
+
   private newEvent(
     endpoint: WebhookEndpoint,
     delivery: WebhookDelivery,
@@ -212,7 +235,7 @@ export class WebhookIngress {
   }
 
   private journal(
-    delivery: WebhookDelivery,
+    delivery: WebhookDeliveryHead,
     decision: DeliveryDecision,
     status: number,
     extra: Partial<
@@ -230,6 +253,7 @@ export class WebhookIngress {
       receivedAt: delivery.receivedAt,
       ...extra,
     };
+    // NOTE: the logger masks card numbers and escapes control characters in every value.
     const entry = {
       requestId: record.requestId,
       endpoint: record.endpoint,
@@ -240,7 +264,7 @@ export class WebhookIngress {
       sourceIp: record.sourceIp,
       ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
       ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
-      ...(record.reason ? { reason: redact(record.reason) } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
     };
     if (status >= 500) {
       this.logger.error(entry);

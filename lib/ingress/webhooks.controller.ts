@@ -4,7 +4,7 @@ import { IncomingMessage } from 'node:http';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Inject } from '@nestjs/common';
-import { readRawBody, flattenHeaders, RawBodySetup } from './raw-body';
+import { readRawBody, flattenHeaders, RawBodySetup, sourceIpOf } from './raw-body';
 import { appKeepsRawBody } from './raw-body-option';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
@@ -98,9 +98,7 @@ export function createWebhooksController(
           method,
           rawBody,
           headers: flattenHeaders(request.headers),
-          sourceIp: this.options.trustProxy
-            ? request.ip
-            : (request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress),
+          sourceIp: sourceIpOf(request, this.options.trustProxy),
           receivedAt,
         })
         .catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { WebhookStore } from '../store/webhook-store.interface';
@@ -7,6 +7,7 @@ import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PaymentEventCounter } from './payment-event-counter';
 import { dateOf } from './stored-date';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from './webhook-telemetry';
+import { SafeLogger } from './safe-logger';
 
 /** Statuses whose counts are sampled: what is still to run, running, or waiting for a human. */
 export const SAMPLED_STATUSES = ['pending', 'processing', 'retrying', 'dead'] as const;
@@ -91,7 +92,7 @@ export class InboxSampler implements OnModuleDestroy {
   /** When this process started looking; stands for the last delivery when none is known. */
   readonly startedAt = new Date();
 
-  private readonly logger = new Logger('WebhookObservability');
+  private readonly logger = new SafeLogger('WebhookObservability');
   private readonly lastDelivery = new Map<string, number>();
   private readonly paymentCounts = new WeakMap<DeliveryRecord, Map<string, Promise<number>>>();
   private readonly unsubscribe: () => void;

@@ -9,6 +9,12 @@ describe('redact', () => {
       '19 digits 6011000990139424 and 3530111333300000',
       '19 digits 601100******9424 and 353011******0000',
     ],
+    ['pan_4111111111111111', 'pan_411111******1111'],
+    ['card4111111111111111x', 'card411111******1111x'],
+    ['ord-4111111111111111-2', 'ord-411111******1111-2'],
+    ['4111 1111 1111 1111 2025', '411111******1111 2025'],
+    ['amex 3782-822463-10005', 'amex 378282*****0005'],
+    ['two 4111111111111111 5555 5555 5555 4444', 'two 411111******1111 555555******4444'],
   ])('masks Luhn-valid card numbers: %s', (input, expected) => {
     expect(redact(input)).toBe(expected);
   });
@@ -18,6 +24,8 @@ describe('redact', () => {
     'PaymentId 13660',
     'timestamp 1764400000000',
     'amount 4111111111111112',
+    'run 41111111111111110000',
+    'id 12345678-1234-1232-1234-123456789012',
   ])('leaves numbers that are not card numbers alone: %s', (input) => {
     expect(redact(input)).toBe(input);
   });

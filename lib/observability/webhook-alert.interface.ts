@@ -11,7 +11,10 @@ interface WebhookAlertBase {
   readonly provider: string;
   /** When the alert was raised. */
   readonly at: Date;
-  /** One line for a human, safe to log (card numbers and CVV fields redacted). */
+  /**
+   * One line for a human, safe to log: card numbers and CVV fields masked, control characters
+   * escaped.
+   */
   readonly message: string;
 }
 
@@ -26,7 +29,7 @@ export interface DeadLetterAlert extends WebhookAlertBase {
   readonly paymentRef: string | null;
   /** Attempts made. */
   readonly attempt: number;
-  /** The last error, redacted. */
+  /** The last error, masked and escaped as the message is. */
   readonly error: string;
 }
 

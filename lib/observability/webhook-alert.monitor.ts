@@ -1,7 +1,6 @@
 import {
   Inject,
   Injectable,
-  Logger,
   OnApplicationBootstrap,
   OnModuleDestroy,
   OnModuleInit,
@@ -10,9 +9,10 @@ import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { InboxSampler, isAcknowledged } from './inbox-sampler';
 import { RecentKeys } from './recent-keys';
-import { redact } from './redact';
+import { safeText } from './safe-text';
 import { WebhookAlerts } from './webhook-alerts';
 import { DeliveryRecord, SettledRecord, WebhookTelemetry } from './webhook-telemetry';
+import { SafeLogger } from './safe-logger';
 
 /** Payments remembered as already alerted on; older ones may alert again after this many. */
 const REMEMBERED_PAYMENTS = 10_000;
@@ -48,7 +48,7 @@ function duration(ms: number): string {
  */
 @Injectable()
 export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('WebhookAlerts');
+  private readonly logger = new SafeLogger('WebhookAlerts');
   private readonly signatureRuns = new Map<string, SignatureRun>();
   /** Per silent endpoint, the last delivery time (ms) its alert was raised for. */
   private readonly silences = new Map<string, number>();
@@ -223,7 +223,7 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
     if (record.status !== 'dead') {
       return;
     }
-    const error = redact(record.error ?? 'no error recorded').slice(0, MAX_ALERT_ERROR);
+    const error = safeText(record.error ?? 'no error recorded').slice(0, MAX_ALERT_ERROR);
     this.alerts.raise({
       kind: 'dead_letter',
       endpoint: record.endpoint,

@@ -69,4 +69,15 @@ describe('WebhookAlerts', () => {
     expect(errors).toHaveBeenCalledWith(expect.stringContaining('pager down'));
     expect(errors).toHaveBeenCalledWith(expect.stringContaining('chat down'));
   });
+
+  it('hands listeners a message with card numbers masked and control characters escaped', () => {
+    const heard: WebhookAlert[] = [];
+    const alerts = alertsWith((a) => {
+      heard.push(a);
+    });
+    const paymentRef = 'pi_\u001b[2J4111111111111111\n';
+    alerts.raise({ ...alert, paymentRef, message: `Payment ${paymentRef} has 21 stored events` });
+    expect(heard[0].message).toBe('Payment pi_\\x1b[2J411111******1111\\n has 21 stored events');
+    expect(warnings).toHaveBeenCalledWith(`[payment_event_storm] ${heard[0].message}`);
+  });
 });

@@ -1,7 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import type { WebhookAlert, WebhookAlertListener } from './webhook-alert.interface';
+import { SafeLogger } from './safe-logger';
+import { safeText } from './safe-text';
 
 /**
  * Where alerts go: each one is logged as a warning, then handed to the `alerts.onAlert` option
@@ -22,7 +24,7 @@ import type { WebhookAlert, WebhookAlertListener } from './webhook-alert.interfa
  */
 @Injectable()
 export class WebhookAlerts {
-  private readonly logger = new Logger('WebhookAlerts');
+  private readonly logger = new SafeLogger('WebhookAlerts');
   private readonly listeners = new Set<WebhookAlertListener>();
 
   constructor(
@@ -39,7 +41,9 @@ export class WebhookAlerts {
    * Raises an alert: logs it, then calls `onAlert` and every subscriber. A listener that throws
    * or rejects is logged and does not keep the others from hearing it.
    */
-  raise(alert: WebhookAlert): void {
+  raise(raised: WebhookAlert): void {
+    // NOTE: the message quotes ids and refs from deliveries; listeners post it to chat and pagers.
+    const alert = { ...raised, message: safeText(raised.message) };
     this.logger.warn(`[${alert.kind}] ${alert.message}`);
     const { onAlert } = this.options.observability.alerts;
     for (const listener of onAlert ? [onAlert, ...this.listeners] : this.listeners) {

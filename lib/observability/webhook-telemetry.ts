@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { SafeLogger } from './safe-logger';
 
 /** What happened to a delivery, as journaled. */
 export type DeliveryDecision =
@@ -84,7 +85,7 @@ export interface WebhookTelemetryListener {
  */
 @Injectable()
 export class WebhookTelemetry {
-  private readonly logger = new Logger('WebhookTelemetry');
+  private readonly logger = new SafeLogger('WebhookTelemetry');
   private readonly listeners = new Set<WebhookTelemetryListener>();
 
   /** Adds a listener; returns a function that removes it. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
@@ -13,6 +13,7 @@ import {
   SettledRecord,
   WebhookTelemetry,
 } from './webhook-telemetry';
+import { SafeLogger } from './safe-logger';
 
 /** Label value for a delivery to an endpoint name that is not configured. */
 const UNKNOWN = '(unknown)';
@@ -90,7 +91,7 @@ interface WebhookMetricSet {
  */
 @Injectable()
 export class WebhooksMetrics implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('WebhooksMetrics');
+  private readonly logger = new SafeLogger('WebhooksMetrics');
   private readonly endpointsSeen = new BoundedLabel(100);
   private readonly types = new BoundedLabel(200);
   private readonly outcomes = new BoundedLabel(50);

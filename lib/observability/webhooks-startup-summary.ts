@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { SafeLogger } from './safe-logger';
 import { ApplicationConfig } from '@nestjs/core';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
@@ -12,7 +13,7 @@ import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
  */
 @Injectable()
 export class WebhooksStartupSummary implements OnApplicationBootstrap {
-  private readonly logger = new Logger('WebhooksModule');
+  private readonly logger = new SafeLogger('WebhooksModule');
 
   constructor(
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { EntityManager, ObjectLiteral } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
@@ -18,6 +17,7 @@ import {
   keyNotUnique,
   notAppliedMessage,
 } from './payments.messages';
+import { SafeLogger } from '../observability/safe-logger';
 
 /**
  * What became of a transition:
@@ -97,7 +97,7 @@ interface RowVerdict {
 }
 
 /** @internal where transitions log unless told otherwise. */
-export const DEFAULT_PAYMENT_STATE_LOGGER: PaymentStateLogger = new Logger('PaymentStates');
+export const DEFAULT_PAYMENT_STATE_LOGGER: PaymentStateLogger = new SafeLogger('PaymentStates');
 
 /**
  * NOTE: between a failed update and the read that explains it, another transaction may commit a

@@ -200,6 +200,8 @@ export class HmacWebhookProvider implements WebhookProvider {
   readonly kind: string;
   /** Such senders accept any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** The configured timestamp, event id and type headers; never the signature header. */
+  readonly storedHeaders: readonly string[];
 
   private readonly secrets: readonly string[];
   private readonly signatureHeader: string;
@@ -269,6 +271,11 @@ export class HmacWebhookProvider implements WebhookProvider {
     this.currencyPath = optionalPath('currencyPath', options.currencyPath);
     this.statusPath = optionalPath('statusPath', options.statusPath);
     this.occurredAtPath = optionalPath('occurredAtPath', options.occurredAtPath);
+    this.storedHeaders = Object.freeze(
+      [this.timestampHeader, this.eventIdHeader, this.typeHeader].filter(
+        (name): name is string => name !== undefined && name !== this.signatureHeader,
+      ),
+    );
   }
 
   /**

@@ -25,6 +25,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'paddle';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -124,7 +125,7 @@ function mapPaddleType(eventType: string, data: JsonObject): PaymentEventType | 
   if (eventType === 'adjustment.created' || eventType === 'adjustment.updated') {
     return mapAdjustment(eventType, data);
   }
-  return TRANSACTION_TYPES[eventType];
+  return ownValue(TRANSACTION_TYPES, eventType);
 }
 
 /** Paddle writes amounts as strings of minor units (`"1099"`). */

@@ -37,6 +37,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'paypal';
 const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
@@ -199,6 +200,11 @@ export class PayPalWebhookProvider implements WebhookProvider {
   readonly kind = KIND;
   /** PayPal accepts any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** Which transmission it was, and when PayPal sent it; never its signature. */
+  readonly storedHeaders: readonly string[] = Object.freeze([
+    TRANSMISSION_ID_HEADER,
+    TRANSMISSION_TIME_HEADER,
+  ]);
 
   private readonly webhookId: string;
   private readonly tolerance: number;
@@ -324,7 +330,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
 
     return {
       eventId: event.id,
-      type: EVENT_TYPES[event.event_type] ?? `${KIND}:${event.event_type}`,
+      type: ownValue(EVENT_TYPES, event.event_type) ?? `${KIND}:${event.event_type}`,
       nativeType: event.event_type,
       paymentRef,
       merchantRef,

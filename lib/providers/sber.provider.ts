@@ -30,6 +30,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'sber';
 const WHAT = 'Sber callback';
@@ -359,7 +360,7 @@ function currencyOf(value: string | undefined): string | undefined {
   if (ALPHA_CURRENCY.test(value)) {
     return value.toUpperCase();
   }
-  return NUMERIC_CURRENCIES[value.padStart(3, '0')];
+  return ownValue(NUMERIC_CURRENCIES, value.padStart(3, '0'));
 }
 
 /** `callbackCreationDate` (e.g. `Mon Jan 31 21:46:52 UTC 2022`), when it parses. */

@@ -27,6 +27,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'square';
 const SIGNATURE_HEADER = 'x-square-hmacsha256-signature';
@@ -98,10 +99,10 @@ function objectFamily(type: string): ObjectFamily | undefined {
 function mapSquareType(type: string, object: JsonObject | undefined): PaymentEventType | undefined {
   const status = readString(object, 'status');
   if (type === 'payment.created' || type === 'payment.updated') {
-    return status === undefined ? undefined : PAYMENT_STATUSES[status];
+    return status === undefined ? undefined : ownValue(PAYMENT_STATUSES, status);
   }
   if (type === 'refund.created' || type === 'refund.updated') {
-    return status === undefined ? undefined : REFUND_STATUSES[status];
+    return status === undefined ? undefined : ownValue(REFUND_STATUSES, status);
   }
   if (type === 'dispute.created') {
     return 'dispute.opened';

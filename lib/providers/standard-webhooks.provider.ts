@@ -126,6 +126,13 @@ export class StandardWebhooksProvider implements WebhookProvider {
   readonly kind: string;
   /** Standard Webhooks senders accept any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** The message id is the event id; `normalize()` reads it again on replay. */
+  readonly storedHeaders: readonly string[] = Object.freeze([
+    'webhook-id',
+    'webhook-timestamp',
+    'svix-id',
+    'svix-timestamp',
+  ]);
 
   private readonly secrets: readonly Buffer[];
   private readonly publicKeys: readonly KeyObject[];

@@ -24,6 +24,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'stripe';
 const SIGNATURE_HEADER: TimestampedSignatureHeader = {
@@ -143,7 +144,7 @@ function mapStripeType(type: string, data: JsonObject): PaymentEventType | undef
   if (REFUND_STATUS_EVENTS.has(type)) {
     return mapRefundStatus(type, object, readObject(data, 'previous_attributes'));
   }
-  return FIXED_TYPES[type];
+  return ownValue(FIXED_TYPES, type);
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'tbank';
 const SUCCESS_BODY = 'OK';
@@ -193,7 +194,7 @@ export class TBankWebhookProvider implements WebhookProvider {
     }
     return {
       eventId,
-      type: TBANK_STATUS_TYPES[status] ?? `${KIND}:${status}`,
+      type: ownValue(TBANK_STATUS_TYPES, status) ?? `${KIND}:${status}`,
       nativeType: status,
       paymentRef: paymentId,
       merchantRef: identifierOf(members.get('OrderId')),

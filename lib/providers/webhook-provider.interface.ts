@@ -91,6 +91,14 @@ export interface WebhookProvider {
    * @default ['POST']
    */
   readonly methods?: readonly WebhookDeliveryMethod[];
+  /**
+   * Lower-cased names of the headers stored with an event besides the content type, user agent,
+   * request id and forwarding headers every event keeps: the ids and timestamps `normalize()`
+   * reads again when the event is replayed. Never a signature or a credential; every other
+   * header is dropped before the event is stored.
+   * @default none
+   */
+  readonly storedHeaders?: readonly string[];
 }
 
 /** Options every endpoint kind shares. */

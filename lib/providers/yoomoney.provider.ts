@@ -20,6 +20,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from './webhook-provider.interface';
+import { ownValue } from '../core/own-value';
 
 const KIND = 'yoomoney';
 const WHAT = 'YooMoney notification';
@@ -166,7 +167,7 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
     return {
       ...common,
       eventId: operationId,
-      type: TYPES[notificationType] ?? `${KIND}:${notificationType}`,
+      type: ownValue(TYPES, notificationType) ?? `${KIND}:${notificationType}`,
       nativeType: notificationType,
     };
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
@@ -10,6 +10,7 @@ import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PendingPayment, PendingPaymentsSource } from './pending-payments.source';
+import { SafeLogger } from '../observability/safe-logger';
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_OLDER_THAN_MS = 15 * 60_000;
@@ -61,7 +62,7 @@ export interface ReconciliationReport {
  */
 @Injectable()
 export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('Reconciliation');
+  private readonly logger = new SafeLogger('Reconciliation');
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<string>();
 

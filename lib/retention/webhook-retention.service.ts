@@ -2,7 +2,6 @@ import {
   BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
@@ -17,6 +16,7 @@ import { sqlDialectOf } from '../store/sql-dialect';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { dedupHorizonDays, type ResolvedRetentionOptions } from './retention-options';
+import { SafeLogger } from '../observability/safe-logger';
 
 const DAY_MS = 86_400_000;
 /**
@@ -75,7 +75,7 @@ interface PruneCursor {
  */
 @Injectable()
 export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('WebhookRetention');
+  private readonly logger = new SafeLogger('WebhookRetention');
   private readonly options: ResolvedRetentionOptions;
   private readonly running = new Set<Promise<RetentionReport>>();
   private timer?: NodeJS.Timeout;

@@ -15,6 +15,7 @@ import {
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
+import { safeText } from '../../observability/safe-text';
 import { CliInbox, databaseTarget, openInbox } from '../database';
 import {
   ALL_STATUSES,
@@ -161,8 +162,8 @@ function describeEvent(details: WebhookEventDetails): string[] {
   ];
   const width = Math.max(...fields.map(([name]) => name.length));
   const lines = [
-    `Event ${event.id}`,
-    ...fields.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),
+    `Event ${safeText(event.id)}`,
+    ...fields.map(([name, value]) => `  ${name.padEnd(width)}  ${safeText(value)}`),
   ];
   lines.push('', 'Handler runs');
   if (handlerRuns.length === 0) {
@@ -186,11 +187,16 @@ function describeEvent(details: WebhookEventDetails): string[] {
     return lines;
   }
   lines.push('', 'Headers (signatures and credentials are never stored)');
-  lines.push(...(headers.length === 0 ? ['  none'] : headers.map(([n, v]) => `  ${n}: ${v}`)));
+  lines.push(
+    ...(headers.length === 0
+      ? ['  none']
+      : headers.map(([name, value]) => `  ${safeText(name)}: ${safeText(value)}`)),
+  );
   lines.push(
     '',
     `Body (${Buffer.byteLength(event.rawBody, 'utf8')} bytes, sha256 ${event.bodySha256})`,
-    event.rawBody,
+    // NOTE: line feeds stay, so a pretty-printed body reads as it was sent.
+    safeText(event.rawBody, { keepLineFeeds: true }),
   );
   return lines;
 }
@@ -295,7 +301,9 @@ Examples:
       if (json) {
         printJson(io, { replayed: 1, ids: [id] });
       } else {
-        printLines(io, [`Event ${id} put back in the inbox; the app's workers run it next.`]);
+        printLines(io, [
+          `Event ${safeText(id)} put back in the inbox; the app's workers run it next.`,
+        ]);
       }
       return EXIT_OK;
     }

@@ -3,7 +3,8 @@ import { SignedDelivery } from '../../testing/signed-delivery';
 import { flagOption, integerOption, OptionSpecs, ParsedCommand, stringOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK } from '../cli-errors';
-import { CliIo, printJson, printLines } from '../cli-io';
+import { CliIo, printExactJson, printJson, printLines } from '../cli-io';
+import { safeText } from '../../observability/safe-text';
 import { PROVIDER_FLAG_NAMES, PROVIDER_SIGNING, providerSigning } from '../signing';
 
 const SEND_TIMEOUT_MS = 30_000;
@@ -170,7 +171,7 @@ Examples:
   async run(parsed, io) {
     const delivery = await signedDelivery(this.name, parsed, io);
     if (flagOption(parsed, 'json')) {
-      printJson(io, delivery);
+      printExactJson(io, delivery);
       return EXIT_OK;
     }
     const headers = Object.entries(delivery.headers).map(([name, value]) => `${name}: ${value}`);
@@ -241,8 +242,8 @@ Examples:
       });
     } else {
       printLines(io, [
-        `HTTP ${response.status} ${response.statusText}`.trimEnd(),
-        ...(body ? [body] : []),
+        safeText(`HTTP ${response.status} ${response.statusText}`.trimEnd()),
+        ...(body ? [safeText(body, { keepLineFeeds: true })] : []),
       ]);
     }
     if (!ok) {

@@ -18,6 +18,7 @@ import {
   resolveTimeoutMs,
 } from './provider-http';
 import { sberCredentialsMessage } from './status-clients.messages';
+import { ownValue } from '../../core/own-value';
 
 const CLIENT = 'SberStatusClient';
 const PROVIDER = 'Sber';
@@ -226,7 +227,7 @@ function toStatus(
   return {
     paymentRef: orderId,
     status: orderStatus,
-    type: ORDER_STATUS_TYPES[orderStatus],
+    type: ownValue(ORDER_STATUS_TYPES, orderStatus),
     ...(typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0
       ? { amount }
       : {}),
@@ -243,7 +244,7 @@ function toAlphaCurrency(code: string | undefined): string | undefined {
   if (/^[A-Za-z]{3}$/.test(code)) {
     return code.toUpperCase();
   }
-  return /^\d{1,3}$/.test(code) ? NUMERIC_CURRENCIES[String(Number(code))] : undefined;
+  return /^\d{1,3}$/.test(code) ? ownValue(NUMERIC_CURRENCIES, String(Number(code))) : undefined;
 }
 
 /** The failure a non-zero `errorCode` amounts to (see the class documentation). */

@@ -18,6 +18,7 @@ import {
   resolveTimeoutMs,
 } from './provider-http';
 import { tbankToken } from './tbank-token';
+import { ownValue } from '../../core/own-value';
 
 const CLIENT = 'TBankStatusClient';
 const PROVIDER = 'T-Bank';
@@ -192,7 +193,7 @@ function toStatus(
   return {
     paymentRef: paymentId,
     status,
-    type: TBANK_STATUS_TYPES[status],
+    type: ownValue(TBANK_STATUS_TYPES, status),
     ...(typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0
       ? { amount, currency: 'RUB' }
       : {}),

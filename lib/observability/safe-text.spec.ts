@@ -1,0 +1,70 @@
+import { safeJson, safeLogValue, safeText } from './safe-text';
+
+describe('safeText', () => {
+  it.each([
+    ['line\nforged', 'line\\nforged'],
+    ['\r\t\u0000\u0007\b', '\\r\\t\\x00\\x07\\x08'],
+    ['\u001b[31mred\u001b[0m', '\\x1b[31mred\\x1b[0m'],
+    ['osc \u001b]8;;http://x\u0007link', 'osc \\x1b]8;;http://x\\x07link'],
+    ['csi \u009b2J del \u007f', 'csi \\x9b2J del \\x7f'],
+    ['bidi \u202eevil\u202c \u2066x\u2069', 'bidi \\u202eevil\\u202c \\u2066x\\u2069'],
+    ['sep \u2028\u2029', 'sep \\u2028\\u2029'],
+    ['plain ümlaut ☕ text', 'plain ümlaut ☕ text'],
+  ])('writes control characters visibly: %j', (input, expected) => {
+    expect(safeText(input)).toBe(expected);
+  });
+
+  it('masks card numbers, also where an escape sequence touches them', () => {
+    expect(safeText('\u00004111111111111111\u001b')).toBe('\\x00411111******1111\\x1b');
+    expect(safeText('pan_5555555555554444\n')).toBe('pan_555555******4444\\n');
+  });
+
+  it('keeps line feeds when asked, and nothing else', () => {
+    expect(safeText('{\n  "a": "\u001b[2J"\r\n}', { keepLineFeeds: true })).toBe(
+      '{\n  "a": "\\x1b[2J"\\r\n}',
+    );
+  });
+
+  it('turns non-strings into text', () => {
+    expect(safeText(4111111111111111)).toBe('411111******1111');
+    expect(safeText(null)).toBe('null');
+  });
+});
+
+describe('safeJson', () => {
+  it('masks strings and escapes what JSON leaves raw, so parsing gives the masked value', () => {
+    const value = { id: 'evt\u001b[31m\u009b\u202e', pan: 'x4111111111111111', n: 1 };
+    const json = safeJson(value, 2);
+    // eslint-disable-next-line no-control-regex -- looking for raw control characters
+    expect(json).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(JSON.parse(json)).toEqual({
+      id: 'evt\u001b[31m\u009b\u202e',
+      pan: 'x411111******1111',
+      n: 1,
+    });
+  });
+});
+
+describe('safeLogValue', () => {
+  it('makes every string of an object safe, keys included, and keeps other values', () => {
+    const value = safeLogValue({
+      eventId: 'evt\n1',
+      ids: ['4111111111111111'],
+      nested: { ['\u001b']: true, count: 3 },
+      ['__proto__']: 'x',
+    });
+    expect(value).toEqual({
+      eventId: 'evt\\n1',
+      ids: ['411111******1111'],
+      nested: { ['\\x1b']: true, count: 3 },
+      ['__proto__']: 'x',
+    });
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+  });
+
+  it('writes an error as its name and message', () => {
+    expect(safeLogValue(new TypeError('bad\n4111111111111111'))).toBe(
+      'TypeError: bad\\n411111******1111',
+    );
+  });
+});
