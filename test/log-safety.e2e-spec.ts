@@ -26,6 +26,7 @@ import {
 } from 'nestjs-payment-webhooks';
 import {
   adyenNotificationItem,
+  PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,
   paddleFixtures,
   paypalFixtures,
@@ -511,6 +512,7 @@ beforeAll(async () => {
           name: 'paypal',
           webhookId: SECRETS.paypal,
           certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+          trustedRoots: PAYPAL_TEST_CA_PEM,
         }),
         squareEndpoint({
           name: 'square',

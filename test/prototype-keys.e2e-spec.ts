@@ -10,6 +10,7 @@ import {
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
 import {
+  PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,
   paddleFixtures,
   paypalFixtures,
@@ -72,6 +73,7 @@ beforeAll(async () => {
           name: 'paypal',
           webhookId: SECRETS.paypal,
           certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+          trustedRoots: PAYPAL_TEST_CA_PEM,
         }),
       ],
       dispatch: { enabled: false },
