@@ -23,6 +23,7 @@ import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
+import { withFullValues } from './full-event-values';
 import { NonRetryableError } from './non-retryable.error';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
 
@@ -224,8 +225,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.inFlight.set(event.id, work);
   }
 
-  private async process(entity: WebhookEventEntity): Promise<void> {
+  private async process(claimed: WebhookEventEntity): Promise<void> {
     const { maxAttempts, baseDelayMs, maxDelayMs } = this.options.dispatch;
+    // NOTE: handlers, matching and the provider's API get the values the delivery carried,
+    // also where the row holds them shortened; downstream keys stay those of the row.
+    const entity = withFullValues(claimed, this.options.endpoints.get(claimed.endpoint)?.provider);
     const attempt = entity.attempts;
     if (attempt > maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
@@ -294,7 +298,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
             await handler.invoke(event, {
               manager,
               attempt,
-              idempotencyKey: this.idempotencyKey(entity, handler.key),
+              idempotencyKey: this.idempotencyKey(claimed, handler.key),
               logger: new Logger(`Webhooks:${handler.key}`),
               fetchStatus: () => this.fetchStatus(entity, event),
               recordOutcome: (value: string) => {
