@@ -1,22 +1,29 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hmacValidator } from '@adyen/api-library';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import {
   adyenEndpoint,
+  defineEndpoint,
+  InboundWebhook,
+  NormalizedNotification,
   paddleEndpoint,
   sberEndpoint,
+  SberWebhookProvider,
   standardWebhooksEndpoint,
   stripeEndpoint,
   WebhookAdmin,
   WebhookAlert,
   WebhookEventEntity,
+  WebhookProvider,
+  WebhookVerificationError,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
 import {
   adyenNotificationItem,
   paddleFixtures,
+  sberChecksumString,
   sberFixtures,
   signPaddleDelivery,
   signSberDelivery,
@@ -41,10 +48,40 @@ const STANDARD_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SBER_TOKEN = 'sber-ingress-poison-callback-token';
 const ADYEN_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 const PADDLE_SECRET = 'pdl_ntfset_01poison0000000000000000_ingressPoisonSecret';
+const BYTES_SECRET = 'bytes-ingress-poison-secret';
 const UNIQUE = `${process.pid}-${Date.now()}`;
 
 /** Alerts the apps raised. */
 const alerts: WebhookAlert[] = [];
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * A provider of the app's own whose bodies are any bytes (a format that is not UTF-8 text):
+ * `x-signature` is the hex HMAC-SHA256 of the raw body, `x-event-id` names the event, and the
+ * payload is the body as base64.
+ */
+class BytesProvider implements WebhookProvider {
+  readonly kind = 'bytes';
+  readonly acknowledgement = { status: 200, body: '', contentType: 'text/plain; charset=utf-8' };
+
+  verify(request: InboundWebhook): void {
+    const expected = createHmac('sha256', BYTES_SECRET).update(request.rawBody).digest();
+    const given = Buffer.from(request.headers['x-signature'] ?? '', 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new WebhookVerificationError('bad_signature', 'x-signature does not match the body');
+    }
+  }
+
+  normalize(request: InboundWebhook): NormalizedNotification {
+    return {
+      eventId: request.headers['x-event-id'] ?? 'none',
+      type: 'payment.succeeded',
+      nativeType: 'bytes',
+      payload: request.rawBody.toString('base64'),
+    };
+  }
+}
 
 function stripeBody(id: string, object: Record<string, unknown>): string {
   return JSON.stringify({
@@ -125,6 +162,7 @@ async function startPoisonApp(
           apiUrl: api.apiUrl,
           allowedIps: ['127.0.0.1', '::1'],
         }),
+        defineEndpoint({ name: 'bytes' }, new BytesProvider()),
       ],
       dispatch: {
         pollIntervalMs: 50,
@@ -256,6 +294,52 @@ describe.each<Database>(['sqlite', 'postgres'])(
       expect(seenFor(eventId)[0]).toMatchObject({ paymentRef: '\u0000', merchantRef: orderNumber });
       expect((await client.send('sber', delivery)).status).toBe(200);
       expect(await rowsLike(app, row)).toBe(1);
+    });
+
+    it('stores a form body with a raw NUL byte exactly, so it still verifies and parses', async () => {
+      const fields = {
+        mdOrder: `raw\u0000${UNIQUE}-${database}`,
+        operation: 'deposited',
+        status: '1',
+      };
+      const checksum = createHmac('sha256', SBER_TOKEN)
+        .update(sberChecksumString(fields))
+        .digest('hex')
+        .toUpperCase();
+      const body = Buffer.from(
+        `mdOrder=${fields.mdOrder}&operation=deposited&status=1&checksum=${checksum}`,
+      );
+      expect(body.includes(0)).toBe(true);
+      const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      expect((await post(`${app.url}/webhooks/sber`, body, headers)).status).toBe(200);
+      const eventId = `${fields.mdOrder}:deposited:1`;
+      const row = await seenRow(app, eventId);
+      expect(seenFor(eventId)[0].paymentRef).toBe(fields.mdOrder);
+      expect(row.bodySha256).toBe(sha256(body));
+      const stored = row.rawBody.startsWith('base64:')
+        ? Buffer.from(row.rawBody.slice('base64:'.length), 'base64')
+        : Buffer.from(row.rawBody, 'utf8');
+      expect(stored.equals(body)).toBe(true);
+      const provider = new SberWebhookProvider({ callbackToken: SBER_TOKEN });
+      expect(() =>
+        provider.verify({ rawBody: stored, headers: row.headers, receivedAt: new Date() }),
+      ).not.toThrow();
+      expect((await post(`${app.url}/webhooks/sber`, body, headers)).status).toBe(200);
+      expect(await rowsLike(app, row)).toBe(1);
+    });
+
+    it('stores a body that is not UTF-8 byte for byte, and the handler parses those bytes', async () => {
+      const eventId = `bytes-${UNIQUE}-${database}`;
+      const body = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0xc3, 0x28, 0x7d]);
+      const headers = {
+        'content-type': 'application/octet-stream',
+        'x-event-id': eventId,
+        'x-signature': createHmac('sha256', BYTES_SECRET).update(body).digest('hex'),
+      };
+      expect((await post(`${app.url}/webhooks/bytes`, body, headers)).status).toBe(200);
+      const row = await seenRow(app, eventId);
+      expect(seenFor(eventId)[0].payload).toBe(body.toString('base64'));
+      expect(row.bodySha256).toBe(sha256(body));
     });
 
     it('stores every item of an Adyen batch when one item does not fit', async () => {

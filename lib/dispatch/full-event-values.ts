@@ -2,6 +2,7 @@ import { notificationsOf } from '../providers/notifications';
 import { NormalizedNotification, WebhookProvider } from '../providers/webhook-provider.interface';
 import { isFittedValue, isStoredFormOf } from '../store/column-fit';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { storedBodyBytes } from '../store/stored-body';
 
 /** The fields of an event the inbox may hold shortened, and where a notification carries each. */
 const FITTED_FIELDS = {
@@ -59,7 +60,7 @@ function notificationOf(
   try {
     const notifications = notificationsOf(
       provider.normalize({
-        rawBody: Buffer.from(entity.rawBody, 'utf8'),
+        rawBody: storedBodyBytes(entity.rawBody),
         headers: entity.headers,
         receivedAt: entity.receivedAt,
       }),

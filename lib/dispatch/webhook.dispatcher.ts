@@ -18,6 +18,7 @@ import {
 } from '../providers/payment-status-client.interface';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxSignal } from '../store/inbox-signal';
+import { storedBodyBytes } from '../store/stored-body';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
@@ -545,7 +546,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       try {
         const [notification] = notificationsOf(
           endpoint.provider.normalize({
-            rawBody: Buffer.from(entity.rawBody, 'utf8'),
+            rawBody: storedBodyBytes(entity.rawBody),
             headers: entity.headers,
             receivedAt: entity.receivedAt,
           }),
@@ -555,10 +556,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         // NOTE: the endpoint's configuration changed since the event was stored; fall through.
       }
     }
+    const body = storedBodyBytes(entity.rawBody).toString('utf8');
     try {
-      return JSON.parse(entity.rawBody) as unknown;
+      return JSON.parse(body) as unknown;
     } catch {
-      return entity.rawBody;
+      return body;
     }
   }
 

@@ -12,6 +12,7 @@ import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import { storedBodyText } from './stored-body';
 import { WEBHOOK_TABLES } from './webhooks-schema';
 import {
   ClaimOptions,
@@ -302,7 +303,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       event.paymentStatus,
       d(event.occurredAt),
       d(event.receivedAt),
-      event.rawBody,
+      storedBodyText(event.rawBody),
       event.bodySha256,
       JSON.stringify(event.headers),
       event.status,
@@ -398,8 +399,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
     if (!this.metadata) {
       const entity = this.dataSource.getMetadata(WebhookEventEntity);
       const columns = entity.columns.map((column) => column.databaseName).join(', ');
-      // NOTE: the body is stored as it came, byte for byte, never shortened or altered; the
-      // headers are JSON, which escapes every control character.
+      // NOTE: the body and the headers are made storable as they are written out (base64 for a
+      // body PostgreSQL's text cannot hold, JSON for the headers); checking them again would
+      // only cost a scan of the body.
       const inserted = INSERT_COLUMNS.map((name) =>
         name === 'raw_body' || name === 'headers'
           ? undefined
