@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
+import { fittedTo } from '../store/fitted-value';
 import { InboxSignal } from '../store/inbox-signal';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { WebhookStore } from '../store/webhook-store.interface';
@@ -314,6 +315,10 @@ export class WebhookAdmin {
     qb: SelectQueryBuilder<WebhookEventEntity>,
     filter: WebhookEventFilter,
   ): SelectQueryBuilder<WebhookEventEntity> {
+    // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
+    // filter is fitted the same way, so the full value finds its event.
+    const stored = (property: 'type' | 'paymentRef' | 'merchantRef', value: string) =>
+      fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
     return qb.where(
       new Brackets((where) => {
         where.where('1 = 1');
@@ -325,13 +330,17 @@ export class WebhookAdmin {
           where.andWhere('e.status IN (:...statuses)', { statuses });
         }
         if (filter.type !== undefined) {
-          where.andWhere('e.type = :type', { type: filter.type });
+          where.andWhere('e.type = :type', { type: stored('type', filter.type) });
         }
         if (filter.paymentRef !== undefined) {
-          where.andWhere('e.payment_ref = :paymentRef', { paymentRef: filter.paymentRef });
+          where.andWhere('e.payment_ref = :paymentRef', {
+            paymentRef: stored('paymentRef', filter.paymentRef),
+          });
         }
         if (filter.merchantRef !== undefined) {
-          where.andWhere('e.merchant_ref = :merchantRef', { merchantRef: filter.merchantRef });
+          where.andWhere('e.merchant_ref = :merchantRef', {
+            merchantRef: stored('merchantRef', filter.merchantRef),
+          });
         }
         if (filter.since !== undefined) {
           where.andWhere('e.received_at >= :since', { since: filter.since });

@@ -17,12 +17,14 @@ import {
 } from '../providers/payment-status-client.interface';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxSignal } from '../store/inbox-signal';
+import { storedBodyBytes } from '../store/stored-body';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookTelemetry } from '../observability/webhook-telemetry';
 import { retryDelayMs } from './backoff';
 import { describeFailures, describeWithStack } from './handler-failure';
+import { withFullValues } from './full-event-values';
 import { NonRetryableError } from './non-retryable.error';
 import { providerConfirms } from './provider-answer';
 import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
@@ -226,8 +228,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.inFlight.set(event.id, work);
   }
 
-  private async process(entity: WebhookEventEntity): Promise<void> {
+  private async process(claimed: WebhookEventEntity): Promise<void> {
     const { maxAttempts, baseDelayMs, maxDelayMs } = this.options.dispatch;
+    // NOTE: handlers, matching and the provider's API get the values the delivery carried,
+    // also where the row holds them shortened; downstream keys stay those of the row.
+    const entity = withFullValues(claimed, this.options.endpoints.get(claimed.endpoint)?.provider);
     const attempt = entity.attempts;
     if (attempt > maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
@@ -296,7 +301,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
             await handler.invoke(event, {
               manager,
               attempt,
-              idempotencyKey: this.idempotencyKey(entity, handler.key),
+              idempotencyKey: this.idempotencyKey(claimed, handler.key),
               logger: new SafeLogger(`Webhooks:${handler.key}`),
               fetchStatus: () => this.fetchStatus(entity, event),
               recordOutcome: (value: string) => {
@@ -539,7 +544,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       try {
         const [notification] = notificationsOf(
           endpoint.provider.normalize({
-            rawBody: Buffer.from(entity.rawBody, 'utf8'),
+            rawBody: storedBodyBytes(entity.rawBody),
             headers: entity.headers,
             receivedAt: entity.receivedAt,
           }),
@@ -549,10 +554,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         // NOTE: the endpoint's configuration changed since the event was stored; fall through.
       }
     }
+    const body = storedBodyBytes(entity.rawBody).toString('utf8');
     try {
-      return JSON.parse(entity.rawBody) as unknown;
+      return JSON.parse(body) as unknown;
     } catch {
-      return entity.rawBody;
+      return body;
     }
   }
 

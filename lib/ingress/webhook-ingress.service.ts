@@ -227,7 +227,7 @@ export class WebhookIngress {
       paymentStatus: notification.status ?? null,
       occurredAt: storableDate(notification.occurredAt),
       receivedAt: delivery.receivedAt,
-      rawBody: rawBody.toString('utf8'),
+      rawBody,
       bodySha256: createHash('sha256').update(rawBody).digest('hex'),
       headers,
       status: wanted ? 'pending' : 'ignored',

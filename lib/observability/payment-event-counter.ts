@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { fittedTo } from '../store/fitted-value';
 import { WebhookStore } from '../store/webhook-store.interface';
 import { dateOf } from './stored-date';
 
@@ -79,14 +80,19 @@ export class PaymentEventCounter {
       const refs = [...new Set(batch.map((entry) => entry.paymentRef))];
       // NOTE: one row per delivery time of each payment: a payment has a handful of them, and
       // only a storm has many (which is what the count is for).
-      const query = (manager: EntityManager) =>
-        manager
+      const query = async (manager: EntityManager) => {
+        // NOTE: a reference too long for its column (or holding a NUL) is stored fitted to it,
+        // so it is looked for in that form.
+        const metadata = manager.connection.getMetadata(WebhookEventEntity);
+        const column = metadata.findColumnWithPropertyName('paymentRef')!;
+        const stored = new Map(refs.map((ref) => [ref, fittedTo(column, ref) as string]));
+        const rows = await manager
           .createQueryBuilder(WebhookEventEntity, 'e')
           .select('e.endpoint', 'endpoint')
           .addSelect('e.payment_ref', 'paymentRef')
           .addSelect('e.received_at', 'receivedAt')
           .addSelect('COUNT(*)', 'count')
-          .where('e.payment_ref IN (:...refs)', { refs })
+          .where('e.payment_ref IN (:...refs)', { refs: [...new Set(stored.values())] })
           .groupBy('e.endpoint')
           .addGroupBy('e.payment_ref')
           .addGroupBy('e.received_at')
@@ -96,9 +102,13 @@ export class PaymentEventCounter {
             receivedAt: unknown;
             count: string | number;
           }>();
+        return { rows, stored };
+      };
       // NOTE: a single SELECT needs no BEGIN and COMMIT around it, which would triple the round
       // trips of a query that runs every few milliseconds under load.
-      const rows = await (this.store.read ? this.store.read(query) : this.store.transaction(query));
+      const { rows, stored } = await (this.store.read
+        ? this.store.read(query)
+        : this.store.transaction(query));
       const times = new Map<string, { at: number; count: number }[]>();
       for (const row of rows) {
         const key = `${row.endpoint}\u0000${row.paymentRef}`;
@@ -106,9 +116,9 @@ export class PaymentEventCounter {
         times.set(key, [...(times.get(key) ?? []), { at, count: Number(row.count) }]);
       }
       for (const entry of batch) {
-        const stored = times.get(`${entry.endpoint}\u0000${entry.paymentRef}`) ?? [];
+        const found = times.get(`${entry.endpoint}\u0000${stored.get(entry.paymentRef)}`) ?? [];
         for (const waiter of entry.waiters) {
-          const count = stored
+          const count = found
             .filter((time) => time.at <= waiter.receivedAt)
             .reduce((sum, time) => sum + time.count, 0);
           waiter.resolve(Math.max(1, count));

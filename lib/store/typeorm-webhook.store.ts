@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, In, QueryRunner } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
@@ -11,11 +12,13 @@ import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { ConnectionLock } from './connection-lock';
+import { fittedTo } from './fitted-value';
 import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
 import { retryWhileBusy, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import { storedBodyText } from './stored-body';
 import { WEBHOOK_TABLES } from './webhooks-schema';
 import { refusedWrites } from './write-check';
 import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
@@ -99,6 +102,15 @@ export interface TypeOrmWebhookStoreOptions {
   readonly storeTimeoutMs?: number;
 }
 
+/** What the store reads once from the event entity's metadata. */
+interface EventTable {
+  readonly entity: EntityMetadata;
+  /** Every column, as a claim returns them. */
+  readonly columns: string;
+  /** The column each insert value is fitted to, in `INSERT_COLUMNS` order. */
+  readonly inserted: readonly (ColumnMetadata | undefined)[];
+}
+
 /** The columns `record()` reads back from its upsert. */
 interface RecordedRow {
   id: string;
@@ -132,7 +144,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly timeoutMs: number;
   /** Whether a transaction's first and last statements travel with its BEGIN and COMMIT. */
   private readonly boundaries: boolean;
-  private metadata?: { entity: EntityMetadata; columns: string };
+  private metadata?: EventTable;
   private announcing = false;
   /** Signs this store's notifications, so its own listener can tell them from other instances'. */
   private readonly announcer = randomBytes(8).toString('hex');
@@ -352,9 +364,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
     }
   }
 
+  /**
+   * The values of an event's row, in `INSERT_COLUMNS` order, each fitted to its column: a
+   * signed delivery never fails to store because of its content (see `fitColumn()`).
+   */
   private recordParams(event: NewWebhookEvent): unknown[] {
     const d = (value: Date | null) => (value === null ? null : this.dialect.date(value));
-    return [
+    const columns = this.eventTable().inserted;
+    const values = [
       timeOrderedId(event.receivedAt.getTime()),
       event.endpoint,
       event.provider,
@@ -368,7 +385,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       event.paymentStatus,
       d(event.occurredAt),
       d(event.receivedAt),
-      event.rawBody,
+      storedBodyText(event.rawBody),
       event.bodySha256,
       JSON.stringify(event.headers),
       event.status,
@@ -377,6 +394,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       event.status === 'ignored' ? d(event.receivedAt) : null,
       1,
     ];
+    return values.map((value, i) => (columns[i] ? fittedTo(columns[i], value) : value));
   }
 
   private recorded(event: NewWebhookEvent, row: RecordedRow): RecordResult {
@@ -459,11 +477,19 @@ export class TypeOrmWebhookStore implements WebhookStore {
     return this.eventTable().columns;
   }
 
-  private eventTable(): { entity: EntityMetadata; columns: string } {
+  private eventTable(): EventTable {
     if (!this.metadata) {
       const entity = this.dataSource.getMetadata(WebhookEventEntity);
       const columns = entity.columns.map((column) => column.databaseName).join(', ');
-      this.metadata = { entity, columns };
+      // NOTE: the body and the headers are made storable as they are written out (base64 for a
+      // body PostgreSQL's text cannot hold, JSON for the headers); checking them again would
+      // only cost a scan of the body.
+      const inserted = INSERT_COLUMNS.map((name) =>
+        name === 'raw_body' || name === 'headers'
+          ? undefined
+          : entity.findColumnWithDatabaseName(name),
+      );
+      this.metadata = { entity, columns, inserted };
     }
     return this.metadata;
   }
@@ -523,7 +549,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
           `INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ` +
           `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ` +
           'ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id',
-        params: [runId, eventId, handlerKey, attempt, this.dialect.date(new Date())],
+        params: [
+          runId,
+          eventId,
+          this.ledgerValue('handlerKey', handlerKey),
+          attempt,
+          this.dialect.date(new Date()),
+        ],
       };
       const runner = this.dataSource.createQueryRunner();
       try {
@@ -537,7 +569,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
         if (outcome !== undefined) {
           last.push({
             sql: `UPDATE webhook_handler_runs SET outcome = ${p(1)} WHERE id = ${p(2)}`,
-            params: [outcome, runId],
+            params: [this.ledgerValue('outcome', outcome), runId],
           });
         }
         if (settle) {
@@ -566,6 +598,12 @@ export class TypeOrmWebhookStore implements WebhookStore {
         await runner.release();
       }
     });
+  }
+
+  /** A value for a ledger column, fitted to it (see `fitColumn()`). */
+  private ledgerValue(property: 'handlerKey' | 'outcome', value: string): unknown {
+    const ledger = this.dataSource.getMetadata(WebhookHandlerRunEntity);
+    return fittedTo(ledger.findColumnWithPropertyName(property)!, value);
   }
 
   /**
@@ -828,7 +866,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       ([property, value]) => {
         const column = this.eventMetadata.findColumnWithPropertyName(property)!;
         const stored: unknown = this.dataSource.driver.preparePersistentValue(value, column);
-        return `${column.databaseName} = ${bind(stored)}`;
+        return `${column.databaseName} = ${bind(fittedTo(column, stored))}`;
       },
     );
     const sql =

@@ -15,7 +15,11 @@ export interface NewWebhookEvent {
   paymentStatus: string | null;
   occurredAt: Date | null;
   receivedAt: Date;
-  rawBody: string;
+  /**
+   * The body as received: its bytes, or its text (stored as UTF-8). Bytes that are not UTF-8
+   * text, or hold NUL, are kept exactly all the same (see `WebhookEventEntity.rawBody`).
+   */
+  rawBody: Buffer | string;
   bodySha256: string;
   headers: Record<string, string>;
   /** `pending` when a handler wants the event, `ignored` when none does. */

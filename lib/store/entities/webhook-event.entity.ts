@@ -67,7 +67,10 @@ export class WebhookEventEntity {
   @Column({ name: 'received_at', type: Date })
   receivedAt!: Date;
 
-  /** The body exactly as received (UTF-8). */
+  /**
+   * The body exactly as received: its UTF-8 text, or `base64:` and the base64 of its bytes when
+   * they are not UTF-8 text PostgreSQL can hold (NUL bytes, invalid UTF-8) or begin with `base64:`.
+   */
   @Column({ name: 'raw_body', type: 'text' })
   rawBody!: string;
 

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { OnPaymentEvent, PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
+import { TestApp, TestEffect } from './test-app';
+
+/** The fields of a `PaymentEvent` a handler saw, as it saw them. */
+export interface SeenEvent {
+  readonly id: string;
+  readonly eventId: string;
+  readonly type: string;
+  readonly nativeType: string;
+  readonly paymentRef: string | null;
+  readonly merchantRef: string | null;
+  readonly currency: string | null;
+  readonly status: string | null;
+  readonly payload: unknown;
+}
+
+/** The key a seen event's effect row is counted under: any id fits the test table this way. */
+export const effectKey = (eventId: string) =>
+  createHash('sha256').update(eventId, 'utf8').digest('hex');
+
+/**
+ * A handler for every event that remembers what it saw and writes one effect row per run
+ * through `ctx.manager`, so the rows count effects. It reports `outcomeFor(event)` as its
+ * outcome when that gives one.
+ */
+@Injectable()
+export class SeeingHandlers {
+  static seen: SeenEvent[] = [];
+  static outcomeFor: (event: PaymentEvent) => string | undefined = () => undefined;
+
+  @OnPaymentEvent('*')
+  async onAny(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
+    await ctx.manager.insert(TestEffect, {
+      eventId: effectKey(event.eventId),
+      handler: 'seeing',
+      merchantRef: null,
+    });
+    const outcome = SeeingHandlers.outcomeFor(event);
+    if (outcome !== undefined) {
+      ctx.recordOutcome(outcome);
+    }
+    SeeingHandlers.seen.push({
+      id: event.id,
+      eventId: event.eventId,
+      type: event.type,
+      nativeType: event.nativeType,
+      paymentRef: event.paymentRef,
+      merchantRef: event.merchantRef,
+      currency: event.currency,
+      status: event.status,
+      payload: event.payload,
+    });
+  }
+}
+
+/** What the handler saw for the event stored under `eventId` (the full id), once it ran. */
+export function seenFor(eventId: string): SeenEvent[] {
+  return SeeingHandlers.seen.filter((event) => event.eventId === eventId);
+}
+
+/** How many effects the handler applied for `eventId` (the full id). */
+export function effectsFor(app: TestApp, eventId: string): Promise<number> {
+  return app.dataSource.getRepository(TestEffect).countBy({ eventId: effectKey(eventId) });
+}
