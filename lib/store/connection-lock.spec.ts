@@ -58,6 +58,48 @@ describe('ConnectionLock', () => {
     expect(await after).toBe('after');
   });
 
+  it('makes the package wait for an app statement, and an app statement for the package', async () => {
+    const lock = new ConnectionLock(true);
+    const order: string[] = [];
+    const giveBack = await lock.hold(false);
+    const work = lock.run(async () => void order.push('package'));
+    order.push('app statement');
+    giveBack();
+    await work;
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const app = lock.hold(false).then((back) => {
+      order.push('app after package');
+      return back;
+    });
+    release();
+    await holding;
+    (await app)();
+    expect(order).toEqual(['app statement', 'package', 'app after package']);
+  });
+
+  it('fails package work that waited its patience for an open app transaction', async () => {
+    const lock = new ConnectionLock(true, 80);
+    const giveBack = await lock.hold(true);
+    const startedAt = Date.now();
+    await expect(lock.run(async () => 'never')).rejects.toThrow(/after your transaction commits/);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(70);
+    giveBack();
+    expect(await lock.run(async () => 'after')).toBe('after');
+  });
+
+  it('counts only the time an app transaction held the lock against the patience', async () => {
+    const lock = new ConnectionLock(true, 150);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const waiting = lock.run(async () => 'ran');
+    // Held by the package for longer than the patience: the waiter keeps waiting.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await holding;
+    expect(await waiting).toBe('ran');
+  });
+
   it('does nothing when disabled (PostgreSQL)', async () => {
     const lock = new ConnectionLock(false);
     expect(await lock.run(() => lock.run(async () => 'nested'))).toBe('nested');

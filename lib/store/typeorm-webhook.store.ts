@@ -10,6 +10,12 @@ import { GroupCommit } from './group-commit';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import {
+  SQLITE_BUSY_TIMEOUT_MS,
+  SqliteConnections,
+  makeDurable,
+  sqliteFileOf,
+} from './sqlite-connections';
 import { WEBHOOK_TABLES } from './webhooks-schema';
 import {
   ClaimOptions,
@@ -101,6 +107,11 @@ const MAX_RECORD_WRITES = 2;
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 
 export class TypeOrmWebhookStore implements WebhookStore {
+  /**
+   * Where the package's statements go: the app's data source, or on a SQLite file a second
+   * connection to it of the package's own (see {@link SqliteConnections}).
+   */
+  private dataSource: DataSource;
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
@@ -112,10 +123,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private announcing = false;
   /** Signs this store's notifications, so its own listener can tell them from other instances'. */
   private readonly announcer = randomBytes(8).toString('hex');
+  private sqlite?: SqliteConnections;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(private readonly appDataSource: DataSource) {
+    const dataSource = appDataSource;
+    this.dataSource = dataSource;
     this.dialect = sqlDialectOf(dataSource);
-    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
+    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite', SQLITE_BUSY_TIMEOUT_MS);
     // NOTE: pg-native answers a query of several statements with the last one's rows only.
     this.boundaries =
       this.dialect.kind === 'postgres' && !(dataSource.options as { native?: boolean }).native;
@@ -140,13 +154,12 @@ export class TypeOrmWebhookStore implements WebhookStore {
       throw new WebhookConfigurationError(MISSING_ENTITIES);
     }
     if (this.dialect.kind === 'sqlite') {
-      await this.lock.run(async () => {
-        // NOTE: TypeORM leaves WAL off and better-sqlite3's WAL default is synchronous=NORMAL,
-        // which can lose the last commits on power loss: an acknowledged event must survive.
-        await this.dataSource.query('PRAGMA journal_mode = WAL');
-        await this.dataSource.query('PRAGMA synchronous = FULL');
-        await this.dataSource.query('PRAGMA busy_timeout = 5000');
-      });
+      await this.lock.run(() => makeDurable(this.appDataSource));
+      const file = sqliteFileOf(this.appDataSource);
+      if (file) {
+        this.sqlite = await SqliteConnections.open(this.appDataSource, this.lock);
+        this.dataSource = this.sqlite.own;
+      }
     } else {
       const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
         synchronous_commit: string;
@@ -155,10 +168,25 @@ export class TypeOrmWebhookStore implements WebhookStore {
         throw new WebhookConfigurationError(ASYNC_COMMIT);
       }
     }
-    const manager = this.dataSource.manager;
-    if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
-      throw new WebhookConfigurationError(MISSING_TABLES);
+    try {
+      const manager = this.dataSource.manager;
+      if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
+        throw new WebhookConfigurationError(MISSING_TABLES);
+      }
+    } catch (error) {
+      await this.close();
+      throw error;
     }
+  }
+
+  /** Closes the connections the store opened (on SQLite); the app's data source stays open. */
+  async close(): Promise<void> {
+    await this.sqlite?.close();
+  }
+
+  /** Nest calls it on shutdown, after the dispatcher stopped. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 
   record(event: NewWebhookEvent): Promise<RecordResult> {
@@ -432,6 +460,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
     return this.lock.run(async () => {
+      this.sqlite?.shareSubscribers();
       const runId = timeOrderedId();
       // NOTE: the ledger row is written first: a second worker that reaches the same
       // (event, handler) waits on the unique index until this transaction ends, then skips.
@@ -667,11 +696,17 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.lock.run(() => this.dataSource.transaction(work));
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return this.dataSource.transaction(work);
+    });
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.lock.run(() => work(this.dataSource.manager));
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return work(this.dataSource.manager);
+    });
   }
 
   /**
