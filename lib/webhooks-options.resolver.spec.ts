@@ -19,6 +19,7 @@ describe('resolveWebhooksOptions', () => {
       maxDelayMs: 10_800_000,
     });
     expect(resolved.trustProxy).toBe(false);
+    expect(resolved.storage).toEqual({});
   });
 
   it('keeps two endpoints of one kind side by side', () => {
@@ -40,6 +41,7 @@ describe('resolveWebhooksOptions', () => {
       { endpoints: [stripe], dispatch: { retry: { baseDelayMs: 10, maxDelayMs: 5 } } },
       /maxDelayMs/,
     ],
+    [{ endpoints: [stripe], storage: { sqliteIntakePath: ' ' } }, /storage.sqliteIntakePath/],
   ])('refuses %j with a message naming the fix', (options, message) => {
     expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
     expect(() => resolveWebhooksOptions(options as never)).toThrow(message);

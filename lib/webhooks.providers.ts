@@ -31,7 +31,7 @@ import { IdempotencyStore } from './idempotency/idempotency-store.interface';
 import { IdempotentCall } from './idempotency/idempotent-call.service';
 import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
 import { DEFAULT_WEBHOOKS_PATH, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
-import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
 /** Everything the module registers besides the options provider the builder adds. */
@@ -56,12 +56,12 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       },
       {
         provide: WebhookStore,
-        useFactory: async (dataSource: DataSource) => {
-          const store = new TypeOrmWebhookStore(dataSource);
+        useFactory: async (dataSource: DataSource, options: ResolvedWebhooksOptions) => {
+          const store = new TypeOrmWebhookStore(dataSource, options.storage);
           await store.initialize();
           return store;
         },
-        inject: [getDataSourceToken(extras.dataSource)],
+        inject: [getDataSourceToken(extras.dataSource), WEBHOOKS_RESOLVED_OPTIONS],
       },
       InboxSignal,
       WebhooksMetadataAccessor,

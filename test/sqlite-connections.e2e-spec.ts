@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import Stripe from 'stripe';
@@ -60,6 +64,11 @@ class NotesController {
   }
 }
 
+function rowsOf(t: TestApp, table: string, eventId: string): Promise<{ n: number }[]> {
+  const column = table === 'webhook_events' ? 'event_id' : '"eventId"';
+  return t.dataSource.query(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, [eventId]);
+}
+
 async function statusOf(t: TestApp, eventId: string): Promise<string | undefined> {
   const rows = (await t.dataSource.query('SELECT status FROM webhook_events WHERE event_id = ?', [
     eventId,
@@ -111,6 +120,86 @@ describe.each<Platform>(['express', 'fastify'])(
     }, 30_000);
   },
 );
+
+const HOLD_MS = 4000;
+
+describe('answers on SQLite while a handler holds its transaction', () => {
+  it('stores and answers a delivery far sooner than the handler’s hold, then runs it once', async () => {
+    const control = new HandlerControl();
+    const t = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      control,
+      webhooks: webhooks(),
+    });
+    try {
+      const slow = signedEvent();
+      control.scripts.set(slow.id, { delayMs: HOLD_MS });
+      expect((await post(`${t.url}/webhooks/stripe`, slow.body, slow.headers)).status).toBe(200);
+      await eventually(() => control.calls.some((call) => call.eventId === slow.id));
+
+      const late = signedEvent();
+      const startedAt = Date.now();
+      const answers = [
+        await post(`${t.url}/webhooks/stripe`, late.body, late.headers),
+        // A re-delivery while the first copy waits: a duplicate, one row.
+        await post(`${t.url}/webhooks/stripe`, late.body, late.headers),
+      ];
+      const answerMs = Date.now() - startedAt;
+      const handlerStillHolding = control.calls.length === 1;
+
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(handlerStillHolding).toBe(true);
+      expect(answerMs).toBeLessThan(HOLD_MS / 8);
+      for (const event of [slow, late]) {
+        await eventually(async () => (await statusOf(t, event.id)) === 'processed', 20_000);
+        expect(await countEffects(t, event.id)).toBe(1);
+      }
+      const [row] = (await t.dataSource.query(
+        'SELECT delivery_count FROM webhook_events WHERE event_id = ?',
+        [late.id],
+      )) as { delivery_count: number }[];
+      expect(row.delivery_count).toBe(2);
+      expect(control.calls.filter((call) => call.eventId === late.id)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
+
+  it('keeps the deliveries it could not write at once in the intake file, which can be set', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'pw-intake-'));
+    const intake = join(directory, 'deliveries-waiting.sqlite');
+    const control = new HandlerControl();
+    const t = await startTestApp({
+      platform: 'fastify',
+      database: 'sqlite',
+      control,
+      webhooks: webhooks({ storage: { sqliteIntakePath: intake } }),
+    });
+    try {
+      const slow = signedEvent();
+      control.scripts.set(slow.id, { delayMs: 2000 });
+      await post(`${t.url}/webhooks/stripe`, slow.body, slow.headers);
+      await eventually(() => control.calls.length === 1);
+      const late = signedEvent();
+      expect((await post(`${t.url}/webhooks/stripe`, late.body, late.headers)).status).toBe(200);
+      // While the handler still holds the database, the answered delivery is in the intake.
+      const file = new Database(intake, { readonly: true });
+      try {
+        expect(file.prepare('SELECT event_id FROM webhook_intake').all()).toEqual([
+          { event_id: late.id },
+        ]);
+      } finally {
+        file.close();
+      }
+      expect(existsSync(t.sqliteFile!.replace(/\.sqlite$/, '.webhooks.sqlite'))).toBe(false);
+      await eventually(async () => (await statusOf(t, late.id)) === 'processed', 20_000);
+      expect(await rowsOf(t, 'webhook_events', late.id)).toEqual([{ n: 1 }]);
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
+});
 
 /** Writes its effect through ctx.manager, then fails its first attempt. */
 @Injectable()

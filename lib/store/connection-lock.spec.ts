@@ -1,4 +1,4 @@
-import { ConnectionLock } from './connection-lock';
+import { ConnectionLock, LockWaitTimeout } from './connection-lock';
 
 describe('ConnectionLock', () => {
   it('runs work one piece at a time when enabled', async () => {
@@ -56,6 +56,20 @@ describe('ConnectionLock', () => {
     await expect(thrown).rejects.toThrow('at once');
     await expect(rejected).rejects.toThrow('later');
     expect(await after).toBe('after');
+  });
+
+  it('gives up waiting after waitMs without running the work, and keeps the queue going', async () => {
+    const lock = new ConnectionLock(true);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    let ran = false;
+    const impatient = lock.run(async () => void (ran = true), { urgent: true, waitMs: 30 });
+    const patient = lock.run(async () => 'patient');
+    await expect(impatient).rejects.toBeInstanceOf(LockWaitTimeout);
+    release();
+    await holding;
+    expect(await patient).toBe('patient');
+    expect(ran).toBe(false);
   });
 
   it('makes the package wait for an app statement, and an app statement for the package', async () => {

@@ -8,6 +8,16 @@ export interface ConnectionLockOptions {
    * it, while a handler's transaction can wait without anyone timing out.
    */
   readonly urgent?: boolean;
+  /**
+   * Longest wait for the lock in ms; past it the call rejects with {@link LockWaitTimeout} and
+   * the work never runs. No limit when absent.
+   */
+  readonly waitMs?: number;
+}
+
+/** The lock was not free within the wait the caller allowed; its work did not run. */
+export class LockWaitTimeout extends Error {
+  override readonly name = 'LockWaitTimeout';
 }
 
 /** What holds the lock: the package's work, or the app's own statement or transaction. */
@@ -106,13 +116,16 @@ export class ConnectionLock {
   private wait(holder: Holder, options: ConnectionLockOptions): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const lane = options.urgent ? this.urgent : this.queued;
+      let deadline: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         start: () => {
+          clearTimeout(deadline);
           clearTimeout(waiter.patience);
           this.take(holder);
           resolve();
         },
         fail: (error) => {
+          clearTimeout(deadline);
           clearTimeout(waiter.patience);
           const at = lane.indexOf(waiter);
           if (at >= 0) {
@@ -124,6 +137,13 @@ export class ConnectionLock {
         since: Date.now(),
         appWaitMs: 0,
       };
+      if (options.waitMs !== undefined) {
+        const ms = options.waitMs;
+        deadline = setTimeout(
+          () => waiter.fail(new LockWaitTimeout(`the database was busy for ${ms} ms`)),
+          ms,
+        );
+      }
       lane.push(waiter);
       if (this.holder === 'app-transaction') {
         this.armPatience(waiter);

@@ -18,3 +18,7 @@ export const WAITED_FOR_APP_TRANSACTION = (ms: number) =>
   'a time. A package call made from inside your own transaction (WebhookTransactions.run(), ' +
   'IdempotentCall, the admin API) would wait for it forever: make the call after your ' +
   'transaction commits. A handler attempt that failed this way is retried.';
+
+export const INTAKE_PATH_IS_DATABASE = (path: string) =>
+  `storage.sqliteIntakePath is the app's own database file (${path}): give the intake a file ` +
+  'of its own, or leave the option out to use the default next to the database.';

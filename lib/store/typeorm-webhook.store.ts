@@ -5,8 +5,9 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
-import { ConnectionLock } from './connection-lock';
+import { ConnectionLock, LockWaitTimeout } from './connection-lock';
 import { GroupCommit } from './group-commit';
+import { INSERT_COLUMNS } from './inbox-columns';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
@@ -27,30 +28,6 @@ import {
   WebhookStore,
 } from './webhook-store.interface';
 import { MISSING_ENTITIES, MISSING_TABLES, ASYNC_COMMIT } from '../webhooks.messages';
-
-const INSERT_COLUMNS = [
-  'id',
-  'endpoint',
-  'provider',
-  'event_id',
-  'type',
-  'native_type',
-  'payment_ref',
-  'merchant_ref',
-  'amount',
-  'currency',
-  'payment_status',
-  'occurred_at',
-  'received_at',
-  'raw_body',
-  'body_sha256',
-  'headers',
-  'status',
-  'attempts',
-  'next_attempt_at',
-  'processed_at',
-  'delivery_count',
-];
 
 const MAX_ERROR_LENGTH = 2000;
 
@@ -104,6 +81,22 @@ const MAX_RECORD_BATCH = { postgres: 200, sqlite: 1_000 } as const;
  */
 const MAX_RECORD_WRITES = 2;
 
+/**
+ * Longest an answer waits for the SQLite file before its delivery goes to the intake instead:
+ * long enough for the package's own short writes, far shorter than a slow handler.
+ */
+const ANSWER_WAIT_MS = 100;
+
+/** How the store is set up beyond its data source. */
+export interface TypeOrmWebhookStoreOptions {
+  /**
+   * On SQLite, the intake file: deliveries that arrive while a transaction holds the database
+   * file are stored there, answered, and moved into `webhook_events` once it ends.
+   * @default the database's file name with `.webhooks` before its extension
+   */
+  readonly sqliteIntakePath?: string;
+}
+
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 
 export class TypeOrmWebhookStore implements WebhookStore {
@@ -125,7 +118,10 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly announcer = randomBytes(8).toString('hex');
   private sqlite?: SqliteConnections;
 
-  constructor(private readonly appDataSource: DataSource) {
+  constructor(
+    private readonly appDataSource: DataSource,
+    private readonly options: TypeOrmWebhookStoreOptions = {},
+  ) {
     const dataSource = appDataSource;
     this.dataSource = dataSource;
     this.dialect = sqlDialectOf(dataSource);
@@ -157,7 +153,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
       await this.lock.run(() => makeDurable(this.appDataSource));
       const file = sqliteFileOf(this.appDataSource);
       if (file) {
-        this.sqlite = await SqliteConnections.open(this.appDataSource, this.lock);
+        const { sqliteIntakePath } = this.options;
+        this.sqlite = await SqliteConnections.open(
+          this.appDataSource,
+          file,
+          this.lock,
+          sqliteIntakePath,
+        );
         this.dataSource = this.sqlite.own;
       }
     } else {
@@ -173,6 +175,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
         throw new WebhookConfigurationError(MISSING_TABLES);
       }
+      await this.lock.run(async () => this.sqlite?.moveStaged());
     } catch (error) {
       await this.close();
       throw error;
@@ -217,7 +220,14 @@ export class TypeOrmWebhookStore implements WebhookStore {
         status: 'fulfilled',
         value: this.recorded(event, rows[i]),
       }));
-    } catch {
+    } catch (error) {
+      if (error instanceof LockWaitTimeout) {
+        const rows = await this.staged(error, events);
+        return events.map((event, i) => ({
+          status: 'fulfilled',
+          value: this.recorded(event, rows[i]),
+        }));
+      }
       return Promise.allSettled(events.map((event) => this.recordOne(event)));
     }
   }
@@ -225,18 +235,34 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private async recordOne(event: NewWebhookEvent): Promise<RecordResult> {
     const [row] = await this.answering((manager) =>
       this.rows(manager, this.recordSql, this.recordParams(event)),
-    );
+    ).catch((error: unknown) => this.staged(error, [event]));
     return this.recorded(event, row as RecordedRow);
   }
 
   /**
    * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
-   * SQLite ahead of the handler transactions waiting for the connection.
+   * SQLite ahead of the handler transactions waiting for the connection. With an intake, it
+   * waits for the file at most {@link ANSWER_WAIT_MS} and then fails with LockWaitTimeout.
    */
   private answering<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.ingress
       ? this.ingress.run(work)
-      : this.lock.run(() => work(this.dataSource.manager), { urgent: true });
+      : this.lock.run(() => work(this.dataSource.manager), {
+          urgent: true,
+          waitMs: this.sqlite ? ANSWER_WAIT_MS : undefined,
+        });
+  }
+
+  /**
+   * Stores deliveries in the intake when the answer could not wait longer for the database file
+   * (`error` is a LockWaitTimeout).
+   * @throws `error` when it is anything else.
+   */
+  private staged(error: unknown, events: readonly NewWebhookEvent[]): Promise<RecordedRow[]> {
+    if (!(error instanceof LockWaitTimeout) || !this.sqlite) {
+      throw error;
+    }
+    return this.sqlite.stage(events.map((event) => this.recordParams(event)));
   }
 
   /**
@@ -294,7 +320,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
         }
         return recorded;
       }),
-    );
+    ).catch((error: unknown) => this.staged(error, events));
     return rows.map((row, i) => this.recorded(events[i], row));
   }
 
@@ -384,6 +410,11 @@ export class TypeOrmWebhookStore implements WebhookStore {
       return this.rows(this.dataSource.manager, sql, values) as Promise<Record<string, unknown>[]>;
     };
     const rows = await this.lock.run(async () => {
+      if (this.sqlite?.staging) {
+        // NOTE: deliveries stored in the intake are claimed like the others once moved; a
+        // failed move is retried at the next claim and holds back none of the events here.
+        await this.sqlite.moveStaged().catch(() => undefined);
+      }
       const claimed = options.expired === false ? [] : await claimWhere('expired', limit);
       if (claimed.length < limit) {
         claimed.push(...(await claimWhere('due', limit - claimed.length)));
