@@ -72,6 +72,21 @@ describe('ConnectionLock', () => {
     expect(ran).toBe(false);
   });
 
+  it('counts waitMs from the start of the hold: behind a long hold, a late call fails at once', async () => {
+    const lock = new ConnectionLock(true);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const startedAt = Date.now();
+    await expect(lock.run(async () => 'late', { waitMs: 50 })).rejects.toBeInstanceOf(
+      LockWaitTimeout,
+    );
+    expect(Date.now() - startedAt).toBeLessThan(20);
+    release();
+    await holding;
+    expect(await lock.run(async () => 'free', { waitMs: 50 })).toBe('free');
+  });
+
   it('makes the package wait for an app statement, and an app statement for the package', async () => {
     const lock = new ConnectionLock(true);
     const order: string[] = [];

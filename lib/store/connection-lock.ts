@@ -9,8 +9,9 @@ export interface ConnectionLockOptions {
    */
   readonly urgent?: boolean;
   /**
-   * Longest wait for the lock in ms; past it the call rejects with {@link LockWaitTimeout} and
-   * the work never runs. No limit when absent.
+   * Longest the piece running may have held the lock, in ms, counted from when it took it: past
+   * that the call rejects with {@link LockWaitTimeout} and its work never runs (at once, when
+   * the piece running took the lock longer ago). No limit when absent.
    */
   readonly waitMs?: number;
 }
@@ -138,10 +139,16 @@ export class ConnectionLock {
         appWaitMs: 0,
       };
       if (options.waitMs !== undefined) {
-        const ms = options.waitMs;
+        // NOTE: counted from the start of the hold, so a run of calls behind one long hold
+        // does not wait waitMs each, one after the other.
+        const left = this.heldSince + options.waitMs - Date.now();
+        if (left <= 0) {
+          reject(new LockWaitTimeout(`the database has been busy for ${options.waitMs} ms`));
+          return;
+        }
         deadline = setTimeout(
-          () => waiter.fail(new LockWaitTimeout(`the database was busy for ${ms} ms`)),
-          ms,
+          () => waiter.fail(new LockWaitTimeout(`the database was busy for ${options.waitMs} ms`)),
+          left,
         );
       }
       lane.push(waiter);
