@@ -22,3 +22,7 @@ export const WAITED_FOR_APP_TRANSACTION = (ms: number) =>
 export const INTAKE_PATH_IS_DATABASE = (path: string) =>
   `storage.sqliteIntakePath is the app's own database file (${path}): give the intake a file ` +
   'of its own, or leave the option out to use the default next to the database.';
+
+export const APP_DATA_SOURCE_CLOSED =
+  "The app's data source is closed (destroy() was called), and the package's own SQLite " +
+  'connection stops with it: initialize the data source again, or restart the app.';

@@ -27,6 +27,7 @@ import {
   RecordResult,
   WebhookStore,
 } from './webhook-store.interface';
+import { APP_DATA_SOURCE_CLOSED } from './sqlite.messages';
 import { MISSING_ENTITIES, MISSING_TABLES, ASYNC_COMMIT } from '../webhooks.messages';
 
 const MAX_ERROR_LENGTH = 2000;
@@ -100,11 +101,6 @@ export interface TypeOrmWebhookStoreOptions {
 /** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 
 export class TypeOrmWebhookStore implements WebhookStore {
-  /**
-   * Where the package's statements go: the app's data source, or on a SQLite file a second
-   * connection to it of the package's own (see {@link SqliteConnections}).
-   */
-  private dataSource: DataSource;
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
   private readonly recordSql: string;
@@ -123,7 +119,6 @@ export class TypeOrmWebhookStore implements WebhookStore {
     private readonly options: TypeOrmWebhookStoreOptions = {},
   ) {
     const dataSource = appDataSource;
-    this.dataSource = dataSource;
     this.dialect = sqlDialectOf(dataSource);
     this.lock = new ConnectionLock(this.dialect.kind === 'sqlite', SQLITE_BUSY_TIMEOUT_MS);
     // NOTE: pg-native answers a query of several statements with the last one's rows only.
@@ -160,7 +155,6 @@ export class TypeOrmWebhookStore implements WebhookStore {
           this.lock,
           sqliteIntakePath,
         );
-        this.dataSource = this.sqlite.own;
       }
     } else {
       const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
@@ -180,6 +174,21 @@ export class TypeOrmWebhookStore implements WebhookStore {
       await this.close();
       throw error;
     }
+  }
+
+  /**
+   * Where the package's statements go: the app's data source, or on a SQLite file a second
+   * connection to it of the package's own (see {@link SqliteConnections}), used only while the
+   * app's data source is open.
+   */
+  private get dataSource(): DataSource {
+    if (!this.sqlite) {
+      return this.appDataSource;
+    }
+    if (!this.appDataSource.isInitialized) {
+      throw new Error(APP_DATA_SOURCE_CLOSED);
+    }
+    return this.sqlite.own;
   }
 
   /** Closes the connections the store opened (on SQLite); the app's data source stays open. */
