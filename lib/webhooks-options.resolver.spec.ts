@@ -20,6 +20,7 @@ describe('resolveWebhooksOptions', () => {
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
+    expect(resolved.storage).toEqual({});
   });
 
   it.each([100, 2500, 30_000])('takes a storeTimeoutMs of %j', (storeTimeoutMs) => {
@@ -59,6 +60,7 @@ describe('resolveWebhooksOptions', () => {
       { endpoints: [stripe], dispatch: { retry: { baseDelayMs: 10, maxDelayMs: 5 } } },
       /maxDelayMs/,
     ],
+    [{ endpoints: [stripe], storage: { sqliteIntakePath: ' ' } }, /storage.sqliteIntakePath/],
   ])('refuses %j with a message naming the fix', (options, message) => {
     expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
     expect(() => resolveWebhooksOptions(options as never)).toThrow(message);

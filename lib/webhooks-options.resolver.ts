@@ -37,6 +37,7 @@ export interface ResolvedWebhooksOptions {
     readonly maxDelayMs: number;
   };
   readonly observability: ResolvedObservabilityOptions;
+  readonly storage: { readonly sqliteIntakePath?: string };
 }
 
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
@@ -113,6 +114,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
     },
     observability: resolveObservabilityOptions(options.observability, endpoints),
+    storage: resolveStorage(options.storage),
   };
   if (resolved.dispatch.maxDelayMs < resolved.dispatch.baseDelayMs) {
     throw new WebhookConfigurationError(
@@ -145,6 +147,18 @@ function resolveStoreTimeout(value: number | undefined): number {
     );
   }
   return resolved;
+}
+
+function resolveStorage(storage: WebhooksModuleOptions['storage']): {
+  sqliteIntakePath?: string;
+} {
+  const path: unknown = storage?.sqliteIntakePath;
+  if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('storage.sqliteIntakePath', 'the path of a file', path),
+    );
+  }
+  return path === undefined ? {} : { sqliteIntakePath: path };
 }
 
 function resolveReconciliation(

@@ -66,6 +66,7 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         useFactory: async (dataSource: DataSource, options: ResolvedWebhooksOptions) => {
           const store = new TypeOrmWebhookStore(dataSource, {
             storeTimeoutMs: options.storeTimeoutMs,
+            ...options.storage,
           });
           await store.initialize();
           return store;

@@ -145,6 +145,7 @@ export async function openInbox(target: DatabaseTarget): Promise<CliInbox> {
   try {
     await store.initialize();
   } catch (error) {
+    await store.close().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     const message = (error as Error).message;
     throw new CliFailure(
@@ -160,6 +161,9 @@ export async function openInbox(target: DatabaseTarget): Promise<CliInbox> {
     store,
     admin: new WebhookAdmin(store, new InboxSignal()),
     target,
-    close: () => dataSource.destroy(),
+    close: async () => {
+      await store.close();
+      await dataSource.destroy();
+    },
   };
 }

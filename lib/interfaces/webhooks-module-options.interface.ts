@@ -100,6 +100,23 @@ export interface WebhooksModuleOptions {
    * @default metrics off, default thresholds, alerts logged
    */
   observability?: WebhookObservabilityOptions;
+  /**
+   * Where the inbox keeps what it needs besides the data source's own tables.
+   * @default the intake next to the SQLite file
+   */
+  storage?: WebhookStorageOptions;
+}
+
+/** Files the inbox keeps beside the data source's database. */
+export interface WebhookStorageOptions {
+  /**
+   * On SQLite, the intake file. A delivery that arrives while a transaction (a handler's, or
+   * your own) holds the database file is stored there and answered at once, then moved into
+   * `webhook_events` when the transaction ends. Not used on PostgreSQL or `:memory:`.
+   * @default the database file's name with `.webhooks` before its extension
+   * (`shop.sqlite` → `shop.webhooks.sqlite`)
+   */
+  sqliteIntakePath?: string;
 }
 
 /** Retention of settled events (`WebhookRetention`). */

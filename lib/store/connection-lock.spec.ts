@@ -1,4 +1,4 @@
-import { ConnectionLock } from './connection-lock';
+import { ConnectionLock, LockWaitTimeout } from './connection-lock';
 
 describe('ConnectionLock', () => {
   it('runs work one piece at a time when enabled', async () => {
@@ -56,6 +56,77 @@ describe('ConnectionLock', () => {
     await expect(thrown).rejects.toThrow('at once');
     await expect(rejected).rejects.toThrow('later');
     expect(await after).toBe('after');
+  });
+
+  it('gives up waiting after waitMs without running the work, and keeps the queue going', async () => {
+    const lock = new ConnectionLock(true);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    let ran = false;
+    const impatient = lock.run(async () => void (ran = true), { urgent: true, waitMs: 30 });
+    const patient = lock.run(async () => 'patient');
+    await expect(impatient).rejects.toBeInstanceOf(LockWaitTimeout);
+    release();
+    await holding;
+    expect(await patient).toBe('patient');
+    expect(ran).toBe(false);
+  });
+
+  it('counts waitMs from the start of the hold: behind a long hold, a late call fails at once', async () => {
+    const lock = new ConnectionLock(true);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const startedAt = Date.now();
+    await expect(lock.run(async () => 'late', { waitMs: 50 })).rejects.toBeInstanceOf(
+      LockWaitTimeout,
+    );
+    expect(Date.now() - startedAt).toBeLessThan(20);
+    release();
+    await holding;
+    expect(await lock.run(async () => 'free', { waitMs: 50 })).toBe('free');
+  });
+
+  it('makes the package wait for an app statement, and an app statement for the package', async () => {
+    const lock = new ConnectionLock(true);
+    const order: string[] = [];
+    const giveBack = await lock.hold(false);
+    const work = lock.run(async () => void order.push('package'));
+    order.push('app statement');
+    giveBack();
+    await work;
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const app = lock.hold(false).then((back) => {
+      order.push('app after package');
+      return back;
+    });
+    release();
+    await holding;
+    (await app)();
+    expect(order).toEqual(['app statement', 'package', 'app after package']);
+  });
+
+  it('fails package work that waited its patience for an open app transaction', async () => {
+    const lock = new ConnectionLock(true, 80);
+    const giveBack = await lock.hold(true);
+    const startedAt = Date.now();
+    await expect(lock.run(async () => 'never')).rejects.toThrow(/after your transaction commits/);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(70);
+    giveBack();
+    expect(await lock.run(async () => 'after')).toBe('after');
+  });
+
+  it('counts only the time an app transaction held the lock against the patience', async () => {
+    const lock = new ConnectionLock(true, 150);
+    let release!: () => void;
+    const holding = lock.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const waiting = lock.run(async () => 'ran');
+    // Held by the package for longer than the patience: the waiter keeps waiting.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await holding;
+    expect(await waiting).toBe('ran');
   });
 
   it('does nothing when disabled (PostgreSQL)', async () => {

@@ -11,14 +11,21 @@ import {
 import { pgInline, sendWithBoundary } from './boundary-statements';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
-import { ConnectionLock } from './connection-lock';
+import { ConnectionLock, LockWaitTimeout } from './connection-lock';
 import { fittedTo } from './fitted-value';
 import { GroupCommit } from './group-commit';
+import { INSERT_COLUMNS } from './inbox-columns';
 import { IngressConnections, poolSizeOf } from './ingress-connections';
 import { checkTables } from './schema-check';
-import { retryWhileBusy, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
+import { retryWhileBusy } from './sqlite-busy';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { storedBodyText } from './stored-body';
+import {
+  APP_TRANSACTION_PATIENCE_MS,
+  SqliteConnections,
+  makeDurable,
+  sqliteFileOf,
+} from './sqlite-connections';
 import { WEBHOOK_TABLES } from './webhooks-schema';
 import { refusedWrites } from './write-check';
 import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
@@ -31,31 +38,8 @@ import {
   RecordResult,
   WebhookStore,
 } from './webhook-store.interface';
+import { APP_DATA_SOURCE_CLOSED } from './sqlite.messages';
 import { MISSING_ENTITIES, MISSING_TABLES, ASYNC_COMMIT } from '../webhooks.messages';
-
-const INSERT_COLUMNS = [
-  'id',
-  'endpoint',
-  'provider',
-  'event_id',
-  'type',
-  'native_type',
-  'payment_ref',
-  'merchant_ref',
-  'amount',
-  'currency',
-  'payment_status',
-  'occurred_at',
-  'received_at',
-  'raw_body',
-  'body_sha256',
-  'headers',
-  'status',
-  'attempts',
-  'next_attempt_at',
-  'processed_at',
-  'delivery_count',
-];
 
 const MAX_ERROR_LENGTH = 2000;
 
@@ -100,6 +84,12 @@ export interface TypeOrmWebhookStoreOptions {
    * @default 2000
    */
   readonly storeTimeoutMs?: number;
+  /**
+   * On SQLite, the intake file: deliveries that arrive while a transaction holds the database
+   * file are stored there, answered, and moved into `webhook_events` once it ends.
+   * @default the database's file name with `.webhooks` before its extension
+   */
+  readonly sqliteIntakePath?: string;
 }
 
 /** What the store reads once from the event entity's metadata. */
@@ -133,8 +123,14 @@ const MAX_RECORD_BATCH = { postgres: 200, sqlite: 1_000 } as const;
  */
 const MAX_RECORD_WRITES = 2;
 
-/** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
+/**
+ * Longest an answer waits for the SQLite file before its delivery goes to the intake instead:
+ * long enough for the package's own short writes, far shorter than a slow handler.
+ */
+const ANSWER_WAIT_MS = 100;
 
+/** How the store is set up beyond its data source. */
+/** The inbox on PostgreSQL or SQLite through a TypeORM data source. */
 export class TypeOrmWebhookStore implements WebhookStore {
   private readonly dialect: SqlDialect;
   private readonly lock: ConnectionLock;
@@ -148,14 +144,16 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private announcing = false;
   /** Signs this store's notifications, so its own listener can tell them from other instances'. */
   private readonly announcer = randomBytes(8).toString('hex');
+  private sqlite?: SqliteConnections;
 
   constructor(
-    private readonly dataSource: DataSource,
-    options: TypeOrmWebhookStoreOptions = {},
+    private readonly appDataSource: DataSource,
+    private readonly options: TypeOrmWebhookStoreOptions = {},
   ) {
+    const dataSource = appDataSource;
     this.timeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     this.dialect = sqlDialectOf(dataSource);
-    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite');
+    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite', APP_TRANSACTION_PATIENCE_MS);
     // NOTE: pg-native answers a query of several statements with the last one's rows only.
     this.boundaries =
       this.dialect.kind === 'postgres' && !(dataSource.options as { native?: boolean }).native;
@@ -180,13 +178,17 @@ export class TypeOrmWebhookStore implements WebhookStore {
       throw new WebhookConfigurationError(MISSING_ENTITIES);
     }
     if (this.dialect.kind === 'sqlite') {
-      await this.lock.run(async () => {
-        // NOTE: TypeORM leaves WAL off and better-sqlite3's WAL default is synchronous=NORMAL,
-        // which can lose the last commits on power loss: an acknowledged event must survive.
-        await this.dataSource.query('PRAGMA journal_mode = WAL');
-        await this.dataSource.query('PRAGMA synchronous = FULL');
-        await this.dataSource.query(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-      });
+      await this.lock.run(() => makeDurable(this.appDataSource));
+      const file = sqliteFileOf(this.appDataSource);
+      if (file) {
+        const { sqliteIntakePath } = this.options;
+        this.sqlite = await SqliteConnections.open(
+          this.appDataSource,
+          file,
+          this.lock,
+          sqliteIntakePath,
+        );
+      }
     } else {
       const [row] = (await this.dataSource.query('SHOW synchronous_commit')) as {
         synchronous_commit: string;
@@ -195,10 +197,41 @@ export class TypeOrmWebhookStore implements WebhookStore {
         throw new WebhookConfigurationError(ASYNC_COMMIT);
       }
     }
-    const manager = this.dataSource.manager;
-    if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
-      throw new WebhookConfigurationError(MISSING_TABLES);
+    try {
+      const manager = this.dataSource.manager;
+      if (!(await this.lock.run(() => checkTables(this.dataSource, manager, WEBHOOK_TABLES)))) {
+        throw new WebhookConfigurationError(MISSING_TABLES);
+      }
+      await this.lock.run(async () => this.sqlite?.moveStaged());
+    } catch (error) {
+      await this.close();
+      throw error;
     }
+  }
+
+  /**
+   * Where the package's statements go: the app's data source, or on a SQLite file a second
+   * connection to it of the package's own (see {@link SqliteConnections}), used only while the
+   * app's data source is open.
+   */
+  private get dataSource(): DataSource {
+    if (!this.sqlite) {
+      return this.appDataSource;
+    }
+    if (!this.appDataSource.isInitialized) {
+      throw new Error(APP_DATA_SOURCE_CLOSED);
+    }
+    return this.sqlite.own;
+  }
+
+  /** Closes the connections the store opened (on SQLite); the app's data source stays open. */
+  async close(): Promise<void> {
+    await this.sqlite?.close();
+  }
+
+  /** Nest calls it on shutdown, after the dispatcher stopped. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 
   /**
@@ -240,10 +273,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
           live.forEach((pending, i) => written.set(pending, rows[i]));
         },
       );
-    } catch {
-      // NOTE: a write the store held back fails when every delivery in it is past its time, so
-      // those retried alone are skipped at once.
-      return Promise.allSettled(batch.map((pending) => this.recordOne(pending)));
+    } catch (error) {
+      const staged = await this.stagedBatch(error, batch, written);
+      if (!staged) {
+        // NOTE: a write the store held back fails when every delivery in it is past its time, so
+        // those retried alone are skipped at once.
+        return Promise.allSettled(batch.map((pending) => this.recordOne(pending)));
+      }
     }
     return batch.map((pending) => {
       const row = written.get(pending);
@@ -256,7 +292,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
     const [row] = await this.answering([deadline], (manager) =>
       this.rows(manager, this.recordSql, this.recordParams(event)),
-    );
+    ).catch((error: unknown) => this.staged(error, [event]));
     return this.recorded(event, row as RecordedRow);
   }
 
@@ -264,7 +300,8 @@ export class TypeOrmWebhookStore implements WebhookStore {
    * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
    * SQLite ahead of the handler transactions waiting for the connection, tried again while
    * another connection holds the write lock. Skipped when every delivery waiting for it has
-   * been answered already (their time ran out).
+   * been answered already (their time ran out). With an intake, it waits for the file at most
+   * {@link ANSWER_WAIT_MS} and then fails with LockWaitTimeout.
    */
   private answering<T>(
     deadlines: readonly AnswerDeadline[],
@@ -283,10 +320,51 @@ export class TypeOrmWebhookStore implements WebhookStore {
       return this.ingress.run(start);
     }
     const until = Math.max(...deadlines.map((deadline) => deadline.until));
-    const manager = this.dataSource.manager;
-    return this.lock.run(() => retryWhileBusy(manager, () => start(manager), until), {
-      urgent: true,
-    });
+    return this.lock.run(
+      () => {
+        const manager = this.dataSource.manager;
+        return retryWhileBusy(manager, () => start(manager), until);
+      },
+      { urgent: true, waitMs: this.sqlite ? ANSWER_WAIT_MS : undefined },
+    );
+  }
+
+  /**
+   * Stores deliveries in the intake when the answer could not wait longer for the database file
+   * (`error` is a LockWaitTimeout).
+   * @throws `error` when it is anything else.
+   */
+  private staged(error: unknown, events: readonly NewWebhookEvent[]): Promise<RecordedRow[]> {
+    if (!(error instanceof LockWaitTimeout) || !this.sqlite) {
+      throw error;
+    }
+    return this.sqlite.stage(events.map((event) => this.recordParams(event)));
+  }
+
+  /**
+   * {@link staged} for a group-commit batch: the deliveries still waiting for their answer go to
+   * the intake and their rows into `written`. False when the batch's error was not the wait for
+   * the file, or the intake failed too.
+   */
+  private async stagedBatch(
+    error: unknown,
+    batch: readonly PendingRecord[],
+    written: Map<PendingRecord, RecordedRow>,
+  ): Promise<boolean> {
+    if (!(error instanceof LockWaitTimeout) || !this.sqlite) {
+      return false;
+    }
+    const live = batch.filter((pending) => !pending.deadline.expired);
+    try {
+      const rows = await this.staged(
+        error,
+        live.map((pending) => pending.event),
+      );
+      live.forEach((pending, i) => written.set(pending, rows[i]));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -346,7 +424,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
           }
           return recorded;
         }),
-      ),
+      ).catch((error: unknown) => this.staged(error, events)),
     );
     return rows.map((row, i) => this.recorded(events[i], row));
   }
@@ -456,6 +534,11 @@ export class TypeOrmWebhookStore implements WebhookStore {
       return this.rows(this.dataSource.manager, sql, values) as Promise<Record<string, unknown>[]>;
     };
     const rows = await this.lock.run(async () => {
+      if (this.sqlite?.staging) {
+        // NOTE: deliveries stored in the intake are claimed like the others once moved; a
+        // failed move is retried at the next claim and holds back none of the events here.
+        await this.sqlite.moveStaged().catch(() => undefined);
+      }
       const claimed = options.expired === false ? [] : await claimWhere('expired', limit);
       if (claimed.length < limit) {
         claimed.push(...(await claimWhere('due', limit - claimed.length)));
@@ -540,6 +623,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   ): Promise<HandlerRunOutcome> {
     const p = (i: number) => this.dialect.param(i);
     return this.lock.run(async () => {
+      this.sqlite?.shareSubscribers();
       const runId = timeOrderedId();
       // NOTE: the ledger row is written first: a second worker that reaches the same
       // (event, handler) waits on the unique index until this transaction ends, then skips.
@@ -787,11 +871,17 @@ export class TypeOrmWebhookStore implements WebhookStore {
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.lock.run(() => this.dataSource.transaction(work));
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return this.dataSource.transaction(work);
+    });
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.lock.run(() => work(this.dataSource.manager));
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return work(this.dataSource.manager);
+    });
   }
 
   /**

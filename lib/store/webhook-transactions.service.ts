@@ -3,9 +3,10 @@ import { EntityManager } from 'typeorm';
 import { WebhookStore } from './webhook-store.interface';
 
 /**
- * Runs your own writes in a transaction on the inbox's data source. On SQLite (one shared
- * connection) it queues behind running handler transactions, so your writes never join and
- * roll back with one of them; on PostgreSQL it is a plain transaction.
+ * Runs your own writes in a transaction on the inbox's data source, on the connection the
+ * package uses. On SQLite that is a connection of the package's own, taking turns with handler
+ * transactions (your plain writes through your own data source never join one of those
+ * either: they wait for it); on PostgreSQL it is a plain transaction.
  */
 @Injectable()
 export class WebhookTransactions {

@@ -1,0 +1,196 @@
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { AppWritesGate } from './app-writes-gate';
+import { ConnectionLock } from './connection-lock';
+import { SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
+import { SqliteIntake, StagedRecord } from './sqlite-intake';
+import { INTAKE_PATH_IS_DATABASE } from './sqlite.messages';
+
+/** How long the package waits for the app's own open transaction on its file, in ms. */
+export const APP_TRANSACTION_PATIENCE_MS = 5000;
+
+/** The better-sqlite3 options the package's own connections copy from the app's. */
+interface SqliteFileOptions {
+  readonly type: 'better-sqlite3';
+  readonly database: string;
+  readonly key?: string;
+  readonly driver?: unknown;
+  readonly nativeBinding?: string;
+  readonly prepareDatabase?: (db: unknown) => void | Promise<void>;
+}
+
+/**
+ * The absolute path of the app's SQLite file, or undefined when another connection cannot open
+ * the same database (PostgreSQL, `:memory:`, a `file:` URI).
+ */
+export function sqliteFileOf(dataSource: DataSource): string | undefined {
+  if (dataSource.options.type !== 'better-sqlite3') {
+    return undefined;
+  }
+  const { database } = dataSource.options;
+  if (!database || database === ':memory:' || database.startsWith('file:')) {
+    return undefined;
+  }
+  return resolve(database);
+}
+
+/** The intake file next to the database: `shop.sqlite` → `shop.webhooks.sqlite`. */
+export function defaultIntakePath(database: string): string {
+  const extension = extname(database);
+  return join(dirname(database), `${basename(database, extension)}.webhooks${extension}`);
+}
+
+/**
+ * Durability is the package's job on every connection it relies on: WAL, `synchronous=FULL`
+ * and a busy timeout.
+ */
+export async function makeDurable(connection: DataSource): Promise<void> {
+  // NOTE: TypeORM leaves WAL off and better-sqlite3's WAL default is synchronous=NORMAL,
+  // which can lose the last commits on power loss: an acknowledged event must survive.
+  await connection.query('PRAGMA journal_mode = WAL');
+  await connection.query('PRAGMA synchronous = FULL');
+  await connection.query(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+}
+
+/**
+ * The connections the package opens beside the app's on a SQLite file: a second connection to
+ * the app's database, where it runs all its work (handler transactions included), so a write
+ * of the app's never lands inside one of them; and the intake, for deliveries that arrive while
+ * the database file is held. The app's own writes and transactions wait for the package's
+ * through a subscriber on its data source ({@link AppWritesGate}).
+ */
+export class SqliteConnections {
+  private moveQueued = false;
+
+  private constructor(
+    private readonly app: DataSource,
+    /** The package's own connection to the app's database. */
+    readonly own: DataSource,
+    private readonly intake: SqliteIntake,
+    private readonly lock: ConnectionLock,
+    private readonly gate: AppWritesGate,
+  ) {}
+
+  /**
+   * Opens them for the app's database `file`, its turns kept by `lock`.
+   * @param intakePath the intake file (default: next to the database, see {@link defaultIntakePath}).
+   */
+  static async open(
+    app: DataSource,
+    file: string,
+    lock: ConnectionLock,
+    intakePath = defaultIntakePath(file),
+  ): Promise<SqliteConnections> {
+    // NOTE: a handler's writes and its ledger row must commit together, so handler transactions
+    // stay on the app's file, on the second connection, and so do the inbox and the settling
+    // of events. Only deliveries that could not wait go to the intake, a separate file whose
+    // rows take part in no handler transaction: nothing ever has to commit across both files.
+    const path = resolve(intakePath);
+    if (path === file) {
+      throw new WebhookConfigurationError(INTAKE_PATH_IS_DATABASE(file));
+    }
+    const own = await openOwnConnection(app);
+    let intake: SqliteIntake;
+    try {
+      intake = await SqliteIntake.open(await openIntakeConnection(app, path), file);
+    } catch (error) {
+      await own.destroy();
+      throw error;
+    }
+    const gate = new AppWritesGate(lock);
+    app.subscribers.push(gate);
+    return new SqliteConnections(app, own, intake, lock, gate);
+  }
+
+  /** True while deliveries wait in the intake. */
+  get staging(): boolean {
+    return this.intake.waiting;
+  }
+
+  /**
+   * Stores deliveries in the intake (values in INSERT_COLUMNS order) and has them moved into
+   * the inbox as soon as the database file is free.
+   */
+  async stage(rows: readonly unknown[][]): Promise<StagedRecord[]> {
+    const records = await this.intake.stage(rows);
+    if (!this.moveQueued) {
+      this.moveQueued = true;
+      // NOTE: urgent, so the rows move right after the transaction holding the file, before
+      // any claim; a move that fails is tried again at the next claim.
+      const move = () => {
+        this.moveQueued = false;
+        return this.moveStaged();
+      };
+      this.lock.run(move, { urgent: true }).catch(() => undefined);
+    }
+    return records;
+  }
+
+  /** Moves the intake's rows into the inbox; run while holding the lock. */
+  moveStaged(): Promise<void> {
+    return this.intake.moveInto(({ sql, params }) => this.own.query(sql, params));
+  }
+
+  /**
+   * Gives the package's connection the app's entity subscribers, so a write through a handler's
+   * `ctx.manager` reaches them as it would on the app's data source. Subscribers can be added
+   * at any time (a Nest provider pushes itself in its constructor), so it is checked each time.
+   */
+  shareSubscribers(): void {
+    const theirs = this.app.subscribers.filter((subscriber) => subscriber !== this.gate);
+    const ours = this.own.subscribers;
+    if (ours.length !== theirs.length || theirs.some((subscriber, i) => ours[i] !== subscriber)) {
+      ours.splice(0, ours.length, ...theirs);
+    }
+  }
+
+  /** Closes what it opened; the app's data source stays open. */
+  async close(): Promise<void> {
+    const subscribers = this.app.subscribers;
+    if (subscribers.includes(this.gate)) {
+      subscribers.splice(subscribers.indexOf(this.gate), 1);
+    }
+    await this.intake.close();
+    if (this.own.isInitialized) {
+      await this.own.destroy();
+    }
+  }
+}
+
+/**
+ * A second connection to the app's database, for the package's own transactions: the same
+ * entities, naming and logger as the app's data source, and nothing that changes the schema.
+ */
+async function openOwnConnection(app: DataSource): Promise<DataSource> {
+  const own = new DataSource({
+    ...app.options,
+    synchronize: false,
+    migrationsRun: false,
+    dropSchema: false,
+    migrations: [],
+    subscribers: [],
+    logger: app.logger,
+  } as DataSourceOptions);
+  await own.initialize();
+  await makeDurable(own);
+  return own;
+}
+
+/** A connection to the intake file, opened the way the app opens its database (key, driver). */
+async function openIntakeConnection(app: DataSource, path: string): Promise<DataSource> {
+  const { key, driver, nativeBinding, prepareDatabase } = app.options as SqliteFileOptions;
+  const intake = new DataSource({
+    type: 'better-sqlite3',
+    database: path,
+    key,
+    driver,
+    nativeBinding,
+    prepareDatabase,
+    entities: [],
+    logger: app.logger,
+  } as DataSourceOptions);
+  await intake.initialize();
+  await makeDurable(intake);
+  return intake;
+}

@@ -1,0 +1,201 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { ConnectionLock } from './connection-lock';
+import { INSERT_COLUMNS } from './inbox-columns';
+
+const TABLE = 'webhook_intake';
+/** The app's database, attached to the intake connection to read `webhook_events`. */
+const APP = 'webhooks_app';
+const COLUMNS = INSERT_COLUMNS.join(', ');
+/** Rows moved by one statement: 21 parameters a row stay under SQLite's 32,766. */
+const MOVE_BATCH = 1000;
+
+// NOTE: the columns and constraints of webhook_events, so that a row the intake accepted (and
+// the provider was told was stored) is one webhook_events accepts when it is moved.
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${TABLE}" (
+  "id" varchar(36) NOT NULL PRIMARY KEY,
+  "endpoint" varchar(64) NOT NULL,
+  "provider" varchar(32) NOT NULL,
+  "event_id" varchar(255) NOT NULL,
+  "type" varchar(255) NOT NULL,
+  "native_type" varchar(255) NOT NULL,
+  "payment_ref" varchar(255),
+  "merchant_ref" varchar(255),
+  "amount" bigint,
+  "currency" varchar(8),
+  "payment_status" varchar(64),
+  "occurred_at" datetime,
+  "received_at" datetime NOT NULL,
+  "raw_body" text NOT NULL,
+  "body_sha256" varchar(64) NOT NULL,
+  "headers" text NOT NULL,
+  "status" varchar(16) NOT NULL CHECK ("status" IN ('pending', 'processing', 'retrying', 'processed', 'ignored', 'dead')),
+  "attempts" integer NOT NULL DEFAULT 0,
+  "next_attempt_at" datetime,
+  "processed_at" datetime,
+  "delivery_count" integer NOT NULL DEFAULT 1
+)`;
+
+const CREATE_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS "uq_${TABLE}_endpoint_event" ON "${TABLE}" ("endpoint", "event_id")`;
+
+/** What storing a delivery found, in the columns `record()` reads back. */
+export interface StagedRecord {
+  id: string;
+  endpoint: string;
+  event_id: string;
+  status: string;
+  delivery_count: number;
+  body_sha256: string;
+}
+
+/** A statement and its parameters. */
+export interface IntakeStatement {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/** A staged row: its values in INSERT_COLUMNS order, the last one its deliveries not yet moved. */
+type StagedRow = unknown[];
+
+/**
+ * The intake: a small SQLite file of the package's own, with its own connection, where a
+ * delivery is stored when the app's database file is held by a transaction (a handler's, or
+ * the app's own). The provider is answered once it is committed here; its row moves into
+ * `webhook_events` when the file is free again. A re-delivery counts as a duplicate whether its
+ * first copy is still here or already moved.
+ */
+export class SqliteIntake {
+  /** One use of the intake connection at a time: a staging transaction must not take in a move. */
+  private readonly lock = new ConnectionLock(true);
+  /** Batches staged, and how many of them were moved: rows wait while they differ. */
+  private staged = 0;
+  private moved = 0;
+
+  private constructor(private readonly connection: DataSource) {}
+
+  /** Creates the table when missing and attaches the app's database to read its inbox. */
+  static async open(connection: DataSource, databasePath: string): Promise<SqliteIntake> {
+    try {
+      await connection.query(CREATE_TABLE);
+      await connection.query(CREATE_INDEX);
+      await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);
+      const [{ rows }] = (await connection.query(`SELECT count(*) AS rows FROM ${TABLE}`)) as {
+        rows: number;
+      }[];
+      const intake = new SqliteIntake(connection);
+      // NOTE: rows left by a process that stopped before moving them are moved at startup.
+      intake.staged = rows > 0 ? 1 : 0;
+      return intake;
+    } catch (error) {
+      await connection.destroy().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** True while staged rows wait to be moved. */
+  get waiting(): boolean {
+    return this.staged !== this.moved;
+  }
+
+  /**
+   * Stores deliveries (values in INSERT_COLUMNS order), all in one transaction, and reports each
+   * as `record()` does: a delivery of an event already in `webhook_events` or already here is a
+   * duplicate of it.
+   */
+  stage(rows: readonly unknown[][]): Promise<StagedRecord[]> {
+    const placeholders = INSERT_COLUMNS.map(() => '?').join(', ');
+    const upsert =
+      `INSERT INTO ${TABLE} (${COLUMNS}) VALUES (${placeholders}) ON CONFLICT (endpoint, event_id) ` +
+      `DO UPDATE SET delivery_count = ${TABLE}.delivery_count + 1 ` +
+      'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+    const lookup =
+      `SELECT id, status, delivery_count, body_sha256 FROM ${APP}.webhook_events ` +
+      'WHERE endpoint = ? AND event_id = ?';
+    return this.lock.run(async () => {
+      const records = await this.connection.transaction(async (manager) => {
+        const found: StagedRecord[] = [];
+        for (const values of rows) {
+          const [stored] = (await manager.query(lookup, [values[1], values[3]])) as StagedRecord[];
+          const [staged] = (await manager.query(upsert, values)) as StagedRecord[];
+          found.push(
+            stored
+              ? {
+                  ...stored,
+                  endpoint: staged.endpoint,
+                  event_id: staged.event_id,
+                  delivery_count: Number(stored.delivery_count) + Number(staged.delivery_count),
+                }
+              : staged,
+          );
+        }
+        return found;
+      });
+      this.staged += 1;
+      return records;
+    });
+  }
+
+  /**
+   * Moves every staged row into `webhook_events` through `write`, which runs a statement where
+   * the app's database may be written (the package's connection, holding its lock). A row of
+   * an event already there adds its deliveries to that row's count.
+   */
+  async moveInto(write: (statement: IntakeStatement) => Promise<unknown>): Promise<void> {
+    while (this.waiting) {
+      const seen = this.staged;
+      const rows = await this.take();
+      if (rows.length > 0) {
+        await write(this.moveStatement(rows));
+        // NOTE: a crash here moves these rows again at the next start: the events are not
+        // doubled (the unique key), only their delivery counts grow by the deliveries staged.
+        await this.forget(rows);
+      }
+      if (rows.length < MOVE_BATCH) {
+        this.moved = seen;
+      }
+    }
+  }
+
+  /** Closes the intake connection. */
+  async close(): Promise<void> {
+    if (this.connection.isInitialized) {
+      await this.connection.destroy();
+    }
+  }
+
+  private take(): Promise<StagedRow[]> {
+    return this.lock.run(async () => {
+      const rows = (await this.connection.query(
+        `SELECT ${COLUMNS} FROM ${TABLE} ORDER BY received_at, id LIMIT ?`,
+        [MOVE_BATCH],
+      )) as Record<string, unknown>[];
+      return rows.map((row) => INSERT_COLUMNS.map((column) => row[column]));
+    });
+  }
+
+  private moveStatement(rows: readonly StagedRow[]): IntakeStatement {
+    const tuple = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
+    return {
+      sql:
+        `INSERT INTO webhook_events (${COLUMNS}) VALUES ${rows.map(() => tuple).join(', ')} ` +
+        'ON CONFLICT (endpoint, event_id) DO UPDATE SET ' +
+        'delivery_count = webhook_events.delivery_count + excluded.delivery_count',
+      params: rows.flat(),
+    };
+  }
+
+  /** Takes the moved deliveries off their rows; a row whose deliveries all moved goes. */
+  private forget(rows: readonly StagedRow[]): Promise<void> {
+    const count = INSERT_COLUMNS.indexOf('delivery_count');
+    return this.lock.run(() =>
+      this.connection.transaction(async (manager: EntityManager) => {
+        for (const row of rows) {
+          await manager.query(
+            `UPDATE ${TABLE} SET delivery_count = delivery_count - ? WHERE id = ?`,
+            [row[count], row[0]],
+          );
+        }
+        await manager.query(`DELETE FROM ${TABLE} WHERE delivery_count <= 0`);
+      }),
+    );
+  }
+}
