@@ -29,8 +29,8 @@ export class OrdersService {
       paymentEndpoint: dto.paymentEndpoint ?? null,
       paymentRef: dto.paymentRef ?? null,
     };
-    // NOTE: through WebhookTransactions so that, on SQLite, the insert never lands inside a
-    // payment handler's open transaction.
+    // NOTE: WebhookTransactions gives one transaction on either database; on SQLite the module
+    // keeps the app's writes out of payment handlers' transactions with or without it.
     return this.transactions.run(async (manager) => {
       await manager.insert(Order, order);
       return order;
