@@ -28,6 +28,7 @@ import { webhookEntities } from './store/entities';
 import { InboxSignal } from './store/inbox-signal';
 import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
 import { WebhookStore } from './store/webhook-store.interface';
+import { InboxQueries, InboxWorker, InboxWriter } from './store/ports';
 import { WebhookTransactions } from './store/webhook-transactions.service';
 import { IdempotencyStore } from './idempotency/idempotency-store.interface';
 import { IdempotentCall } from './idempotency/idempotent-call.service';
@@ -73,6 +74,9 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         },
         inject: [getDataSourceToken(extras.dataSource), WEBHOOKS_RESOLVED_OPTIONS],
       },
+      { provide: InboxWriter, useExisting: WebhookStore },
+      { provide: InboxWorker, useExisting: WebhookStore },
+      { provide: InboxQueries, useExisting: WebhookStore },
       InboxSignal,
       WebhooksMetadataAccessor,
       WebhookHandlerRegistry,
