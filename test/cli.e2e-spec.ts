@@ -17,26 +17,26 @@ import {
   WebhookEventEntity,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
-import { adyenEndpoint } from '../lib/providers/adyen.provider';
-import { paddleEndpoint } from '../lib/providers/paddle.provider';
-import { paypalEndpoint } from '../lib/providers/paypal.provider';
-import { sberEndpoint } from '../lib/providers/sber.provider';
-import { squareEndpoint } from '../lib/providers/square.provider';
-import { tbankEndpoint } from '../lib/providers/tbank.provider';
-import { yookassaEndpoint } from '../lib/providers/yookassa.provider';
-import { yoomoneyEndpoint } from '../lib/providers/yoomoney.provider';
-import { adyenNotificationItem } from '../lib/testing/fixtures/adyen.fixtures';
-import { paddleFixtures } from '../lib/testing/fixtures/paddle.fixtures';
-import { paypalFixtures } from '../lib/testing/fixtures/paypal.fixtures';
+import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
+import { paddleEndpoint } from '../lib/providers/paddle/paddle.provider';
+import { paypalEndpoint } from '../lib/providers/paypal/paypal.provider';
+import { sberEndpoint } from '../lib/providers/sber/sber.provider';
+import { squareEndpoint } from '../lib/providers/square/square.provider';
+import { tbankEndpoint } from '../lib/providers/tbank/tbank.provider';
+import { yookassaEndpoint } from '../lib/providers/yookassa/yookassa.provider';
+import { yoomoneyEndpoint } from '../lib/providers/yoomoney/yoomoney.provider';
+import { adyenNotificationItem } from '../lib/providers/adyen/adyen.fixtures';
+import { paddleFixtures } from '../lib/providers/paddle/paddle.fixtures';
+import { paypalFixtures } from '../lib/providers/paypal/paypal.fixtures';
 import {
   PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,
-} from '../lib/testing/fixtures/paypal/test-certificate';
-import { sberFixtures } from '../lib/testing/fixtures/sber.fixtures';
-import { squareFixtures } from '../lib/testing/fixtures/square.fixtures';
-import { tbankFixtures } from '../lib/testing/fixtures/tbank.fixtures';
-import { yookassaPayment } from '../lib/testing/fixtures/yookassa.fixtures';
-import { yoomoneyFixtures } from '../lib/testing/fixtures/yoomoney.fixtures';
+} from '../lib/providers/paypal/paypal-test-certificate';
+import { sberFixtures } from '../lib/providers/sber/sber.fixtures';
+import { squareFixtures } from '../lib/providers/square/square.fixtures';
+import { tbankFixtures } from '../lib/providers/tbank/tbank.fixtures';
+import { yookassaPayment } from '../lib/providers/yookassa/yookassa.fixtures';
+import { yoomoneyFixtures } from '../lib/providers/yoomoney/yoomoney.fixtures';
 import { CLI_MAIN, cliJson, CliResult, closedPort, ensureBuiltCli, runCli } from './support/cli';
 import { post } from './support/http';
 import { createTestDatabase } from './support/postgres';

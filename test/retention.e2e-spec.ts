@@ -17,7 +17,7 @@ import {
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
 import { IdempotencyKeyEntity } from '../lib/idempotency/entities/idempotency-key.entity';
-import { adyenEndpoint } from '../lib/providers/adyen.provider';
+import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
 import { WebhookRetention } from '../lib/retention/webhook-retention.service';
 import { resolveWebhooksOptions } from '../lib/webhooks-options.resolver';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';

@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AdyenNotificationRequestItem } from '../providers/adyen.provider';
-import type { HmacSignatureEncoding } from '../providers/hmac.provider';
-import type { YooKassaNotificationObject } from '../providers/yookassa.provider';
-import { signAdyenDelivery } from '../testing/adyen.signer';
-import { signPaddleDelivery } from '../testing/paddle.signer';
-import { signPayPalDelivery } from '../testing/paypal.signer';
-import { signSberDelivery } from '../testing/sber.signer';
-import { SignedDelivery } from '../testing/signed-delivery';
-import { signHmac, signQvard, signStandardWebhook, signStripe } from '../testing/signers';
-import { signSquareDelivery } from '../testing/square.signer';
-import { signTBankDelivery } from '../testing/tbank.signer';
-import { yookassaDelivery } from '../testing/yookassa.signer';
-import { signYooMoneyDelivery } from '../testing/yoomoney.signer';
+import type { AdyenNotificationRequestItem } from '../providers/adyen/adyen.provider';
+import type { HmacSignatureEncoding } from '../providers/hmac/hmac.provider';
+import type { YooKassaNotificationObject } from '../providers/yookassa/yookassa.provider';
+import { signAdyenDelivery } from '../providers/adyen/adyen.signer';
+import { signPaddleDelivery } from '../providers/paddle/paddle.signer';
+import { signPayPalDelivery } from '../providers/paypal/paypal.signer';
+import { signSberDelivery } from '../providers/sber/sber.signer';
+import { SignedDelivery } from '../providers/signed-delivery';
+import { signHmac } from '../providers/hmac/hmac.signer';
+import { signQvard } from '../providers/qvard/qvard.signer';
+import { signStandardWebhook } from '../providers/standard-webhooks/standard-webhooks.signer';
+import { signStripe } from '../providers/stripe/stripe.signer';
+import { signSquareDelivery } from '../providers/square/square.signer';
+import { signTBankDelivery } from '../providers/tbank/tbank.signer';
+import { yookassaDelivery } from '../providers/yookassa/yookassa.signer';
+import { signYooMoneyDelivery } from '../providers/yoomoney/yoomoney.signer';
 import { CliUsageError } from './cli-errors';
 
 /** What a provider's signer gets from the command line. */

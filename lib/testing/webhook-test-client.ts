@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
-import { SignedDelivery } from './signed-delivery';
+import { SignedDelivery } from '../providers/signed-delivery';
 
 /** What a delivery got back, as a provider would see it. */
 export interface WebhookTestResponse {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SignedDelivery } from '../../testing/signed-delivery';
+import { SignedDelivery } from '../../providers/signed-delivery';
 import { flagOption, integerOption, OptionSpecs, ParsedCommand, stringOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK } from '../cli-errors';

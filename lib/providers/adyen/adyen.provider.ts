@@ -1,0 +1,429 @@
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+} from 'class-validator';
+import { constantTimeIncludes } from '../../core/constant-time';
+import { hmacSha256 } from '../../core/hmac';
+import { PaymentEventType } from '../../core/payment-event-types';
+import {
+  WebhookConfigurationError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from '../../core/webhook-errors';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import {
+  JsonObject,
+  isJsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readInteger,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+
+const KIND = 'adyen';
+const EVEN_LENGTH_HEX = /^(?:[0-9a-fA-F]{2})+$/;
+// NOTE: an HMAC-SHA256 digest is 32 bytes, which standard base64 writes as 43 characters and "=".
+const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
+
+/** Options of the Adyen protocol, shared by `adyenEndpoint()` and `AdyenWebhookProvider`. */
+export interface AdyenProviderOptions {
+  /**
+   * The webhook's HMAC key as Adyen shows it: hex (64 characters), from Customer Area →
+   * Developers → Webhooks → your webhook → Security → HMAC key. Pass a list while rotating:
+   * an item is accepted when its signature matches any key. Required.
+   */
+  hmacKey: string | readonly string[];
+  /**
+   * Merchant account(s) this endpoint accepts notifications for (`merchantAccountCode`). A
+   * signed item for any other account is refused, so a webhook configured on the company
+   * account cannot deliver another merchant account's events here.
+   * @default every merchant account
+   */
+  merchantAccount?: string | readonly string[];
+}
+
+/** Options of `adyenEndpoint()`. */
+export interface AdyenEndpointOptions extends BaseEndpointOptions, AdyenProviderOptions {}
+
+/** `amount` of an Adyen notification item. */
+export interface AdyenAmount {
+  /** Amount in minor units. */
+  readonly value?: number;
+  /** ISO 4217 currency code. */
+  readonly currency?: string;
+}
+
+/**
+ * One `NotificationRequestItem` of an Adyen standard webhook, as handlers find it in
+ * `event.payload.notificationItems[0].NotificationRequestItem`.
+ */
+export interface AdyenNotificationRequestItem {
+  /** Adyen's reference of the payment, or of the modification (capture, refund, …). */
+  readonly pspReference: string;
+  /** For a modification: the `pspReference` of the payment it modifies. */
+  readonly originalReference?: string;
+  /** The merchant account the event belongs to. */
+  readonly merchantAccountCode: string;
+  /** Your reference, sent when the payment (or modification) was created. */
+  readonly merchantReference?: string;
+  /** Amount in minor units and currency. */
+  readonly amount?: AdyenAmount;
+  /** The event, e.g. `'AUTHORISATION'`, `'CAPTURE'`, `'REFUND'`. */
+  readonly eventCode: string;
+  /** When the event happened (ISO 8601). */
+  readonly eventDate?: string;
+  /** Whether the operation succeeded: `'true'` or `'false'`. */
+  readonly success: 'true' | 'false' | boolean;
+  /** Why it failed (or the authorisation code and card details on success). */
+  readonly reason?: string;
+  /** Payment method variant, e.g. `'visa'`. */
+  readonly paymentMethod?: string;
+  /** Modifications still possible on the payment, e.g. `['CAPTURE', 'REFUND']`. */
+  readonly operations?: readonly string[];
+  /** Extra fields; `hmacSignature` carries the item's signature. */
+  readonly additionalData?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * An Adyen standard webhook request. Each stored event holds the one-item request Adyen would
+ * have sent for that item alone, so `notificationItems` has exactly one entry in
+ * `event.payload`.
+ */
+export interface AdyenNotificationRequest {
+  /** `'true'` for the live environment, `'false'` for test. */
+  readonly live?: 'true' | 'false' | boolean;
+  /** The notifications. */
+  readonly notificationItems: readonly {
+    readonly NotificationRequestItem: AdyenNotificationRequestItem;
+  }[];
+}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class AdyenNotificationRequestEnvelope {
+  @IsOptional()
+  @IsIn(['true', 'false', true, false])
+  live?: string | boolean;
+
+  @IsArray()
+  @ArrayNotEmpty()
+  notificationItems!: unknown[];
+}
+
+class AdyenNotificationItemEnvelope {
+  @IsObject()
+  NotificationRequestItem!: JsonObject;
+}
+
+class AdyenNotificationRequestItemEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  pspReference!: string;
+
+  @IsOptional()
+  @IsString()
+  originalReference?: string;
+
+  @IsString()
+  @IsNotEmpty()
+  merchantAccountCode!: string;
+
+  @IsOptional()
+  @IsString()
+  merchantReference?: string;
+
+  @IsOptional()
+  @IsObject()
+  amount?: JsonObject;
+
+  @IsString()
+  @IsNotEmpty()
+  eventCode!: string;
+
+  @IsOptional()
+  @IsString()
+  eventDate?: string;
+
+  @IsIn(['true', 'false', true, false])
+  success!: string | boolean;
+
+  @IsOptional()
+  @IsObject()
+  additionalData?: JsonObject;
+}
+
+class AdyenAmountEnvelope {
+  @IsOptional()
+  @IsInt()
+  value?: number;
+
+  @IsOptional()
+  @IsString()
+  currency?: string;
+}
+
+/** One item of a request, checked, with the request's `live` flag it travels with. */
+interface CheckedItem {
+  readonly index: number;
+  readonly live: unknown;
+  /** The item as parsed from the bytes; the exact object the signature was checked on. */
+  readonly item: JsonObject;
+  readonly fields: AdyenNotificationRequestItemEnvelope;
+  readonly amount: AdyenAmountEnvelope;
+}
+
+/**
+ * Reads and checks every item of an Adyen request. `verify()` and `normalize()` both go through
+ * this one function over the same bytes, so normalize never yields an item verify did not check.
+ */
+function readNotificationItems(rawBody: Buffer): CheckedItem[] {
+  const body = parseJsonObject(rawBody, 'Adyen notification request body');
+  const request = validateEnvelope(
+    AdyenNotificationRequestEnvelope,
+    body,
+    'Adyen notification request',
+  );
+  // NOTE: read from the parsed body, not the validated copy, so items are the bytes' JSON.
+  const items = body.notificationItems as unknown[];
+  return items.map((entry: unknown, index) => {
+    const what = `Adyen notification item ${index}`;
+    if (!isJsonObject(entry)) {
+      throw new WebhookPayloadError(`${what} is not valid: it must be an object`);
+    }
+    validateEnvelope(AdyenNotificationItemEnvelope, entry, what);
+    const item = entry.NotificationRequestItem as JsonObject;
+    const fields = validateEnvelope(AdyenNotificationRequestItemEnvelope, item, what);
+    const amount = validateEnvelope(AdyenAmountEnvelope, readObject(item, 'amount') ?? {}, what);
+    return { index, live: request.live, item, fields, amount };
+  });
+}
+
+/**
+ * The string Adyen signs for one item:
+ * `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`,
+ * a missing field written as the empty string and nothing escaped, exactly as
+ * `hmacValidator.getDataToSign()` of `@adyen/api-library` builds it.
+ */
+export function adyenSigningString(item: AdyenNotificationRequestItem): string {
+  return [
+    item.pspReference,
+    item.originalReference,
+    item.merchantAccountCode,
+    item.merchantReference,
+    item.amount?.value,
+    item.amount?.currency,
+    item.eventCode,
+    item.success,
+  ]
+    .map((field) => (field === undefined || field === null ? '' : String(field)))
+    .join(':');
+}
+
+/**
+ * The HMAC key bytes of an Adyen hex key, or undefined when the key is not hex of even length.
+ * NOTE: Buffer.from(hex) silently drops an odd last digit and stops at the first non-hex
+ * character; a key it truncates would never match, so it is refused instead.
+ */
+export function decodeAdyenHmacKey(hexKey: string): Buffer | undefined {
+  return EVEN_LENGTH_HEX.test(hexKey) ? Buffer.from(hexKey, 'hex') : undefined;
+}
+
+const ON_SUCCESS: Readonly<Record<string, PaymentEventType>> = {
+  // NOTE: an authorisation reserves the money; it is captured later (automatically or by a
+  // capture request), so it is not yet a succeeded payment.
+  AUTHORISATION: 'payment.authorized',
+  CAPTURE: 'payment.succeeded',
+  CANCELLATION: 'payment.canceled',
+  TECHNICAL_CANCEL: 'payment.canceled',
+  REFUND: 'refund.succeeded',
+  REFUND_FAILED: 'refund.failed',
+  CHARGEBACK: 'dispute.opened',
+  CHARGEBACK_REVERSED: 'dispute.closed',
+  SECOND_CHARGEBACK: 'dispute.closed',
+  PREARBITRATION_WON: 'dispute.closed',
+  PREARBITRATION_LOST: 'dispute.closed',
+};
+
+// NOTE: a failed capture or cancellation leaves the authorisation in place, so only these two
+// failures have a normalized meaning; the others stay 'adyen:<eventCode>' with success "false".
+const ON_FAILURE: Readonly<Record<string, PaymentEventType>> = {
+  AUTHORISATION: 'payment.failed',
+  REFUND: 'refund.failed',
+};
+
+/** The normalized type of an Adyen event code and its `success` flag, if it has one. */
+function mapAdyenEvent(eventCode: string, success: boolean): PaymentEventType | undefined {
+  // NOTE: own-property lookups, so an event code like "constructor" maps to nothing.
+  const table = success ? ON_SUCCESS : ON_FAILURE;
+  return Object.prototype.hasOwnProperty.call(table, eventCode) ? table[eventCode] : undefined;
+}
+
+function hmacKeyFormatMessage(name: unknown, index: number, count: number): string {
+  const which = count > 1 ? `hmacKey[${index}]` : 'hmacKey';
+  return (
+    `Webhook endpoint ${JSON.stringify(name)} (adyen): ${which} is not a hex string of even length. ` +
+    'Copy the HMAC key from Customer Area → Developers → Webhooks → your webhook → Security → ' +
+    'HMAC key (64 hex characters, 0-9 and A-F) exactly, without spaces or line breaks.'
+  );
+}
+
+function merchantAccountMessage(name: unknown): string {
+  return (
+    `Webhook endpoint ${JSON.stringify(name)} (adyen): merchantAccount must be a merchant ` +
+    'account name or a list of them (non-empty strings), e.g. merchantAccount: "ShopEU"; ' +
+    'leave it out to accept every merchant account.'
+  );
+}
+
+function resolveMerchantAccounts(
+  name: unknown,
+  value: string | readonly string[] | undefined,
+): ReadonlySet<string> | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  const list = (Array.isArray(value) ? value : [value]) as unknown[];
+  if (list.length === 0 || list.some((entry) => typeof entry !== 'string' || entry === '')) {
+    throw new WebhookConfigurationError(merchantAccountMessage(name));
+  }
+  return new Set(list as string[]);
+}
+
+/**
+ * Adyen standard (payments) webhooks. One request carries one or more
+ * `notificationItems[].NotificationRequestItem`; each item is signed on its own: its
+ * `additionalData.hmacSignature` is base64 HMAC-SHA256, keyed by the hex-decoded HMAC key, of
+ * `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`.
+ * One item that fails the check refuses the whole request, so nothing of it is stored and Adyen
+ * sends it again. Adyen has no event id; the dedup key is `${pspReference}:${eventCode}:${success}`.
+ */
+export class AdyenWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /**
+   * NOTE: Adyen accepts any 2xx today; `[accepted]` is the body its older integrations required,
+   * kept so every Adyen setup counts the delivery as done.
+   */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement('[accepted]');
+
+  private readonly keys: readonly Buffer[];
+  private readonly merchantAccounts: ReadonlySet<string> | undefined;
+
+  /**
+   * @param options the Adyen options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a key is missing, not hex or of odd length, or when
+   * `merchantAccount` is not a name or a list of names.
+   */
+  constructor(options: AdyenProviderOptions, endpointName = KIND) {
+    const hexKeys = requireSecrets(endpointName, KIND, 'hmacKey', options?.hmacKey);
+    this.keys = hexKeys.map((hexKey, index) => {
+      const key = decodeAdyenHmacKey(hexKey);
+      if (key === undefined) {
+        throw new WebhookConfigurationError(
+          hmacKeyFormatMessage(endpointName, index, hexKeys.length),
+        );
+      }
+      return key;
+    });
+    this.merchantAccounts = resolveMerchantAccounts(endpointName, options.merchantAccount);
+  }
+
+  /**
+   * Checks every item's `additionalData.hmacSignature` (and merchant account, when restricted).
+   * Adyen signs fields, not bytes, so the body is parsed first; nothing is acted on before every
+   * item has passed.
+   * @throws WebhookVerificationError when any item is unsigned, wrongly signed or for another
+   * merchant account.
+   * @throws WebhookPayloadError when the body is not an Adyen notification request.
+   */
+  verify(request: InboundWebhook): void {
+    for (const { index, item, fields } of readNotificationItems(request.rawBody)) {
+      const where = `Adyen notification item ${index} (pspReference ${fields.pspReference})`;
+      const signature = readObject(item, 'additionalData')?.hmacSignature;
+      if (signature === undefined || signature === null || signature === '') {
+        throw new WebhookVerificationError(
+          'missing_signature',
+          `${where} has no additionalData.hmacSignature; switch on HMAC signing for this webhook ` +
+            'in Customer Area',
+        );
+      }
+      if (typeof signature !== 'string' || !BASE64_SHA256.test(signature)) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `${where} has a malformed hmacSignature: expected base64 of 32 bytes`,
+        );
+      }
+      const signed = adyenSigningString(item as unknown as AdyenNotificationRequestItem);
+      const expected = this.keys.map((key) => hmacSha256(key, [signed]));
+      if (!constantTimeIncludes(expected, Buffer.from(signature, 'base64'))) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `${where}: hmacSignature does not match the item and the HMAC key`,
+        );
+      }
+      if (this.merchantAccounts && !this.merchantAccounts.has(fields.merchantAccountCode)) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `${where} is for merchant account ${JSON.stringify(fields.merchantAccountCode)}, ` +
+            "which is not in this endpoint's merchantAccount list",
+        );
+      }
+    }
+  }
+
+  /**
+   * One notification per item, each stored as the one-item request Adyen would have sent for
+   * it alone (`storedBody`), which this method accepts back unchanged.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification[] {
+    return readNotificationItems(request.rawBody).map(({ live, item, fields, amount }) => {
+      const payload: JsonObject = {
+        ...(live === undefined ? {} : { live }),
+        notificationItems: [{ NotificationRequestItem: item }],
+      };
+      const success = String(fields.success);
+      return {
+        eventId: `${fields.pspReference}:${fields.eventCode}:${success}`,
+        type: mapAdyenEvent(fields.eventCode, success === 'true') ?? `${KIND}:${fields.eventCode}`,
+        nativeType: fields.eventCode,
+        paymentRef: readString(item, 'originalReference') ?? fields.pspReference,
+        merchantRef: readString(item, 'merchantReference'),
+        amount: readInteger(readObject(item, 'amount'), 'value'),
+        currency: toCurrency(amount.currency),
+        status: success,
+        occurredAt: parseIsoDate(fields.eventDate),
+        payload,
+        storedBody: JSON.stringify(payload),
+      };
+    });
+  }
+}
+
+/**
+ * An Adyen standard webhook endpoint (Customer Area → Developers → Webhooks → Standard webhook,
+ * JSON over HTTP POST, HMAC signing on).
+ * @throws WebhookConfigurationError at startup when an option cannot work.
+ * @example
+ * adyenEndpoint({ name: 'adyen', hmacKey: process.env.ADYEN_HMAC_KEY!, merchantAccount: 'ShopEU' })
+ */
+export function adyenEndpoint(options: AdyenEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new AdyenWebhookProvider(options, options?.name));
+}

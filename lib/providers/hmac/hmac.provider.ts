@@ -1,0 +1,406 @@
+import { createHash } from 'node:crypto';
+import { IsOptional } from 'class-validator';
+import { decodeCanonicalBase64 } from '../../core/base64';
+import { constantTimeIncludes } from '../../core/constant-time';
+import { hmacSha256 } from '../../core/hmac';
+import { isPaymentEventType } from '../../core/payment-event-types';
+import { assertTimestampWithinWindow, parseUnixSeconds } from '../../core/timestamp-window';
+import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import {
+  IsIdentifier,
+  JsonObject,
+  fromUnixSeconds,
+  isJsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  toCurrency,
+  toIdentifier,
+  validateEnvelope,
+} from '../parse-payload';
+import {
+  resolveHeaderName,
+  resolveJsonPath,
+  resolveKind,
+  resolveTolerance,
+} from '../provider-options';
+import { invalidEncodingMessage, nonEmptyStringOptionMessage } from '../providers.messages';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+
+/** How the signature bytes are written in the header. */
+export type HmacSignatureEncoding = 'hex' | 'base64';
+
+/** Defaults of the generic HMAC scheme, shared with the test signer. */
+export const HMAC_DEFAULTS = Object.freeze({
+  kind: 'hmac',
+  signatureHeader: 'x-signature',
+  encoding: 'hex' as HmacSignatureEncoding,
+  eventIdPath: 'id',
+  typePath: 'type',
+  merchantRefPath: 'data.orderId',
+});
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const SHA256_BYTES = 32;
+
+/** Options of the generic HMAC-SHA256 scheme, shared by `hmacEndpoint()` and `HmacWebhookProvider`. */
+export interface HmacProviderOptions {
+  /**
+   * The shared secret, used verbatim (UTF-8) as the HMAC key. Pass a list while rotating: a
+   * delivery is accepted when any of them matches. Required.
+   */
+  secret: string | readonly string[];
+  /**
+   * Provider kind, used in unmapped types (`'<kind>:<type>'`) and in the inbox.
+   * @default 'hmac'
+   */
+  kind?: string;
+  /**
+   * Header carrying the signature (case-insensitive).
+   * @default 'x-signature'
+   */
+  signatureHeader?: string;
+  /**
+   * Text before the signature in the header, e.g. `'sha256='` for GitHub-style senders. When set,
+   * a header without it is refused.
+   * @default none (the header is the bare signature)
+   */
+  signaturePrefix?: string;
+  /**
+   * How the signature bytes are written. Hex is compared case-insensitively; base64 must be the
+   * standard alphabet with its `=` padding (what `digest('base64')` gives), and an unpadded,
+   * URL-safe or otherwise altered spelling is refused.
+   * @default 'hex'
+   */
+  encoding?: HmacSignatureEncoding;
+  /**
+   * Header carrying a signed Unix-seconds timestamp. When set, the signed content is
+   * `${timestamp}.${rawBody}` and the timestamp must lie within `tolerance`.
+   * @default none (the signed content is the raw body alone and there is no replay window)
+   */
+  timestampHeader?: string;
+  /**
+   * Largest distance in seconds between the signed timestamp and the receive time, in either
+   * direction; `0` switches the check off. Used only with `timestampHeader`.
+   * @default 300
+   */
+  tolerance?: number;
+  /**
+   * Dotted JSON path of the event id (the dedup key). When neither this nor `eventIdHeader`
+   * yields an id, the key is `sha256:<hex of the raw body>`.
+   * @default 'id'
+   */
+  eventIdPath?: string;
+  /**
+   * Header carrying the event id (e.g. `'x-github-delivery'`); takes precedence over
+   * `eventIdPath` when present.
+   * @default none
+   */
+  eventIdHeader?: string;
+  /**
+   * Dotted JSON path of the event type. A type that is already normalized
+   * (`'payment.succeeded'`, …) is used as is, any other becomes `'<kind>:<type>'`; a missing one
+   * becomes `'<kind>:unknown'`.
+   * @default 'type'
+   */
+  typePath?: string;
+  /**
+   * Header carrying the event type (e.g. `'x-github-event'`); takes precedence over `typePath`
+   * when present.
+   * @default none
+   */
+  typeHeader?: string;
+  /**
+   * Dotted JSON path of the provider's payment id (`paymentRef`).
+   * @default none
+   */
+  paymentRefPath?: string;
+  /**
+   * Dotted JSON path of your order id (`merchantRef`).
+   * @default 'data.orderId'
+   */
+  merchantRefPath?: string;
+  /**
+   * Dotted JSON path of the amount in minor units (an integer).
+   * @default none
+   */
+  amountPath?: string;
+  /**
+   * Dotted JSON path of the ISO 4217 currency code.
+   * @default none
+   */
+  currencyPath?: string;
+  /**
+   * Dotted JSON path of the payment status.
+   * @default none
+   */
+  statusPath?: string;
+  /**
+   * Dotted JSON path of when the event happened: an ISO 8601 string or Unix seconds.
+   * @default none
+   */
+  occurredAtPath?: string;
+}
+
+/** Options of `hmacEndpoint()`. */
+export interface HmacEndpointOptions extends BaseEndpointOptions, HmacProviderOptions {}
+
+class HmacEnvelope {
+  @IsOptional()
+  @IsIdentifier({ message: 'the event id must be a non-empty string or an integer' })
+  eventId?: unknown;
+
+  @IsOptional()
+  @IsIdentifier({ message: 'the event type must be a non-empty string or an integer' })
+  type?: unknown;
+}
+
+/** The value at `path`, through objects and array indexes; own properties only. */
+function readPath(source: JsonObject, path: readonly string[] | undefined): unknown {
+  if (path === undefined) return undefined;
+  let current: unknown = source;
+  for (const key of path) {
+    // NOTE: own properties only, so a path like "constructor" cannot reach the prototype.
+    if ((isJsonObject(current) || Array.isArray(current)) && Object.hasOwn(current, key)) {
+      current = (current as Record<string, unknown>)[key];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+function nonEmptyHeader(request: InboundWebhook, name: string): string | undefined {
+  const value = request.headers[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The signature bytes written in `encoded`, or undefined when it is not a SHA-256 MAC. */
+function decodeSignature(encoded: string, encoding: HmacSignatureEncoding): Buffer | undefined {
+  if (encoding === 'hex') {
+    return HEX_SHA256.test(encoded) ? Buffer.from(encoded, 'hex') : undefined;
+  }
+  const bytes = decodeCanonicalBase64(encoded);
+  return bytes?.length === SHA256_BYTES ? bytes : undefined;
+}
+
+/**
+ * A generic HMAC-SHA256 scheme for senders without a provider of their own (GitHub-style
+ * `X-Hub-Signature-256: sha256=<hex>`, and the many "HMAC of the raw body in a header" senders).
+ */
+export class HmacWebhookProvider implements WebhookProvider {
+  /** Provider kind (the `kind` option). */
+  readonly kind: string;
+  /** Such senders accept any 2xx; an empty 200 is the plainest. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** The configured timestamp, event id and type headers; never the signature header. */
+  readonly storedHeaders: readonly string[];
+
+  private readonly secrets: readonly string[];
+  private readonly signatureHeader: string;
+  private readonly signaturePrefix: string | undefined;
+  private readonly encoding: HmacSignatureEncoding;
+  private readonly timestampHeader: string | undefined;
+  private readonly tolerance: number;
+  private readonly eventIdPath: readonly string[];
+  private readonly eventIdHeader: string | undefined;
+  private readonly typePath: readonly string[];
+  private readonly typeHeader: string | undefined;
+  private readonly paymentRefPath: readonly string[] | undefined;
+  private readonly merchantRefPath: readonly string[];
+  private readonly amountPath: readonly string[] | undefined;
+  private readonly currencyPath: readonly string[] | undefined;
+  private readonly statusPath: readonly string[] | undefined;
+  private readonly occurredAtPath: readonly string[] | undefined;
+
+  /**
+   * @param options the scheme's options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret or option cannot work.
+   */
+  constructor(options: HmacProviderOptions, endpointName: string = HMAC_DEFAULTS.kind) {
+    const kind = resolveKind(endpointName, options?.kind, HMAC_DEFAULTS.kind);
+    this.kind = kind;
+    this.secrets = requireSecrets(endpointName, kind, 'secret', options?.secret);
+    const header = (option: string, value: string) =>
+      resolveHeaderName(endpointName, kind, option, value);
+    const optionalHeader = (option: string, value: string | undefined) =>
+      value === undefined ? undefined : header(option, value);
+    const path = (option: string, value: string) =>
+      resolveJsonPath(endpointName, kind, option, value);
+    const optionalPath = (option: string, value: string | undefined) =>
+      value === undefined ? undefined : path(option, value);
+
+    this.signatureHeader = header(
+      'signatureHeader',
+      options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader,
+    );
+    if (
+      options.signaturePrefix !== undefined &&
+      (typeof options.signaturePrefix !== 'string' || options.signaturePrefix.length === 0)
+    ) {
+      throw new WebhookConfigurationError(
+        nonEmptyStringOptionMessage(endpointName, kind, 'signaturePrefix', '"sha256="'),
+      );
+    }
+    this.signaturePrefix = options.signaturePrefix;
+    const encoding = options.encoding ?? HMAC_DEFAULTS.encoding;
+    if (encoding !== 'hex' && encoding !== 'base64') {
+      throw new WebhookConfigurationError(invalidEncodingMessage(endpointName, kind, encoding));
+    }
+    this.encoding = encoding;
+    this.timestampHeader = optionalHeader('timestampHeader', options.timestampHeader);
+    this.tolerance = resolveTolerance(endpointName, kind, options.tolerance);
+    this.eventIdPath = path('eventIdPath', options.eventIdPath ?? HMAC_DEFAULTS.eventIdPath);
+    this.eventIdHeader = optionalHeader('eventIdHeader', options.eventIdHeader);
+    this.typePath = path('typePath', options.typePath ?? HMAC_DEFAULTS.typePath);
+    this.typeHeader = optionalHeader('typeHeader', options.typeHeader);
+    this.paymentRefPath = optionalPath('paymentRefPath', options.paymentRefPath);
+    this.merchantRefPath = path(
+      'merchantRefPath',
+      options.merchantRefPath ?? HMAC_DEFAULTS.merchantRefPath,
+    );
+    this.amountPath = optionalPath('amountPath', options.amountPath);
+    this.currencyPath = optionalPath('currencyPath', options.currencyPath);
+    this.statusPath = optionalPath('statusPath', options.statusPath);
+    this.occurredAtPath = optionalPath('occurredAtPath', options.occurredAtPath);
+    this.storedHeaders = Object.freeze(
+      [this.timestampHeader, this.eventIdHeader, this.typeHeader].filter(
+        (name): name is string => name !== undefined && name !== this.signatureHeader,
+      ),
+    );
+  }
+
+  /**
+   * Checks the signature header (and the timestamp window, when configured) on the raw body.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    const header = nonEmptyHeader(request, this.signatureHeader);
+    if (header === undefined) {
+      throw new WebhookVerificationError(
+        'missing_signature',
+        `Missing ${this.signatureHeader} header`,
+      );
+    }
+    let timestampText: string | undefined;
+    let timestamp: number | undefined;
+    if (this.timestampHeader !== undefined) {
+      timestampText = nonEmptyHeader(request, this.timestampHeader);
+      if (timestampText === undefined) {
+        throw new WebhookVerificationError(
+          'missing_signature',
+          `Missing ${this.timestampHeader} header`,
+        );
+      }
+      timestamp = parseUnixSeconds(timestampText);
+      if (timestamp === undefined) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `Malformed ${this.timestampHeader} header: expected Unix seconds`,
+        );
+      }
+    }
+    if (this.signaturePrefix !== undefined && !header.startsWith(this.signaturePrefix)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `Malformed ${this.signatureHeader} header: expected it to start with "${this.signaturePrefix}"`,
+      );
+    }
+    const candidate = decodeSignature(
+      header.slice(this.signaturePrefix?.length ?? 0),
+      this.encoding,
+    );
+    if (candidate === undefined) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `Malformed ${this.signatureHeader} header: expected a ${this.encoding} HMAC-SHA256`,
+      );
+    }
+    const parts =
+      timestampText === undefined ? [request.rawBody] : [`${timestampText}.`, request.rawBody];
+    const expected = this.secrets.map((secret) => hmacSha256(secret, parts));
+    if (!constantTimeIncludes(expected, candidate)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `${this.signatureHeader} does not match the payload and the secret`,
+      );
+    }
+    if (timestamp !== undefined) {
+      assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
+    }
+  }
+
+  /**
+   * Parses the JSON body and reads the configured headers and paths.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, `${this.kind} webhook body`);
+    const fields = validateEnvelope(
+      HmacEnvelope,
+      {
+        eventId: this.headerOrPath(request, body, this.eventIdHeader, this.eventIdPath),
+        type: this.headerOrPath(request, body, this.typeHeader, this.typePath),
+      },
+      `${this.kind} webhook`,
+    );
+    const nativeType = toIdentifier(fields.type) ?? 'unknown';
+    const occurredAt = readPath(body, this.occurredAtPath);
+    const amount = readPath(body, this.amountPath);
+    const status = readPath(body, this.statusPath);
+    return {
+      // NOTE: last resort for senders without ids: identical bodies are the same event, and a
+      // retry of the same body is caught as a duplicate.
+      eventId:
+        toIdentifier(fields.eventId) ??
+        `sha256:${createHash('sha256').update(request.rawBody).digest('hex')}`,
+      type: isPaymentEventType(nativeType) ? nativeType : `${this.kind}:${nativeType}`,
+      nativeType,
+      paymentRef: toIdentifier(readPath(body, this.paymentRefPath)),
+      merchantRef: toIdentifier(readPath(body, this.merchantRefPath)),
+      amount: typeof amount === 'number' && Number.isSafeInteger(amount) ? amount : undefined,
+      currency: toCurrency(readPath(body, this.currencyPath)),
+      status: typeof status === 'string' && status.length > 0 ? status : undefined,
+      occurredAt:
+        typeof occurredAt === 'number' ? fromUnixSeconds(occurredAt) : parseIsoDate(occurredAt),
+      payload: body,
+    };
+  }
+
+  private headerOrPath(
+    request: InboundWebhook,
+    body: JsonObject,
+    header: string | undefined,
+    path: readonly string[],
+  ): unknown {
+    const fromHeader = header === undefined ? undefined : nonEmptyHeader(request, header);
+    return fromHeader ?? readPath(body, path);
+  }
+}
+
+/**
+ * An endpoint for a sender that signs the raw body with HMAC-SHA256 in a header.
+ * @throws WebhookConfigurationError at startup when a secret or option cannot work.
+ * @example
+ * // GitHub-style
+ * hmacEndpoint({
+ *   name: 'github',
+ *   kind: 'github',
+ *   secret: process.env.GITHUB_WEBHOOK_SECRET!,
+ *   signatureHeader: 'x-hub-signature-256',
+ *   signaturePrefix: 'sha256=',
+ *   eventIdHeader: 'x-github-delivery',
+ *   typeHeader: 'x-github-event',
+ * })
+ */
+export function hmacEndpoint(options: HmacEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new HmacWebhookProvider(options, options?.name));
+}

@@ -1,0 +1,57 @@
+import { ByteSource, hmacSha256 } from '../../core/hmac';
+import { SignablePayload } from '../signed-delivery';
+import { HMAC_DEFAULTS, HmacSignatureEncoding } from './hmac.provider';
+
+/** Options of `signHmac()`: the same header, prefix and encoding options as `hmacEndpoint()`. */
+export interface SignHmacOptions {
+  /** The exact raw body you will send. */
+  payload: SignablePayload;
+  /** The shared secret. */
+  secret: string;
+  /**
+   * Signed timestamp in Unix seconds; used only with `timestampHeader`.
+   * @default now
+   */
+  timestamp?: number;
+  /**
+   * Header to carry the signature.
+   * @default 'x-signature'
+   */
+  signatureHeader?: string;
+  /**
+   * Text written before the signature, e.g. `'sha256='`.
+   * @default none
+   */
+  signaturePrefix?: string;
+  /**
+   * How the signature bytes are written.
+   * @default 'hex'
+   */
+  encoding?: HmacSignatureEncoding;
+  /**
+   * Header to carry the timestamp; when set, the signed content is `${timestamp}.${payload}`.
+   * @default none
+   */
+  timestampHeader?: string;
+}
+
+/**
+ * Signs a payload for an `hmacEndpoint()` configured with the same options.
+ * @example
+ * signHmac({ payload: body, secret, signatureHeader: 'x-hub-signature-256', signaturePrefix: 'sha256=' })
+ */
+export function signHmac(options: SignHmacOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const parts: ByteSource[] = [options.payload];
+  if (options.timestampHeader !== undefined) {
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+    headers[options.timestampHeader.toLowerCase()] = String(timestamp);
+    parts.unshift(`${timestamp}.`);
+  }
+  const signature = hmacSha256(options.secret, parts).toString(
+    options.encoding ?? HMAC_DEFAULTS.encoding,
+  );
+  const signatureHeader = (options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader).toLowerCase();
+  headers[signatureHeader] = `${options.signaturePrefix ?? ''}${signature}`;
+  return headers;
+}

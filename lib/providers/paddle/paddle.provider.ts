@@ -1,0 +1,230 @@
+import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { PaymentEventType } from '../../core/payment-event-types';
+import {
+  assertNoWhitespaceInSecrets,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from '../define-endpoint';
+import {
+  JsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
+import { TimestampedSignatureHeader, verifyTimestampedSignature } from '../signature-header';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+import { ownValue } from '../../core/own-value';
+
+const KIND = 'paddle';
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const SIGNATURE_HEADER: TimestampedSignatureHeader = {
+  name: 'Paddle-Signature',
+  separator: ';',
+  timestampKey: 'ts',
+  signatureKey: 'h1',
+  signatureShape: 'h1=<64 hex digits>',
+  readSignature: (value) => (HEX_SHA256.test(value) ? value.toLowerCase() : undefined),
+  signedPrefix: (timestampText) => `${timestampText}:`,
+};
+const MINOR_UNITS = /^\d{1,16}$/;
+
+/** Options of the Paddle protocol, shared by `paddleEndpoint()` and `PaddleWebhookProvider`. */
+export interface PaddleProviderOptions {
+  /**
+   * The notification destination's secret key (`pdl_ntfset_…`, Paddle → Developer tools →
+   * Notifications → your destination → Secret key), used verbatim. Pass a list while rotating:
+   * a delivery is accepted when any secret matches any of its `h1` signatures. Required.
+   */
+  secret: string | readonly string[];
+  /**
+   * Largest distance in seconds between the signed `ts=` timestamp and the receive time, in
+   * either direction; `0` switches the check off.
+   *
+   * Paddle's own SDK allows 5 seconds, into the past only (`WebhooksValidator` in
+   * `@paddle/paddle-node-sdk` 3.x), and Paddle's docs repeat that figure. The default is wider
+   * on purpose, the same as for Stripe and Standard Webhooks: the window has to absorb clock
+   * skew between Paddle and this server and the time a delivery spends in proxies, and every
+   * delivery it refuses is answered 400 and waits for Paddle's next retry. A shorter window
+   * buys no safety here: within 300 s a replay carries an `event_id` whose dedup key is kept
+   * for days, so it is a duplicate either way. Set 5 to refuse what the SDK refuses.
+   * @default 300
+   */
+  tolerance?: number;
+  /**
+   * Key of the transaction's `custom_data` entry (set by your checkout) that holds your order id;
+   * it becomes `merchantRef`.
+   * @default 'orderId'
+   */
+  merchantRefKey?: string;
+}
+
+/** Options of `paddleEndpoint()`. */
+export interface PaddleEndpointOptions extends BaseEndpointOptions, PaddleProviderOptions {}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class PaddleEventEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  event_id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  event_type!: string;
+
+  @IsOptional()
+  @IsString()
+  occurred_at?: string;
+
+  @IsObject()
+  data!: JsonObject;
+}
+
+/**
+ * NOTE: `transaction.paid` is left unmapped on purpose: Paddle sends it when the payment is
+ * captured but before the transaction is processed (no invoice, no subscription yet), and follows
+ * it with `transaction.completed`; mapping both would announce one payment twice. It is not an
+ * authorization either: the money is already taken. Handlers that want the earlier signal
+ * subscribe to `'paddle:transaction.paid'`.
+ */
+const TRANSACTION_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'transaction.completed': 'payment.succeeded',
+  'transaction.payment_failed': 'payment.failed',
+  'transaction.canceled': 'payment.canceled',
+};
+
+/** Maps an adjustment (refund, credit, chargeback) by its action and status. */
+function mapAdjustment(eventType: string, adjustment: JsonObject): PaymentEventType | undefined {
+  const action = adjustment.action;
+  const status = adjustment.status;
+  if (action === 'refund') {
+    // NOTE: a refund is created pending_approval and approved (or rejected) by Paddle later.
+    if (status === 'approved') return 'refund.succeeded';
+    if (status === 'rejected') return 'refund.failed';
+    return undefined;
+  }
+  // NOTE: chargebacks arrive already decided; only their creation opens or closes a dispute.
+  if (eventType !== 'adjustment.created') return undefined;
+  if (action === 'chargeback') return 'dispute.opened';
+  if (action === 'chargeback_reverse') return 'dispute.closed';
+  return undefined;
+}
+
+function mapPaddleType(eventType: string, data: JsonObject): PaymentEventType | undefined {
+  if (eventType === 'adjustment.created' || eventType === 'adjustment.updated') {
+    return mapAdjustment(eventType, data);
+  }
+  return ownValue(TRANSACTION_TYPES, eventType);
+}
+
+/** Paddle writes amounts as strings of minor units (`"1099"`). */
+function readMinorUnits(source: JsonObject | undefined, key: string): number | undefined {
+  const value = readString(source, key);
+  return value !== undefined && MINOR_UNITS.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Paddle Billing: `Paddle-Signature: ts=…;h1=…` where `h1` is HMAC-SHA256 (hex) of
+ * `${ts}:${rawBody}` keyed by the destination's secret key verbatim. Event ids (`evt_…`) are
+ * stable across retries.
+ */
+export class PaddleWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** Paddle expects HTTP 200 within 5 seconds; an empty body is enough. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly secrets: readonly string[];
+  private readonly tolerance: number;
+  private readonly merchantRefKey: string;
+
+  /**
+   * @param options the Paddle options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret or option cannot work.
+   */
+  constructor(options: PaddleProviderOptions, endpointName = KIND) {
+    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'secret',
+      secrets,
+      "Copy the notification destination's secret key (pdl_ntfset_…) from Paddle → Developer " +
+        'tools → Notifications',
+    );
+    this.secrets = secrets;
+    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options.merchantRefKey,
+      'orderId',
+    );
+  }
+
+  /**
+   * Checks the Paddle-Signature header against the raw body, then the timestamp window.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    // NOTE: every h1 counts (Paddle sends one per secret while rotating), not only the last one.
+    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
+  }
+
+  /**
+   * Parses a Paddle Billing event and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'Paddle event body');
+    const event = validateEnvelope(PaddleEventEnvelope, body, 'Paddle event');
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
+    const data = body.data as JsonObject;
+    const isTransaction = event.event_type.startsWith('transaction.');
+    const isAdjustment = event.event_type.startsWith('adjustment.');
+
+    return {
+      eventId: event.event_id,
+      type: mapPaddleType(event.event_type, data) ?? `${KIND}:${event.event_type}`,
+      nativeType: event.event_type,
+      paymentRef: isTransaction
+        ? readString(data, 'id')
+        : isAdjustment
+          ? readString(data, 'transaction_id')
+          : undefined,
+      merchantRef: readString(readObject(data, 'custom_data'), this.merchantRefKey),
+      amount: isTransaction
+        ? readMinorUnits(readObject(readObject(data, 'details'), 'totals'), 'grand_total')
+        : isAdjustment
+          ? readMinorUnits(readObject(data, 'totals'), 'total')
+          : undefined,
+      currency: toCurrency(data.currency_code),
+      status: readString(data, 'status'),
+      occurredAt: parseIsoDate(event.occurred_at),
+      payload: body,
+    };
+  }
+}
+
+/**
+ * A Paddle Billing webhook endpoint.
+ * @throws WebhookConfigurationError at startup when a secret or option cannot work.
+ * @example
+ * paddleEndpoint({ name: 'paddle', secret: process.env.PADDLE_WEBHOOK_SECRET! })
+ */
+export function paddleEndpoint(options: PaddleEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new PaddleWebhookProvider(options, options?.name));
+}

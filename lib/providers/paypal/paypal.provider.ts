@@ -1,0 +1,460 @@
+import { X509Certificate, verify as verifySignature } from 'node:crypto';
+import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { decodeCanonicalBase64 } from '../../core/base64';
+import { crc32 } from '../../core/crc32';
+import { toMinorUnits } from '../../core/minor-units';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { assertTimestampWithinWindow } from '../../core/timestamp-window';
+import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { defineEndpoint, plainTextAcknowledgement } from '../define-endpoint';
+import {
+  PayPalTrustAnchors,
+  nodeTrustAnchors,
+  trustAnchorsFrom,
+  verifyPayPalCertificateChain,
+} from './paypal-certificate-chain';
+import {
+  PayPalCertificateResolver,
+  createPayPalCertificateResolver,
+  describeCertificateError,
+} from './paypal-certificate.resolver';
+import {
+  JsonObject,
+  isJsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import { paypalTrustedRootsMessage } from '../providers.messages';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+import { ownValue } from '../../core/own-value';
+
+const KIND = 'paypal';
+const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
+const TRANSMISSION_TIME_HEADER = 'paypal-transmission-time';
+const TRANSMISSION_SIG_HEADER = 'paypal-transmission-sig';
+const CERT_URL_HEADER = 'paypal-cert-url';
+const AUTH_ALGO_HEADER = 'paypal-auth-algo';
+const AUTH_ALGO = 'SHA256withRSA';
+const PAYPAL_DOMAIN = 'paypal.com';
+// NOTE: where PayPal serves signing certificates, e.g. /v1/notifications/certs/CERT-360caa42-…
+const CERT_PATH = /^\/v1\/notifications\/certs\/CERT-[A-Za-z0-9-]+$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const CAPTURE_LINK = /\/v2\/payments\/captures\/([^/?#]+)$/;
+const MAX_SHOWN_URL = 200;
+
+/**
+ * How far `PAYPAL-TRANSMISSION-TIME` may be from the receive time unless an endpoint says
+ * otherwise: 4 days.
+ *
+ * NOTE: PayPal documents no window and does not say whether its retries (up to 25 over 3 days)
+ * carry a new transmission time or the first one. Four days outlasts that retry horizon, so no
+ * retry is ever refused for its age, and stays below the 7 days the inbox keeps event ids, so a
+ * genuine delivery replayed inside the window is caught as a duplicate and one replayed later is
+ * refused as out of window.
+ */
+export const PAYPAL_DEFAULT_TOLERANCE_SECONDS = 4 * 24 * 60 * 60;
+
+/** Options of the PayPal protocol, shared by `paypalEndpoint()` and `PayPalWebhookProvider`. */
+export interface PayPalProviderOptions {
+  /**
+   * The ID PayPal shows for this webhook (Developer Dashboard → Apps & Credentials → your app →
+   * Webhooks, e.g. `'8PT597110X687430LKGECATA'`); it is part of the signed string, so a delivery
+   * for another webhook does not verify. Webhooks Simulator events are signed with the literal
+   * `'WEBHOOK_ID'`. Required.
+   */
+  webhookId: string;
+  /**
+   * Largest distance in seconds between `PAYPAL-TRANSMISSION-TIME` and the receive time, in
+   * either direction; `0` switches the check off.
+   * @default 345600 (4 days; see `PAYPAL_DEFAULT_TOLERANCE_SECONDS`)
+   */
+  tolerance?: number;
+  /**
+   * Fetches the certificates named in `PAYPAL-CERT-URL`. Whatever it answers must still pass
+   * the subject, chain and validity checks. Tests inject one that answers with a local
+   * certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
+   * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL, 4 downloads at once
+   */
+  certificateResolver?: PayPalCertificateResolver;
+  /**
+   * The CA certificates (PEM; one text may hold several) that PayPal's signing certificate must
+   * chain to, through the intermediates served with it. Replaces the default, so it can pin
+   * the CA that issues PayPal's certificate (DigiCert: give the PEM of its root certificate).
+   * Tests give `PAYPAL_TEST_CA_PEM` from the testing entry point; never give that CA in
+   * production.
+   * @default Node's bundled root certificates (`tls.rootCertificates`)
+   */
+  trustedRoots?: string | readonly string[];
+}
+
+/** Options of `paypalEndpoint()`. */
+export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProviderOptions {}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class PayPalEventEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  event_type!: string;
+
+  @IsObject()
+  resource!: JsonObject;
+
+  @IsOptional()
+  @IsString()
+  create_time?: string;
+}
+
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'PAYMENT.CAPTURE.COMPLETED': 'payment.succeeded',
+  'PAYMENT.CAPTURE.DENIED': 'payment.failed',
+  'PAYMENT.CAPTURE.DECLINED': 'payment.failed',
+  'PAYMENT.CAPTURE.REFUNDED': 'refund.succeeded',
+  'CUSTOMER.DISPUTE.CREATED': 'dispute.opened',
+  'CUSTOMER.DISPUTE.RESOLVED': 'dispute.closed',
+};
+
+/** Which resource an event type carries, as far as references and amounts are concerned. */
+type ResourceFamily = 'capture' | 'refund' | 'authorization' | 'dispute' | 'other';
+
+function resourceFamily(eventType: string): ResourceFamily {
+  // NOTE: a reversal (chargeback debit) carries a refund resource, like a refund does.
+  if (eventType === 'PAYMENT.CAPTURE.REFUNDED' || eventType === 'PAYMENT.CAPTURE.REVERSED') {
+    return 'refund';
+  }
+  if (eventType.startsWith('PAYMENT.CAPTURE.')) return 'capture';
+  if (eventType.startsWith('PAYMENT.AUTHORIZATION.')) return 'authorization';
+  if (eventType.startsWith('CUSTOMER.DISPUTE.')) return 'dispute';
+  return 'other';
+}
+
+/** The capture a refund belongs to: the id at the end of its `rel: "up"` link. */
+function capturedPaymentOf(refund: JsonObject): string | undefined {
+  const links = Array.isArray(refund.links) ? refund.links : [];
+  for (const link of links) {
+    if (isJsonObject(link) && link.rel === 'up') {
+      const href = readString(link, 'href');
+      const match = href === undefined ? null : CAPTURE_LINK.exec(href);
+      if (match) return decodePathSegment(match[1]);
+    }
+  }
+  return undefined;
+}
+
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // NOTE: a malformed escape (e.g. "%E0%A4%A") leaves the reference unknown rather than failing.
+    return undefined;
+  }
+}
+
+function firstDisputedTransaction(dispute: JsonObject): JsonObject | undefined {
+  const transactions = dispute.disputed_transactions;
+  return Array.isArray(transactions) && isJsonObject(transactions[0]) ? transactions[0] : undefined;
+}
+
+/** `{ value: '10.99', currency_code: 'USD' }` → 1099 and `'USD'`. */
+function readMoney(money: JsonObject | undefined): { amount?: number; currency?: string } {
+  const currency = toCurrency(money?.currency_code);
+  const value = readString(money, 'value');
+  if (currency === undefined) return {};
+  return { amount: value === undefined ? undefined : toMinorUnits(value, currency), currency };
+}
+
+function shown(url: string): string {
+  return JSON.stringify(url.length > MAX_SHOWN_URL ? `${url.slice(0, MAX_SHOWN_URL)}…` : url);
+}
+
+interface TransmissionHeaders {
+  readonly transmissionId: string;
+  readonly transmissionTime: string;
+  readonly signature: string;
+  readonly certUrl: string;
+  readonly authAlgo: string;
+}
+
+/**
+ * PayPal REST webhooks: `PAYPAL-TRANSMISSION-SIG` is an RSA (PKCS#1 v1.5, SHA-256) signature of
+ * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}` made with the key of the
+ * certificate at `PAYPAL-CERT-URL`, which must be PayPal's (`messageverificationcerts…paypal.com`,
+ * chained to a trusted root). Event ids (`WH-…`) are stable across retries.
+ */
+export class PayPalWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** PayPal accepts any 2xx; an empty 200 is the plainest. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+  /** Which transmission it was, and when PayPal sent it; never its signature. */
+  readonly storedHeaders: readonly string[] = Object.freeze([
+    TRANSMISSION_ID_HEADER,
+    TRANSMISSION_TIME_HEADER,
+  ]);
+
+  private readonly webhookId: string;
+  private readonly tolerance: number;
+  private readonly resolveCertificate: PayPalCertificateResolver;
+  private readonly trustAnchors: PayPalTrustAnchors;
+
+  /**
+   * @param options the PayPal options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when the webhook id or an option cannot work.
+   */
+  constructor(options: PayPalProviderOptions, endpointName = KIND) {
+    const endpoint = `Webhook endpoint ${JSON.stringify(endpointName)} (${KIND})`;
+    const webhookId: unknown = options?.webhookId;
+    if (typeof webhookId !== 'string' || webhookId.length === 0 || /\s/.test(webhookId)) {
+      throw new WebhookConfigurationError(
+        `${endpoint} has no usable webhookId: set webhookId to the ID PayPal shows for this webhook ` +
+          '(Developer Dashboard → Apps & Credentials → your app → Webhooks, e.g. "8PT597110X687430LKGECATA"; ' +
+          'no spaces or line breaks); Webhooks Simulator events use "WEBHOOK_ID".',
+      );
+    }
+    const tolerance = options.tolerance ?? PAYPAL_DEFAULT_TOLERANCE_SECONDS;
+    if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
+      throw new WebhookConfigurationError(
+        `${endpoint}: tolerance must be a whole number of seconds, 0 or more (got ${String(options.tolerance)}); ` +
+          `leave it out for the default ${PAYPAL_DEFAULT_TOLERANCE_SECONDS} (4 days, longer than PayPal's ` +
+          'retry horizon), or use 0 to switch the transmission-time check off.',
+      );
+    }
+    if (
+      options.certificateResolver !== undefined &&
+      typeof options.certificateResolver !== 'function'
+    ) {
+      throw new WebhookConfigurationError(
+        `${endpoint}: certificateResolver must be a function (url) => Promise<PEM text>; ` +
+          'leave it out to download certificates from PayPal.',
+      );
+    }
+    this.webhookId = webhookId;
+    this.tolerance = tolerance;
+    this.resolveCertificate = options.certificateResolver ?? createPayPalCertificateResolver();
+    this.trustAnchors = resolveTrustAnchors(endpoint, options.trustedRoots);
+  }
+
+  /**
+   * Checks the transmission headers, the certificate URL and the transmission time, then fetches
+   * the certificate, checks that it is PayPal's (subject, chain, validity), and checks the
+   * signature over the raw body's CRC-32.
+   * @throws WebhookVerificationError (as a rejection)
+   */
+  async verify(request: InboundWebhook): Promise<void> {
+    const headers = readTransmissionHeaders(request);
+    if (headers.authAlgo.toLowerCase() !== AUTH_ALGO.toLowerCase()) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `Unsupported PAYPAL-AUTH-ALGO ${shown(headers.authAlgo)}: only ${AUTH_ALGO} is accepted`,
+      );
+    }
+    const certUrl = checkCertUrl(headers.certUrl);
+    const transmittedAt = parseTransmissionTime(headers.transmissionTime);
+    const signature = decodeCanonicalBase64(headers.signature);
+    if (signature === undefined) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed PAYPAL-TRANSMISSION-SIG header: expected base64',
+      );
+    }
+    // NOTE: checked before the certificate is fetched, so a stale replay costs no outbound request.
+    assertTimestampWithinWindow(
+      Math.floor(transmittedAt / 1000),
+      request.receivedAt,
+      this.tolerance,
+    );
+    const certificate = await this.loadCertificate(certUrl, request.receivedAt);
+    const message =
+      `${headers.transmissionId}|${headers.transmissionTime}|${this.webhookId}|` +
+      String(crc32(request.rawBody));
+    let valid: boolean;
+    try {
+      valid = verifySignature(
+        'sha256',
+        Buffer.from(message, 'utf8'),
+        certificate.publicKey,
+        signature,
+      );
+    } catch {
+      valid = false;
+    }
+    if (!valid) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'PAYPAL-TRANSMISSION-SIG does not match the payload, the transmission headers and the ' +
+          "endpoint's webhookId (check that webhookId is the ID of the webhook this delivery was sent to)",
+      );
+    }
+  }
+
+  /**
+   * Parses a PayPal webhook event and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'PayPal event body');
+    const event = validateEnvelope(PayPalEventEnvelope, body, 'PayPal event');
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
+    const resource = body.resource as JsonObject;
+    const family = resourceFamily(event.event_type);
+
+    let paymentRef: string | undefined;
+    let merchantRef = readString(resource, 'custom_id') ?? readString(resource, 'invoice_id');
+    let money = readMoney(readObject(resource, 'amount'));
+    if (family === 'capture' || family === 'authorization') {
+      paymentRef = readString(resource, 'id');
+    } else if (family === 'refund') {
+      // NOTE: the refund's own id is no payment; without an "up" link the reference stays unknown.
+      paymentRef = capturedPaymentOf(resource);
+    } else if (family === 'dispute') {
+      const transaction = firstDisputedTransaction(resource);
+      paymentRef = readString(transaction, 'seller_transaction_id');
+      merchantRef = readString(transaction, 'custom') ?? readString(transaction, 'invoice_number');
+      money = readMoney(readObject(resource, 'dispute_amount'));
+    }
+
+    return {
+      eventId: event.id,
+      type: ownValue(EVENT_TYPES, event.event_type) ?? `${KIND}:${event.event_type}`,
+      nativeType: event.event_type,
+      paymentRef,
+      merchantRef,
+      amount: money.amount,
+      currency: money.currency,
+      status: readString(resource, 'status'),
+      occurredAt: parseIsoDate(event.create_time),
+      payload: body,
+    };
+  }
+
+  private async loadCertificate(url: string, receivedAt: Date): Promise<X509Certificate> {
+    let pem: unknown;
+    try {
+      pem = await this.resolveCertificate(url);
+    } catch (error) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `Could not get the PayPal signing certificate from ${shown(url)}: ` +
+          `${describeCertificateError(error)}; the delivery is refused and PayPal will retry it`,
+      );
+    }
+    const certificate = verifyPayPalCertificateChain(
+      typeof pem === 'string' ? pem : '',
+      shown(url),
+      this.trustAnchors,
+      receivedAt,
+    );
+    if (certificate.publicKey.asymmetricKeyType !== 'rsa') {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `The PayPal certificate at ${shown(url)} does not hold an RSA key`,
+      );
+    }
+    return certificate;
+  }
+}
+
+/** The trust anchors of `trustedRoots`, or Node's bundled roots; a startup error if unusable. */
+function resolveTrustAnchors(
+  endpoint: string,
+  trustedRoots: string | readonly string[] | undefined,
+): PayPalTrustAnchors {
+  if (trustedRoots === undefined) return nodeTrustAnchors();
+  const pems = (Array.isArray(trustedRoots) ? trustedRoots : [trustedRoots]) as string[];
+  const resolved = pems.length === 0 ? { invalid: 0 } : trustAnchorsFrom(pems);
+  if ('invalid' in resolved) {
+    throw new WebhookConfigurationError(
+      paypalTrustedRootsMessage(endpoint, pems.length > 1 ? resolved.invalid : undefined),
+    );
+  }
+  return resolved.anchors;
+}
+
+function readTransmissionHeaders(request: InboundWebhook): TransmissionHeaders {
+  const read = (name: string, display: string): string => {
+    const value = request.headers[name]?.trim();
+    if (value === undefined || value === '') {
+      throw new WebhookVerificationError('missing_signature', `Missing ${display} header`);
+    }
+    return value;
+  };
+  return {
+    signature: read(TRANSMISSION_SIG_HEADER, 'PAYPAL-TRANSMISSION-SIG'),
+    transmissionId: read(TRANSMISSION_ID_HEADER, 'PAYPAL-TRANSMISSION-ID'),
+    transmissionTime: read(TRANSMISSION_TIME_HEADER, 'PAYPAL-TRANSMISSION-TIME'),
+    certUrl: read(CERT_URL_HEADER, 'PAYPAL-CERT-URL'),
+    authAlgo: read(AUTH_ALGO_HEADER, 'PAYPAL-AUTH-ALGO'),
+  };
+}
+
+/**
+ * The certificate URL, if it is https on `paypal.com` or a host under it, with no credentials,
+ * the default port, and PayPal's certificate path; anything else is refused before a request is
+ * made, with a message naming what is wrong.
+ */
+function checkCertUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      `PAYPAL-CERT-URL ${shown(text)} is not a URL`,
+    );
+  }
+  const host = url.hostname.toLowerCase();
+  const problem =
+    url.protocol !== 'https:'
+      ? 'certificates are fetched only over https'
+      : host !== PAYPAL_DOMAIN && !host.endsWith(`.${PAYPAL_DOMAIN}`)
+        ? `its host ${JSON.stringify(host)} is not paypal.com or a host under it`
+        : url.username !== '' || url.password !== '' || url.port !== ''
+          ? 'it carries credentials or a port'
+          : !CERT_PATH.test(url.pathname) || url.search !== '' || url.hash !== ''
+            ? "its path is not PayPal's certificate path /v1/notifications/certs/CERT-…"
+            : undefined;
+  if (problem !== undefined) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      `PAYPAL-CERT-URL ${shown(text)} is refused: ${problem}`,
+    );
+  }
+  return url.href;
+}
+
+/** Milliseconds since the epoch of an RFC 3339 transmission time. */
+function parseTransmissionTime(text: string): number {
+  const millis = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(millis)) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'Malformed PAYPAL-TRANSMISSION-TIME header: expected an RFC 3339 time such as 2024-05-12T18:14:14Z',
+    );
+  }
+  return millis;
+}
+
+/**
+ * A PayPal webhook endpoint.
+ * @throws WebhookConfigurationError at startup when the webhook id or an option cannot work.
+ * @example
+ * paypalEndpoint({ name: 'paypal', webhookId: process.env.PAYPAL_WEBHOOK_ID! })
+ */
+export function paypalEndpoint(options: PayPalEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new PayPalWebhookProvider(options, options?.name));
+}

@@ -1,0 +1,130 @@
+import { IsNotEmpty, IsString } from 'class-validator';
+import { constantTimeIncludes } from '../../core/constant-time';
+import { hmacSha256 } from '../../core/hmac';
+import { WebhookVerificationError } from '../../core/webhook-errors';
+import {
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from '../define-endpoint';
+import { IsIdentifier, parseJsonObject, toIdentifier, validateEnvelope } from '../parse-payload';
+import { qvardAcknowledgementMessage } from '../providers.messages';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+
+const KIND = 'qvard';
+const SIGNATURE_HEADER = 'x-qvard-signature';
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+/** Options of the Qvard protocol, shared by `qvardEndpoint()` and `QvardWebhookProvider`. */
+export interface QvardProviderOptions {
+  /**
+   * The project's secret key from the Qvard dashboard, used verbatim as the HMAC key. Pass a list
+   * while rotating: a delivery is accepted when any of them matches. Required.
+   */
+  secret: string | readonly string[];
+}
+
+/** Options of `qvardEndpoint()`. */
+export interface QvardEndpointOptions extends BaseEndpointOptions, QvardProviderOptions {}
+
+class QvardNotificationEnvelope {
+  @IsIdentifier()
+  id!: string | number;
+
+  @IsString()
+  @IsNotEmpty()
+  status!: string;
+}
+
+/**
+ * Qvard: `X-Qvard-Signature` is HMAC-SHA256 (hex) of the raw body keyed by the secret key. A
+ * notification is sent once a payment completes and carries only the merchant's order `id` and a
+ * `status`, so the dedup key is `${id}:${status}`.
+ */
+export class QvardWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /**
+   * NOTE: exactly 200; Qvard counts any other status, 201, 202 and 204 included, as a failed
+   * delivery and retries it.
+   */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly secrets: readonly string[];
+
+  /**
+   * @param options the Qvard options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when no usable secret is given.
+   */
+  constructor(options: QvardProviderOptions, endpointName = KIND) {
+    this.secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+  }
+
+  /**
+   * Checks X-Qvard-Signature against the raw body.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    const header = request.headers[SIGNATURE_HEADER]?.trim();
+    if (header === undefined || header === '') {
+      throw new WebhookVerificationError('missing_signature', 'Missing X-Qvard-Signature header');
+    }
+    if (!HEX_SHA256.test(header)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed X-Qvard-Signature header: expected 64 hex digits',
+      );
+    }
+    const expected = this.secrets.map((secret) =>
+      hmacSha256(secret, [request.rawBody]).toString('hex'),
+    );
+    if (!constantTimeIncludes(expected, header.toLowerCase())) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'X-Qvard-Signature does not match the payload and the secret',
+      );
+    }
+  }
+
+  /**
+   * Parses a Qvard notification; the event id is `${id}:${status}`.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'Qvard notification body');
+    const notification = validateEnvelope(QvardNotificationEnvelope, body, 'Qvard notification');
+    // NOTE: the envelope check guarantees an identifier here.
+    const orderId = toIdentifier(notification.id) as string;
+    const status = notification.status;
+    return {
+      eventId: `${orderId}:${status}`,
+      type: status === 'completed' ? 'payment.succeeded' : `${KIND}:${status}`,
+      nativeType: status,
+      merchantRef: orderId,
+      status,
+      payload: body,
+    };
+  }
+}
+
+/**
+ * A Qvard webhook endpoint.
+ * @throws WebhookConfigurationError at startup when no usable secret is given, or when
+ * `acknowledgement.status` is set to anything but 200.
+ * @example
+ * qvardEndpoint({ name: 'qvard', secret: process.env.QVARD_SECRET_KEY! })
+ */
+export function qvardEndpoint(options: QvardEndpointOptions): WebhookEndpoint {
+  const provider = new QvardWebhookProvider(options, options?.name);
+  assertAcknowledgedWith200(options, (status) => qvardAcknowledgementMessage(options.name, status));
+  return defineEndpoint(options, provider);
+}

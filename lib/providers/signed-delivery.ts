@@ -1,0 +1,17 @@
+/**
+ * A delivery exactly as a provider sends it: method, body bytes and headers. Produced by the
+ * `sign…Delivery()` functions; `WebhookTestClient` posts it.
+ */
+export interface SignedDelivery {
+  /** Provider kind that would send it. */
+  readonly provider: string;
+  /** `POST` for most; Sber also calls back with `GET`, the notification in the query string. */
+  readonly method: 'POST' | 'GET';
+  /** The exact body (for a GET delivery, the query string without `?`). */
+  readonly body: string;
+  /** Every header the provider sends that matters to verification, content type included. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A payload to sign: the exact body you will send (a string is sent as its UTF-8 bytes). */
+export type SignablePayload = string | Uint8Array;

@@ -1,0 +1,267 @@
+import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { constantTimeIncludes } from '../../core/constant-time';
+import { hmacSha256 } from '../../core/hmac';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import {
+  assertNoWhitespaceInSecrets,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from '../define-endpoint';
+import {
+  JsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readInteger,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+import { ownValue } from '../../core/own-value';
+
+const KIND = 'square';
+const SIGNATURE_HEADER = 'x-square-hmacsha256-signature';
+const LEGACY_SIGNATURE_HEADER = 'x-square-signature';
+const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
+
+/** Options of the Square protocol, shared by `squareEndpoint()` and `SquareWebhookProvider`. */
+export interface SquareProviderOptions {
+  /**
+   * The webhook subscription's signature key (Developer Console → your application → Webhooks →
+   * Subscriptions → your subscription → Signature key), used verbatim. Pass a list while
+   * replacing a key: a delivery is accepted when any key matches. Required.
+   */
+  signatureKey: string | readonly string[];
+  /**
+   * The subscription's notification URL exactly as registered with Square (scheme, host, port,
+   * path and query): Square signs it together with the body. Used as written, never taken from
+   * the request, so a proxy or a changed Host header cannot alter it. Required.
+   * @example 'https://shop.example.com/webhooks/square'
+   */
+  notificationUrl: string;
+}
+
+/** Options of `squareEndpoint()`. */
+export interface SquareEndpointOptions extends BaseEndpointOptions, SquareProviderOptions {}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class SquareEventEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  event_id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  type!: string;
+
+  @IsOptional()
+  @IsString()
+  created_at?: string;
+
+  @IsObject()
+  data!: JsonObject;
+}
+
+const PAYMENT_STATUSES: Readonly<Record<string, PaymentEventType>> = {
+  COMPLETED: 'payment.succeeded',
+  FAILED: 'payment.failed',
+  CANCELED: 'payment.canceled',
+  APPROVED: 'payment.authorized',
+};
+
+const REFUND_STATUSES: Readonly<Record<string, PaymentEventType>> = {
+  COMPLETED: 'refund.succeeded',
+  FAILED: 'refund.failed',
+  REJECTED: 'refund.failed',
+};
+
+// NOTE: the dispute states in which Square no longer expects anything from the seller.
+const CLOSED_DISPUTE_STATES = new Set(['WON', 'LOST', 'ACCEPTED', 'INQUIRY_CLOSED']);
+
+/** Which object an event type carries: `data.object.payment`, `.refund` or `.dispute`. */
+type ObjectFamily = 'payment' | 'refund' | 'dispute';
+
+function objectFamily(type: string): ObjectFamily | undefined {
+  const family = type.split('.')[0];
+  return family === 'payment' || family === 'refund' || family === 'dispute' ? family : undefined;
+}
+
+function mapSquareType(type: string, object: JsonObject | undefined): PaymentEventType | undefined {
+  const status = readString(object, 'status');
+  if (type === 'payment.created' || type === 'payment.updated') {
+    return status === undefined ? undefined : ownValue(PAYMENT_STATUSES, status);
+  }
+  if (type === 'refund.created' || type === 'refund.updated') {
+    return status === undefined ? undefined : ownValue(REFUND_STATUSES, status);
+  }
+  if (type === 'dispute.created') {
+    return 'dispute.opened';
+  }
+  if (type === 'dispute.state.updated' || type === 'dispute.state.changed') {
+    const state = readString(object, 'state');
+    return state !== undefined && CLOSED_DISPUTE_STATES.has(state) ? 'dispute.closed' : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The payment, refund or dispute an event carries. Square nests payments and refunds under their
+ * name (`data.object.payment`) but a dispute under `data.object.object`.
+ */
+function eventObject(data: JsonObject, family: ObjectFamily): JsonObject | undefined {
+  const container = readObject(data, 'object');
+  return (
+    readObject(container, family) ??
+    (family === 'dispute' ? readObject(container, 'object') : undefined)
+  );
+}
+
+function paymentRefOf(family: ObjectFamily, object: JsonObject | undefined): string | undefined {
+  if (family === 'payment') return readString(object, 'id');
+  if (family === 'refund') return readString(object, 'payment_id');
+  return readString(readObject(object, 'disputed_payment'), 'payment_id');
+}
+
+function endpointLabel(name: unknown): string {
+  return `Webhook endpoint ${JSON.stringify(name)} (${KIND})`;
+}
+
+/** The notification URL as given, if it is an absolute http(s) URL, or a startup error. */
+function resolveNotificationUrl(name: unknown, value: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' && value.trim() === value ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new WebhookConfigurationError(
+      `${endpointLabel(name)} has no usable notificationUrl: set it to the subscription's ` +
+        'notification URL exactly as registered with Square (Developer Console → Webhooks → ' +
+        'Subscriptions), an absolute http(s) URL such as "https://shop.example.com/webhooks/square"; ' +
+        'Square signs that exact text, so a different scheme, host, path, slash or query fails every delivery.',
+    );
+  }
+  return value as string;
+}
+
+/**
+ * Square webhooks: `x-square-hmacsha256-signature` is HMAC-SHA256 (base64) of
+ * `notificationUrl + rawBody` keyed by the subscription's signature key. There is no signed
+ * delivery timestamp, but the signed body's `created_at` bounds a replay; event ids (`event_id`)
+ * are stable across retries.
+ */
+export class SquareWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** Square accepts any 2xx within 10 seconds; an empty 200 is the plainest. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly signatureKeys: readonly string[];
+  private readonly notificationUrl: string;
+
+  /**
+   * @param options the Square options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a signature key or the notification URL cannot work.
+   */
+  constructor(options: SquareProviderOptions, endpointName = KIND) {
+    const keys = requireSecrets(endpointName, KIND, 'signatureKey', options?.signatureKey);
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'signatureKey',
+      keys,
+      "Copy the subscription's signature key from Developer Console → Webhooks → Subscriptions",
+    );
+    this.signatureKeys = keys;
+    this.notificationUrl = resolveNotificationUrl(endpointName, options.notificationUrl);
+  }
+
+  /**
+   * Checks x-square-hmacsha256-signature against the notification URL and the raw body.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    const header = request.headers[SIGNATURE_HEADER]?.trim();
+    if (header === undefined || header === '') {
+      const legacy = request.headers[LEGACY_SIGNATURE_HEADER] !== undefined;
+      throw new WebhookVerificationError(
+        'missing_signature',
+        legacy
+          ? 'Missing x-square-hmacsha256-signature header (the HMAC-SHA1 x-square-signature of ' +
+              'Square’s first webhook version is not accepted)'
+          : 'Missing x-square-hmacsha256-signature header',
+      );
+    }
+    if (!BASE64_SHA256.test(header)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed x-square-hmacsha256-signature header: expected 44 characters of base64',
+      );
+    }
+    const expected = this.signatureKeys.map((key) =>
+      hmacSha256(key, [this.notificationUrl, request.rawBody]).toString('base64'),
+    );
+    if (!constantTimeIncludes(expected, header)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'x-square-hmacsha256-signature does not match the payload, the signature key and the ' +
+          "notificationUrl (check that notificationUrl is exactly the subscription's URL)",
+      );
+    }
+  }
+
+  /**
+   * Parses a Square event and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'Square event body');
+    const event = validateEnvelope(SquareEventEnvelope, body, 'Square event');
+    const family = objectFamily(event.type);
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
+    const object = family === undefined ? undefined : eventObject(body.data as JsonObject, family);
+    const money = readObject(object, 'amount_money');
+
+    return {
+      eventId: event.event_id,
+      type: mapSquareType(event.type, object) ?? `${KIND}:${event.type}`,
+      nativeType: event.type,
+      paymentRef: family === undefined ? undefined : paymentRefOf(family, object),
+      merchantRef: family === 'payment' ? readString(object, 'reference_id') : undefined,
+      amount: readInteger(money, 'amount'),
+      currency: toCurrency(money?.currency),
+      status: readString(object, family === 'dispute' ? 'state' : 'status'),
+      occurredAt: parseIsoDate(event.created_at),
+      // NOTE: Square signs the whole body, created_at included, but no delivery timestamp.
+      occurredAtSigned: true,
+      payload: body,
+    };
+  }
+}
+
+/**
+ * A Square webhook endpoint.
+ * @throws WebhookConfigurationError at startup when a signature key or the notification URL
+ * cannot work.
+ * @example
+ * squareEndpoint({
+ *   name: 'square',
+ *   signatureKey: process.env.SQUARE_WEBHOOK_SIGNATURE_KEY!,
+ *   notificationUrl: 'https://shop.example.com/webhooks/square',
+ * })
+ */
+export function squareEndpoint(options: SquareEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new SquareWebhookProvider(options, options?.name));
+}

@@ -1,0 +1,287 @@
+import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.client';
+import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
+import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import {
+  JsonObject,
+  fromUnixSeconds,
+  parseJsonObject,
+  readInteger,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
+import { stripeSecretFormatMessage } from '../providers.messages';
+import { TimestampedSignatureHeader, verifyTimestampedSignature } from '../signature-header';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+import { ownValue } from '../../core/own-value';
+
+const KIND = 'stripe';
+const SIGNATURE_HEADER: TimestampedSignatureHeader = {
+  name: 'Stripe-Signature',
+  separator: ',',
+  timestampKey: 't',
+  // NOTE: v0 and any other scheme are ignored on purpose, to prevent downgrade attacks.
+  signatureKey: 'v1',
+  signatureShape: 'v1',
+  readSignature: (value) => (value.length > 0 ? value : undefined),
+  signedPrefix: (timestampText) => `${timestampText}.`,
+};
+const SECRET_PREFIX = 'whsec_';
+
+/** Options of the Stripe protocol, shared by `stripeEndpoint()` and `StripeWebhookProvider`. */
+export interface StripeProviderOptions {
+  /**
+   * The endpoint's signing secret (`whsec_…`, Dashboard → Developers → Webhooks → Signing secret),
+   * used verbatim. Pass a list while rolling a secret: a delivery is accepted when any secret
+   * matches any of its `v1` signatures. Required.
+   */
+  secret: string | readonly string[];
+  /**
+   * Largest distance in seconds between the signed `t=` timestamp and the receive time, in either
+   * direction; `0` switches the check off.
+   * @default 300
+   */
+  tolerance?: number;
+  /**
+   * Key of the `metadata` entry (set by your app when creating the PaymentIntent, Checkout
+   * Session, …) that holds your order id; it becomes `merchantRef`.
+   * @default 'orderId'
+   */
+  merchantRefKey?: string;
+}
+
+/** Options of `stripeEndpoint()`. */
+export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProviderOptions {
+  /**
+   * Stripe API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
+   * reconciliation): a restricted key with read access to PaymentIntents and Refunds is enough.
+   * @example api: { apiKey: process.env.STRIPE_SECRET_KEY! }
+   */
+  api?: StripeStatusClientOptions;
+}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class StripeEventEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  type!: string;
+
+  @IsOptional()
+  @IsInt()
+  created?: number;
+
+  @IsObject()
+  data!: JsonObject;
+}
+
+class StripeEventData {
+  @IsObject()
+  object!: JsonObject;
+}
+
+const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'payment_intent.succeeded': 'payment.succeeded',
+  'payment_intent.payment_failed': 'payment.failed',
+  'payment_intent.canceled': 'payment.canceled',
+  'payment_intent.amount_capturable_updated': 'payment.authorized',
+  'checkout.session.async_payment_succeeded': 'payment.succeeded',
+  'checkout.session.async_payment_failed': 'payment.failed',
+  'checkout.session.expired': 'payment.canceled',
+  'refund.failed': 'refund.failed',
+  'charge.dispute.created': 'dispute.opened',
+  'charge.dispute.closed': 'dispute.closed',
+};
+
+/** Event types whose object is a Refund and which report its status as it is now. */
+const REFUND_STATUS_EVENTS: ReadonlySet<string> = new Set([
+  'refund.created',
+  'refund.updated',
+  'charge.refund.updated',
+]);
+
+/**
+ * A refund's outcome from its own status, when the event reports a change of it: a refund
+ * created `succeeded` (cards often are) or `failed`, or an update whose `previous_attributes`
+ * names `status`. An update of anything else (metadata, a receipt number) announces nothing.
+ */
+function mapRefundStatus(
+  type: string,
+  refund: JsonObject,
+  previous: JsonObject | undefined,
+): PaymentEventType | undefined {
+  // NOTE: previous_attributes lists what the update changed; without it the status decides.
+  if (type !== 'refund.created' && previous !== undefined && !Object.hasOwn(previous, 'status')) {
+    return undefined;
+  }
+  if (refund.status === 'succeeded') return 'refund.succeeded';
+  if (refund.status === 'failed' || refund.status === 'canceled') return 'refund.failed';
+  return undefined;
+}
+
+/** Maps a Stripe event type (and, where it decides the outcome, its object) to a normalized type. */
+function mapStripeType(type: string, data: JsonObject): PaymentEventType | undefined {
+  const object = data.object as JsonObject;
+  if (type === 'checkout.session.completed') {
+    // NOTE: "completed" with payment_status "unpaid" is a delayed method (e.g. SEPA) still pending;
+    // the money arrives later as checkout.session.async_payment_succeeded.
+    return object.payment_status === 'paid' ? 'payment.succeeded' : undefined;
+  }
+  if (REFUND_STATUS_EVENTS.has(type)) {
+    return mapRefundStatus(type, object, readObject(data, 'previous_attributes'));
+  }
+  return ownValue(FIXED_TYPES, type);
+}
+
+/**
+ * The dedup key: the event id, except for a refund's outcome, which is keyed by the refund and
+ * its status. Stripe announces one refund reaching `succeeded` in more than one event
+ * (`refund.created`, `refund.updated`, `charge.refund.updated`), each with its own id; keyed by
+ * the refund, the second is a duplicate and refund handlers run once per refund and outcome.
+ */
+function dedupKeyOf(
+  event: { readonly id: string; readonly type: string },
+  type: PaymentEventType | undefined,
+  refund: JsonObject,
+): string {
+  const carriesRefund = REFUND_STATUS_EVENTS.has(event.type) || event.type === 'refund.failed';
+  const refundId = readString(refund, 'id');
+  const status = readString(refund, 'status');
+  return carriesRefund && type?.startsWith('refund.') && refundId && status
+    ? `${refundId}:${status}`
+    : event.id;
+}
+
+/** Which Stripe object an event type carries, as far as the references are concerned. */
+function objectFamily(type: string): 'payment_intent' | 'charge' | 'checkout' | 'other' {
+  if (type.startsWith('payment_intent.')) return 'payment_intent';
+  if (type.startsWith('checkout.session.')) return 'checkout';
+  // NOTE: charge.dispute.* and charge.refund.* carry a dispute or refund, whose own id is no payment.
+  if (type.startsWith('charge.dispute.') || type.startsWith('charge.refund.')) return 'other';
+  if (type.startsWith('charge.')) return 'charge';
+  return 'other';
+}
+
+function paymentIntentId(object: JsonObject): string | undefined {
+  const value = object.payment_intent;
+  if (typeof value === 'string') return value.length > 0 ? value : undefined;
+  // NOTE: an expanded payment_intent is the whole object; its id is the reference.
+  return readString(readObject(object, 'payment_intent'), 'id');
+}
+
+/**
+ * Stripe webhooks: `Stripe-Signature: t=…,v1=…` is HMAC-SHA256 (hex) of `${t}.${rawBody}` keyed by
+ * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries and
+ * are the dedup key, but for a refund's outcome, keyed `${refund.id}:${refund.status}`.
+ */
+export class StripeWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** Stripe accepts any 2xx; an empty 200 is the plainest. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly secrets: readonly string[];
+  private readonly tolerance: number;
+  private readonly merchantRefKey: string;
+
+  /**
+   * @param options the Stripe options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret or option cannot work.
+   */
+  constructor(options: StripeProviderOptions, endpointName = KIND) {
+    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+    secrets.forEach((secret, index) => {
+      if (
+        !secret.startsWith(SECRET_PREFIX) ||
+        secret.length === SECRET_PREFIX.length ||
+        /\s/.test(secret)
+      ) {
+        throw new WebhookConfigurationError(
+          stripeSecretFormatMessage(endpointName, index, secrets.length, secret),
+        );
+      }
+    });
+    this.secrets = secrets;
+    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options.merchantRefKey,
+      'orderId',
+    );
+  }
+
+  /**
+   * Checks the Stripe-Signature header against the raw body, then the timestamp window.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
+  }
+
+  /**
+   * Parses a Stripe event and maps it to the normalized vocabulary.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const body = parseJsonObject(request.rawBody, 'Stripe event body');
+    const event = validateEnvelope(StripeEventEnvelope, body, 'Stripe event');
+    validateEnvelope(StripeEventData, event.data, 'Stripe event data');
+    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
+    const object = (body.data as JsonObject).object as JsonObject;
+    const family = objectFamily(event.type);
+    const isCheckout = family === 'checkout';
+
+    const paymentRef =
+      family === 'payment_intent'
+        ? readString(object, 'id')
+        : (paymentIntentId(object) ??
+          (family === 'charge' || isCheckout ? readString(object, 'id') : undefined));
+    const merchantRef =
+      readString(readObject(object, 'metadata'), this.merchantRefKey) ??
+      (isCheckout ? readString(object, 'client_reference_id') : undefined);
+
+    const type = mapStripeType(event.type, body.data as JsonObject);
+    return {
+      eventId: dedupKeyOf(event, type, object),
+      type: type ?? `${KIND}:${event.type}`,
+      nativeType: event.type,
+      paymentRef,
+      merchantRef,
+      amount: readInteger(object, isCheckout ? 'amount_total' : 'amount'),
+      currency: toCurrency(object.currency),
+      status: readString(object, isCheckout ? 'payment_status' : 'status'),
+      occurredAt: fromUnixSeconds(event.created),
+      payload: body,
+    };
+  }
+}
+
+/**
+ * A Stripe webhook endpoint.
+ * @throws WebhookConfigurationError at startup when a secret or option cannot work.
+ * @example
+ * stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET! })
+ */
+export function stripeEndpoint(options: StripeEndpointOptions): WebhookEndpoint {
+  const provider = new StripeWebhookProvider(options, options?.name);
+  return defineEndpoint(options, provider, {
+    statusClient: options.api && new StripeStatusClient(options.api),
+  });
+}

@@ -1,0 +1,44 @@
+import { tbankToken } from './tbank-token';
+import { SignedDelivery } from '../signed-delivery';
+
+/** Options of `signTBankDelivery()`. */
+export interface SignTBankDeliveryOptions {
+  /**
+   * The notification without `Token` (a `Token` given here is replaced), e.g. from
+   * `tbankFixtures`. Sent as `JSON.stringify` writes it, `Token` last.
+   */
+  payload: Readonly<Record<string, unknown>>;
+  /** The terminal password. */
+  password: string;
+}
+
+/**
+ * A notification exactly as T-Bank posts it: a JSON body with `Token` computed from the terminal
+ * password, sent as `application/json`.
+ * @throws Error when `payload` has a `Password` field (T-Bank never sends one).
+ * @example
+ * const delivery = signTBankDelivery({
+ *   password: 'rpnstdt1ekalr00f',
+ *   payload: tbankFixtures.confirmed({ orderId: 'order-1', amount: 19200 }),
+ * });
+ * const response = await new WebhookTestClient(app).send('tbank', delivery);
+ * expect(response.body).toBe('OK');
+ */
+export function signTBankDelivery(options: SignTBankDeliveryOptions): SignedDelivery {
+  if ('Password' in options.payload) {
+    throw new Error(
+      'signTBankDelivery: remove Password from the payload; pass the password as `password`',
+    );
+  }
+  const { Token: _ignored, ...fields } = options.payload;
+  const body = JSON.stringify({
+    ...fields,
+    Token: tbankToken(fields, options.password),
+  });
+  return {
+    provider: 'tbank',
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  };
+}

@@ -1,0 +1,413 @@
+import { YooKassaStatusClient } from './yookassa-status.client';
+import {
+  Equals,
+  IsISO4217CurrencyCode,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+} from 'class-validator';
+import { currencyExponent, toMinorUnits } from '../../core/minor-units';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
+import {
+  assertAcknowledgedWith200,
+  defineEndpoint,
+  plainTextAcknowledgement,
+} from '../define-endpoint';
+import {
+  JsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readObject,
+  readString,
+  toCurrency,
+  validateEnvelope,
+} from '../parse-payload';
+import { resolveNonEmptyString } from '../provider-options';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+
+const KIND = 'yookassa';
+
+/**
+ * The addresses YooKassa sends HTTP notifications from, as its documentation publishes them.
+ * `yookassaEndpoint()` allows only these unless the endpoint sets its own `allowedIps`.
+ */
+export const YOOKASSA_IP_RANGES: readonly string[] = Object.freeze([
+  '185.71.76.0/27',
+  '185.71.77.0/27',
+  '77.75.153.0/25',
+  '77.75.156.11',
+  '77.75.156.35',
+  '77.75.154.128/25',
+  '2a02:5180::/32',
+]);
+
+/** The YooKassa API v3 base URL. */
+export const YOOKASSA_API_URL = 'https://api.yookassa.ru/v3';
+
+/** Options of the YooKassa protocol, shared by `yookassaEndpoint()` and the provider class. */
+export interface YooKassaProviderOptions {
+  /**
+   * Key of the `metadata` entry (set by your app when creating the payment) that holds your
+   * order id; it becomes `merchantRef`.
+   * @default 'orderId'
+   */
+  merchantRefKey?: string;
+}
+
+/**
+ * Options of `yookassaEndpoint()`. YooKassa does not sign notifications: trust comes from the
+ * source-address allowlist (`allowedIps`, YooKassa's published ranges by default) and from
+ * asking the API for the object's status (`verifyWithProvider`, on by default).
+ */
+export interface YooKassaEndpointOptions extends BaseEndpointOptions, YooKassaProviderOptions {
+  /**
+   * The shop's id (YooKassa merchant profile → Integration → API keys), the user name of HTTP Basic
+   * authentication to the API. Required unless `verifyWithProvider` is `false`.
+   */
+  shopId?: string;
+  /**
+   * The shop's secret API key (`live_…` or `test_…`), the password of HTTP Basic authentication
+   * to the API. Required unless `verifyWithProvider` is `false`.
+   */
+  secretKey?: string;
+  /**
+   * Base URL of the YooKassa API.
+   * @default 'https://api.yookassa.ru/v3'
+   */
+  apiUrl?: string;
+  /**
+   * Milliseconds to wait for the YooKassa API before the check is retried later.
+   * @default 10000
+   */
+  timeoutMs?: number;
+  /**
+   * Asks the YooKassa API for the payment's (or refund's) status before handlers run; handlers
+   * act on the API's answer, not on the unsigned notification's claim. Needs `shopId` and
+   * `secretKey`. Set it to `false` only to rely on the source-address allowlist alone.
+   * @default true
+   */
+  verifyWithProvider?: boolean;
+}
+
+/** The body of a YooKassa HTTP notification, as handlers find it in `event.payload`. */
+export interface YooKassaNotification {
+  /** Always `'notification'`. */
+  readonly type: 'notification';
+  /** The event, e.g. `'payment.succeeded'`, `'refund.succeeded'`. */
+  readonly event: string;
+  /** The whole payment, refund, payout or deal object as the API would return it. */
+  readonly object: YooKassaNotificationObject;
+}
+
+/** The fields of a notification's `object` this package reads; the rest is kept as sent. */
+export interface YooKassaNotificationObject {
+  /** The object's id (payment id for `payment.*`, refund id for `refund.*`). */
+  readonly id: string;
+  /** The object's status, e.g. `'succeeded'`, `'waiting_for_capture'`, `'canceled'`. */
+  readonly status?: string;
+  /** For a payment: whether it has been paid. */
+  readonly paid?: boolean;
+  /** Amount as a decimal string (`'100.00'`) and currency. */
+  readonly amount?: { readonly value: string; readonly currency: string };
+  /** For a refund: the id of the refunded payment. */
+  readonly payment_id?: string;
+  /** Your key-value pairs, set when the payment was created. */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** When the object was created (ISO 8601). */
+  readonly created_at?: string;
+  /** For a payment: when it was captured (ISO 8601). */
+  readonly captured_at?: string;
+  /** Anything else the API returns. */
+  readonly [field: string]: unknown;
+}
+
+// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
+class YooKassaNotificationEnvelope {
+  @Equals('notification', { message: 'type must be "notification"' })
+  type!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  event!: string;
+
+  @IsObject()
+  object!: JsonObject;
+}
+
+class YooKassaObjectEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @IsOptional()
+  @IsString()
+  status?: string;
+
+  @IsOptional()
+  @IsString()
+  payment_id?: string;
+
+  @IsOptional()
+  @IsObject()
+  amount?: JsonObject;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: JsonObject;
+
+  @IsOptional()
+  @IsString()
+  created_at?: string;
+
+  @IsOptional()
+  @IsString()
+  captured_at?: string;
+}
+
+class YooKassaAmountEnvelope {
+  @IsString()
+  @IsNotEmpty()
+  value!: string;
+
+  @IsISO4217CurrencyCode()
+  currency!: string;
+}
+
+/** A notification's parts after the envelope checks. */
+interface CheckedNotification {
+  readonly body: JsonObject;
+  readonly event: string;
+  readonly object: JsonObject;
+  readonly id: string;
+}
+
+/**
+ * Reads and checks the envelope. `verify()` and `normalize()` both go through this one
+ * function over the same bytes.
+ */
+function readNotification(rawBody: Buffer): CheckedNotification {
+  const body = parseJsonObject(rawBody, 'YooKassa notification body');
+  const notification = validateEnvelope(
+    YooKassaNotificationEnvelope,
+    body,
+    'YooKassa notification',
+  );
+  // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
+  const object = body.object as JsonObject;
+  const checked = validateEnvelope(YooKassaObjectEnvelope, object, 'YooKassa notification object');
+  return { body, event: notification.event, object, id: checked.id };
+}
+
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'payment.succeeded': 'payment.succeeded',
+  // NOTE: a two-stage payment the shop must capture (or cancel): the money is reserved.
+  'payment.waiting_for_capture': 'payment.authorized',
+  'payment.canceled': 'payment.canceled',
+  'refund.succeeded': 'refund.succeeded',
+};
+
+function mapYooKassaEvent(event: string): PaymentEventType | undefined {
+  return Object.prototype.hasOwnProperty.call(EVENT_TYPES, event) ? EVENT_TYPES[event] : undefined;
+}
+
+/** The object's amount in minor units and its currency, when it has an amount. */
+function readAmount(object: JsonObject): { amount?: number; currency?: string } {
+  const raw = readObject(object, 'amount');
+  if (raw === undefined) {
+    return {};
+  }
+  const amount = validateEnvelope(YooKassaAmountEnvelope, raw, 'YooKassa notification amount');
+  // NOTE: the envelope check guarantees an ISO 4217 code here.
+  const currency = toCurrency(amount.currency) as string;
+  const minor = toMinorUnits(amount.value, currency);
+  if (minor === undefined) {
+    throw new WebhookPayloadError(
+      `YooKassa notification amount is not valid: value ${JSON.stringify(amount.value)} is not ` +
+        `a decimal amount of ${currency} with at most ${currencyExponent(currency)} decimals ` +
+        '(e.g. "100.00"), or is too large to be held exactly',
+    );
+  }
+  return { amount: minor, currency };
+}
+
+/** The payment a notification is about: the object itself, or the refunded payment. */
+function paymentRefOf(event: string, object: JsonObject): string | undefined {
+  if (event.startsWith('payment.')) return readString(object, 'id');
+  if (event.startsWith('refund.')) return readString(object, 'payment_id');
+  return undefined;
+}
+
+function acknowledgementMessage(name: unknown, status: unknown): string {
+  return (
+    `Webhook endpoint ${JSON.stringify(name)} (yookassa): acknowledgement.status ${String(status)} ` +
+    'would make YooKassa retry every notification for 24 hours, because it counts only exactly ' +
+    'HTTP 200 as delivered; remove acknowledgement.status (or set it to 200).'
+  );
+}
+
+function credentialsMessage(name: unknown): string {
+  return (
+    `Webhook endpoint ${JSON.stringify(name)} (yookassa) asks the YooKassa API about every ` +
+    'notification (verifyWithProvider, on by default, because YooKassa does not sign them) but ' +
+    'has no API credentials: set shopId and secretKey (YooKassa merchant profile → Integration → API keys), ' +
+    'or set verifyWithProvider: false to rely on the source-address allowlist alone.'
+  );
+}
+
+function apiUrlMessage(name: unknown): string {
+  return (
+    `Webhook endpoint ${JSON.stringify(name)} (yookassa): apiUrl must be an http(s) URL, ` +
+    `e.g. apiUrl: "${YOOKASSA_API_URL}" (the default).`
+  );
+}
+
+/** The API options of a YooKassa endpoint after the startup checks. */
+interface YooKassaApiOptions {
+  readonly verifyWithProvider: boolean;
+  readonly shopId?: string;
+  readonly secretKey?: string;
+  readonly apiUrl: string;
+}
+
+function resolveApiOptions(options: YooKassaEndpointOptions): YooKassaApiOptions {
+  const { name, shopId, secretKey } = options ?? {};
+  const verifyWithProvider = options?.verifyWithProvider ?? true;
+  for (const [option, value] of [
+    ['shopId', shopId],
+    ['secretKey', secretKey],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (typeof value !== 'string' || value.trim() === '' || value.trim() !== value)
+    ) {
+      throw new WebhookConfigurationError(
+        `Webhook endpoint ${JSON.stringify(name)} (yookassa): ${option} must be a non-empty ` +
+          'string without surrounding spaces, copied from the YooKassa merchant profile → ' +
+          'Integration → API keys, or left out.',
+      );
+    }
+  }
+  if (verifyWithProvider !== false && (shopId === undefined || secretKey === undefined)) {
+    throw new WebhookConfigurationError(credentialsMessage(name));
+  }
+  const apiUrl = options?.apiUrl ?? YOOKASSA_API_URL;
+  if (!isHttpUrl(apiUrl)) {
+    throw new WebhookConfigurationError(apiUrlMessage(name));
+  }
+  return { verifyWithProvider, shopId, secretKey, apiUrl };
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * YooKassa (API v3) HTTP notifications: `{"type":"notification","event":…,"object":{…}}`, not
+ * signed. `verify()` checks only that the body is such a notification; authenticity comes from
+ * the endpoint's source-address allowlist and from asking the API (`verifyWithProvider`).
+ * YooKassa has no event id; status changes are one-way, so `${event}:${object.id}` is the key.
+ */
+export class YooKassaWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /**
+   * NOTE: exactly 200; YooKassa ignores the body and counts any other status as a failed
+   * delivery, retrying it for 24 hours.
+   */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly merchantRefKey: string;
+
+  /**
+   * @param options the YooKassa options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when `merchantRefKey` is not a non-empty string.
+   */
+  constructor(options: YooKassaProviderOptions = {}, endpointName = KIND) {
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options?.merchantRefKey,
+      'orderId',
+    );
+  }
+
+  /**
+   * Checks that the body is a YooKassa notification with an `event` and an `object.id`, the
+   * fields the dedup key and the API check depend on. There is no signature to check.
+   * @throws WebhookPayloadError
+   */
+  verify(request: InboundWebhook): void {
+    readNotification(request.rawBody);
+  }
+
+  /**
+   * Parses a YooKassa notification; the event id is `${event}:${object.id}`.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const { body, event, object, id } = readNotification(request.rawBody);
+    const { amount, currency } = readAmount(object);
+    return {
+      eventId: `${event}:${id}`,
+      type: mapYooKassaEvent(event) ?? `${KIND}:${event}`,
+      nativeType: event,
+      paymentRef: paymentRefOf(event, object),
+      merchantRef: readString(readObject(object, 'metadata'), this.merchantRefKey),
+      amount,
+      currency,
+      status: readString(object, 'status'),
+      occurredAt: parseIsoDate(object.captured_at) ?? parseIsoDate(object.created_at),
+      payload: body,
+    };
+  }
+}
+
+/**
+ * A YooKassa HTTP-notification endpoint. Only YooKassa's published addresses
+ * (`YOOKASSA_IP_RANGES`) may deliver unless `allowedIps` says otherwise; behind a proxy, turn
+ * on the module's `trustProxy` so the client address is the one YooKassa connected from.
+ * @throws WebhookConfigurationError at startup when an option cannot work, in particular when
+ * `verifyWithProvider` is on (the default) without `shopId` and `secretKey`.
+ * @example
+ * yookassaEndpoint({
+ *   name: 'yookassa',
+ *   shopId: process.env.YOOKASSA_SHOP_ID,
+ *   secretKey: process.env.YOOKASSA_SECRET_KEY,
+ * })
+ */
+export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpoint {
+  const provider = new YooKassaWebhookProvider(options, options?.name);
+  assertAcknowledgedWith200(options, (status) => acknowledgementMessage(options.name, status));
+  const api = resolveApiOptions(options);
+  const statusClient =
+    api.shopId !== undefined && api.secretKey !== undefined
+      ? new YooKassaStatusClient({
+          shopId: api.shopId,
+          secretKey: api.secretKey,
+          apiUrl: api.apiUrl,
+          timeoutMs: options.timeoutMs,
+        })
+      : undefined;
+  return defineEndpoint(
+    { ...options, allowedIps: options?.allowedIps ?? YOOKASSA_IP_RANGES },
+    provider,
+    { statusClient, verifyWithProviderByDefault: true },
+  );
+}

@@ -1,0 +1,27 @@
+import { YooKassaNotificationObject } from './yookassa.provider';
+import { SignedDelivery } from '../signed-delivery';
+
+/** Options of `yookassaDelivery()`. */
+export interface YooKassaDeliveryOptions {
+  /** The event, e.g. `'payment.succeeded'`. */
+  event: string;
+  /** The payment, refund, payout or deal object (see `yookassaPayment()` and friends). */
+  object: YooKassaNotificationObject;
+}
+
+/**
+ * Builds the HTTP notification YooKassa posts. YooKassa does not sign notifications, so
+ * nothing here is a signature: a YooKassa endpoint trusts the source address, and by default
+ * only YooKassa's ranges may deliver. In tests, give the endpoint
+ * `allowedIps: ['127.0.0.1', '::1']` (or send from an allowed address).
+ * @example
+ * const delivery = yookassaDelivery({ event: 'payment.succeeded', object: yookassaPayment() });
+ */
+export function yookassaDelivery(options: YooKassaDeliveryOptions): SignedDelivery {
+  return {
+    provider: 'yookassa',
+    method: 'POST',
+    body: JSON.stringify({ type: 'notification', event: options.event, object: options.object }),
+    headers: { 'content-type': 'application/json' },
+  };
+}

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { encodeFormBody } from '../form-body';
+import { SignedDelivery } from '../signed-delivery';
+
+/** Options of `signYooMoneyDelivery()`. */
+export interface SignYooMoneyDeliveryOptions {
+  /**
+   * The notification fields without `sha1_hash` (a `sha1_hash` given here is replaced), e.g.
+   * from `yoomoneyFixtures`, in the order they are sent.
+   */
+  payload: Readonly<Record<string, string>>;
+  /** The wallet's notification secret. */
+  notificationSecret: string;
+}
+
+/**
+ * The `sha1_hash` YooMoney computes: lowercase hex SHA-1 of
+ * `notification_type&operation_id&amount&currency&datetime&sender&codepro&notification_secret&label`,
+ * a missing field counting as empty.
+ */
+export function yoomoneyNotificationHash(
+  payload: Readonly<Record<string, string>>,
+  notificationSecret: string,
+): string {
+  const field = (name: string) => payload[name] ?? '';
+  const text = [
+    field('notification_type'),
+    field('operation_id'),
+    field('amount'),
+    field('currency'),
+    field('datetime'),
+    field('sender'),
+    field('codepro'),
+    notificationSecret,
+    field('label'),
+  ].join('&');
+  return createHash('sha1').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * A notification exactly as YooMoney posts it: the fields with `sha1_hash` appended, as an
+ * `application/x-www-form-urlencoded` body.
+ * @example
+ * const delivery = signYooMoneyDelivery({
+ *   notificationSecret: process.env.YOOMONEY_NOTIFICATION_SECRET!,
+ *   payload: yoomoneyFixtures.p2pIncoming({ label: 'order-1', amount: '300.00' }),
+ * });
+ * await new WebhookTestClient(app).send('yoomoney', delivery);
+ */
+export function signYooMoneyDelivery(options: SignYooMoneyDeliveryOptions): SignedDelivery {
+  const { sha1_hash: _ignored, ...payload } = options.payload;
+  const fields = {
+    ...payload,
+    sha1_hash: yoomoneyNotificationHash(payload, options.notificationSecret),
+  };
+  return {
+    provider: 'yoomoney',
+    method: 'POST',
+    body: encodeFormBody(fields),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}
