@@ -1,3 +1,4 @@
+import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
 import { dedupFloorFor, MIN_DEDUP_DAYS, PROVIDER_RETRY_HORIZONS } from './provider-retry-horizons';
 
 describe('dedupFloorFor', () => {
@@ -26,9 +27,29 @@ describe('dedupFloorFor', () => {
   });
 
   it('keeps every documented horizon within the minimum but Adyen', () => {
-    const longer = Object.entries(PROVIDER_RETRY_HORIZONS)
-      .filter(([, horizon]) => horizon.days > MIN_DEDUP_DAYS)
-      .map(([kind]) => kind);
+    const longer = PROVIDER_DESCRIPTORS.filter(
+      (descriptor) => (descriptor.retryHorizon?.days ?? 0) > MIN_DEDUP_DAYS,
+    ).map((descriptor) => descriptor.kind);
     expect(longer).toEqual(['adyen']);
+  });
+
+  it('publishes the horizon of every provider that documents one in PROVIDER_RETRY_HORIZONS', () => {
+    expect(Object.keys(PROVIDER_RETRY_HORIZONS).sort()).toEqual([
+      'adyen',
+      'paddle',
+      'paypal',
+      'sber',
+      'square',
+      'standard',
+      'stripe',
+      'tbank',
+      'yookassa',
+      'yoomoney',
+    ]);
+    expect(PROVIDER_RETRY_HORIZONS.paypal).toEqual({
+      provider: 'PayPal',
+      days: 3,
+      documented: 'up to 25 retries over 3 days',
+    });
   });
 });

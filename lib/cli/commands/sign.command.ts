@@ -5,7 +5,8 @@ import { CLI_NAME, CliCommand, COMMON_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK } from '../cli-errors';
 import { CliIo, printExactJson, printJson, printLines } from '../cli-io';
 import { safeText } from '../../observability/safe-text';
-import { PROVIDER_FLAG_NAMES, PROVIDER_SIGNING, providerSigning } from '../signing';
+import { PROVIDER_DESCRIPTORS } from '../../providers/descriptors';
+import { PROVIDER_FLAG_NAMES, providerDescriptor, readFlagFile } from '../signing';
 
 const SEND_TIMEOUT_MS = 30_000;
 
@@ -19,12 +20,12 @@ const SIGNING_OPTIONS: OptionSpecs = {
 };
 
 function providersHelp(): string {
-  return PROVIDER_SIGNING.map((entry) => {
-    const lines = [`  ${entry.kind} — ${entry.title}`];
-    lines.push(`      --secret: ${entry.secret ?? 'not used'}`);
-    if (entry.timestamp) lines.push(`      --timestamp: ${entry.timestamp}`);
-    lines.push(`      --file: ${entry.payload}`);
-    for (const flag of entry.flags) {
+  return PROVIDER_DESCRIPTORS.map(({ kind, signing }) => {
+    const lines = [`  ${kind} — ${signing.title}`];
+    lines.push(`      --secret: ${signing.secret ?? 'not used'}`);
+    if (signing.timestamp) lines.push(`      --timestamp: ${signing.timestamp}`);
+    lines.push(`      --file: ${signing.payload}`);
+    for (const flag of signing.flags) {
       lines.push(`      --${flag.name} ${flag.value}: ${flag.help}`);
     }
     return lines.join('\n');
@@ -99,19 +100,16 @@ async function signedDelivery(
   io: CliIo,
   url?: string,
 ): Promise<SignedDelivery> {
-  const signing = (() => {
+  const { kind, signing } = (() => {
     try {
-      return providerSigning(stringOption(parsed, 'provider'));
+      return providerDescriptor(stringOption(parsed, 'provider'));
     } catch (error) {
       throw new CliUsageError((error as Error).message, command);
     }
   })();
   const secret = secretOf(command, parsed, io);
   if (secret !== undefined && signing.secret === null) {
-    throw new CliUsageError(
-      `--provider ${signing.kind} takes no --secret (${signing.title})`,
-      command,
-    );
+    throw new CliUsageError(`--provider ${kind} takes no --secret (${signing.title})`, command);
   }
   const alternative = signing.secretAlternative;
   if (
@@ -120,16 +118,13 @@ async function signedDelivery(
     (alternative === undefined || parsed.values[alternative] === undefined)
   ) {
     throw new CliUsageError(
-      `--provider ${signing.kind} needs --secret (or --secret-env): ${signing.secret}`,
+      `--provider ${kind} needs --secret (or --secret-env): ${signing.secret}`,
       command,
     );
   }
   const timestamp = integerOption(command, parsed, 'timestamp', 0);
   if (timestamp !== undefined && signing.timestamp === null) {
-    throw new CliUsageError(
-      `--provider ${signing.kind} signs no time: leave out --timestamp`,
-      command,
-    );
+    throw new CliUsageError(`--provider ${kind} signs no time: leave out --timestamp`, command);
   }
   const own = new Set(signing.flags.map((flag) => flag.name));
   const foreign = PROVIDER_FLAG_NAMES.filter(
@@ -137,7 +132,7 @@ async function signedDelivery(
   );
   if (foreign.length > 0) {
     throw new CliUsageError(
-      `--provider ${signing.kind} does not take --${foreign.join(', --')}` +
+      `--provider ${kind} does not take --${foreign.join(', --')}` +
         (own.size > 0 ? ` (it takes --${[...own].join(', --')})` : ''),
       command,
     );
@@ -145,7 +140,8 @@ async function signedDelivery(
   const { text, json } = await readPayload(command, parsed, io);
   const options = Object.fromEntries([...own].map((name) => [name, stringOption(parsed, name)]));
   try {
-    return signing.sign({ text, json, secret, timestamp, options, url });
+    const readFile = (flag: string) => readFlagFile(flag, options[flag]);
+    return signing.sign({ text, json, secret, timestamp, options, url, readFile });
   } catch (error) {
     throw new CliUsageError((error as Error).message, command);
   }

@@ -1,0 +1,33 @@
+import { ProviderDescriptor } from '../provider-descriptor.interface';
+import { JSON_HEADERS, requireSecret } from '../signing-input';
+import { signStripe } from './stripe.signer';
+
+/** Stripe: its retry horizon and how the CLI signs for it. */
+export const stripeDescriptor: ProviderDescriptor = {
+  kind: 'stripe',
+  name: 'Stripe',
+  retryHorizon: {
+    days: 3,
+    documented: 'live mode retries with exponential backoff for up to 3 days',
+  },
+  signing: {
+    title: 'Stripe',
+    secret: 'the endpoint signing secret (whsec_…)',
+    timestamp: 'the signed time t= (Unix seconds; default now)',
+    payload: 'the event, signed byte for byte',
+    flags: [],
+    sign: (input) => ({
+      provider: 'stripe',
+      method: 'POST',
+      body: input.text,
+      headers: {
+        ...JSON_HEADERS,
+        ...signStripe({
+          payload: input.text,
+          secret: requireSecret('stripe', input),
+          timestamp: input.timestamp,
+        }),
+      },
+    }),
+  },
+};
