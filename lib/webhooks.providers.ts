@@ -22,6 +22,7 @@ import { WebhookIngress } from './ingress/webhook-ingress.service';
 import { WebhookSourceGate } from './ingress/webhook-source-gate';
 import { PlatformDeliveries } from './ingress/platform-deliveries';
 import { appKeepsRawBody } from './ingress/raw-body-option';
+import { PaymentWebhookRoutesExplorer } from './ingress/payment-webhook-routes.explorer';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
@@ -109,6 +110,7 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
           ),
         inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
       },
+      PaymentWebhookRoutesExplorer,
       WebhookDispatcher,
       WebhookTransactions,
       {
@@ -133,6 +135,8 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhooksStartupSummary,
     ],
     exports: [
+      // NOTE: for the guard and interceptor of @PaymentWebhook() routes in the app's modules.
+      PlatformDeliveries,
       WebhookStore,
       IdempotencyStore,
       IdempotentCall,
