@@ -43,6 +43,6 @@ export function PaymentWebhook(endpoint: string): MethodDecorator {
  * parameter comes after the method's own; the method is never called with it.
  */
 const answeredByInterceptor: MethodDecorator = (target, key, descriptor) => {
-  const method = descriptor.value as (...args: unknown[]) => unknown;
-  Res()(target, key, method.length);
+  const declared = typeof descriptor.value === 'function' ? descriptor.value.length : 0;
+  Res()(target, key, declared);
 };
