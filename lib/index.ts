@@ -15,6 +15,7 @@ export type {
   PaymentEventPattern,
 } from './dispatch/on-payment-event.decorator';
 export { NonRetryableError } from './dispatch/non-retryable.error';
+export { PaymentWebhook } from './ingress/payment-webhook.decorator';
 export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 
 export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';

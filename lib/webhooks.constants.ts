@@ -9,3 +9,6 @@ export const DEFAULT_WEBHOOKS_PATH = 'webhooks';
 
 /** Token of the webhook controller's route prefix, as mounted (no leading or trailing slash). */
 export const WEBHOOKS_ROUTE_PATH = Symbol('WEBHOOKS_ROUTE_PATH');
+
+/** Metadata key under which `@PaymentWebhook()` stores the endpoint name of an app's route. */
+export const PAYMENT_WEBHOOK_METADATA = 'nestjs-payment-webhooks:payment_webhook';

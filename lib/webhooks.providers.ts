@@ -1,5 +1,5 @@
 import { DynamicModule, Provider, Type } from '@nestjs/common';
-import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import { DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
@@ -20,6 +20,9 @@ import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor'
 import { createWebhooksController } from './ingress/webhooks.controller';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
 import { WebhookSourceGate } from './ingress/webhook-source-gate';
+import { PlatformDeliveries } from './ingress/platform-deliveries';
+import { appKeepsRawBody } from './ingress/raw-body-option';
+import { PaymentWebhookRoutesExplorer } from './ingress/payment-webhook-routes.explorer';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
@@ -91,6 +94,23 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         ) => new WebhookSourceGate(host, ingress, options, path),
         inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
       },
+      {
+        provide: PlatformDeliveries,
+        useFactory: (
+          ingress: WebhookIngress,
+          options: ResolvedWebhooksOptions,
+          host: HttpAdapterHost,
+          moduleRef: ModuleRef,
+        ) =>
+          new PlatformDeliveries(
+            ingress,
+            options,
+            () => host.httpAdapter,
+            appKeepsRawBody(moduleRef),
+          ),
+        inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
+      },
+      PaymentWebhookRoutesExplorer,
       WebhookDispatcher,
       WebhookTransactions,
       {
@@ -115,6 +135,8 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhooksStartupSummary,
     ],
     exports: [
+      // NOTE: for the guard and interceptor of @PaymentWebhook() routes in the app's modules.
+      PlatformDeliveries,
       WebhookStore,
       IdempotencyStore,
       IdempotentCall,

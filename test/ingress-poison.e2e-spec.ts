@@ -1,6 +1,4 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { hmacValidator } from '@adyen/api-library';
-import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import {
@@ -31,6 +29,7 @@ import {
   yookassaDelivery,
   yookassaPayment,
 } from 'nestjs-payment-webhooks/testing';
+import { signedAdyenBody } from './support/adyen-delivery';
 import { FakeProviderApi } from './support/fake-provider-api';
 import { post } from './support/http';
 import { effectsFor, SeeingHandlers, seenFor } from './support/seen-events';
@@ -104,22 +103,7 @@ function stripeHeaders(body: string): Record<string, string> {
 
 /** An Adyen request with every item signed by the official library's `calculateHmac`. */
 function adyenBody(items: ReturnType<typeof adyenNotificationItem>[]): string {
-  const validator = new hmacValidator();
-  return JSON.stringify({
-    live: 'false',
-    notificationItems: items.map((item) => ({
-      NotificationRequestItem: {
-        ...item,
-        additionalData: {
-          ...item.additionalData,
-          hmacSignature: validator.calculateHmac(
-            item as unknown as NotificationRequestItem,
-            ADYEN_KEY,
-          ),
-        },
-      },
-    })),
-  });
+  return signedAdyenBody(ADYEN_KEY, items);
 }
 
 /** The inbox row the handler saw as `eventId`, once it has seen it. */

@@ -51,6 +51,13 @@ export interface WebhookDelivery extends WebhookDeliveryHead {
   readonly rawBody: Buffer;
 }
 
+/** A delivery that passed every check, with the events it carries, ready to be stored. */
+export interface VerifiedDelivery {
+  readonly delivery: WebhookDelivery;
+  readonly endpoint: WebhookEndpoint;
+  readonly events: readonly NewWebhookEvent[];
+}
+
 /**
  * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
  * answer goes out as soon as the event is committed.
@@ -69,6 +76,15 @@ export class WebhookIngress {
 
   /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
   async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
+    return this.commit(await this.verify(delivery));
+  }
+
+  /**
+   * The checks before anything is stored: endpoint, method, source, size, signature, envelope.
+   * Journals and throws the 4xx HttpException of a refused delivery; resolves to what `commit()`
+   * takes, so the bytes stored are the bytes verified.
+   */
+  async verify(delivery: WebhookDelivery): Promise<VerifiedDelivery> {
     const endpoint = this.options.endpoints.get(delivery.endpoint);
     if (!endpoint) {
       this.journal(delivery, 'unknown_endpoint', 404);
@@ -119,6 +135,15 @@ export class WebhookIngress {
     const events = notifications.map((notification) =>
       this.newEvent(endpoint, delivery, notification, headers),
     );
+    return { delivery, endpoint, events };
+  }
+
+  /**
+   * Commits a verified delivery's events and returns the provider's success answer; 503 when
+   * the store fails or does not answer within `storeTimeoutMs`.
+   */
+  async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
+    const { delivery, endpoint, events } = verified;
     let results: RecordResult[];
     try {
       results =

@@ -1,25 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import { IncomingMessage } from 'node:http';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
-import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
-import { Inject } from '@nestjs/common';
-import { readRawBody, flattenHeaders, RawBodySetup, sourceIpOf } from './raw-body';
-import { appKeepsRawBody } from './raw-body-option';
-import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
-import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
-import { WebhookIngress } from './webhook-ingress.service';
-
-/** The parts of an Express or Fastify request the controller reads. */
-interface PlatformRequest {
-  rawBody?: Buffer;
-  headers: IncomingMessage['headers'];
-  ip?: string;
-  url?: string;
-  originalUrl?: string;
-  socket?: { remoteAddress?: string };
-  raw?: IncomingMessage;
-}
+import { PlatformDeliveries, PlatformRequest } from './platform-deliveries';
 
 /**
  * Builds the controller serving `POST /{path}/:endpoint`. A class per module registration,
@@ -32,19 +12,7 @@ export function createWebhooksController(
 ): Type<unknown> {
   @Controller(path)
   class WebhooksController {
-    private readonly rawBodySetup: RawBodySetup;
-
-    constructor(
-      private readonly ingress: WebhookIngress,
-      private readonly adapterHost: HttpAdapterHost,
-      @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-      moduleRef: ModuleRef,
-    ) {
-      this.rawBodySetup = {
-        keepsRawBody: appKeepsRawBody(moduleRef),
-        platform: adapterHost.httpAdapter?.getType(),
-      };
-    }
+    constructor(private readonly deliveries: PlatformDeliveries) {}
 
     @Post(':endpoint')
     @HttpCode(200)
@@ -53,10 +21,8 @@ export function createWebhooksController(
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      const receivedAt = new Date();
-      const limit = this.options.endpoints.get(endpoint)?.maxBodyBytes;
-      const rawBody = await readRawBody(request, limit, this.rawBodySetup);
-      await this.deliver(endpoint, 'POST', rawBody, request, response, receivedAt);
+      const verified = await this.deliveries.verify(endpoint, 'POST', request, response);
+      await this.deliveries.answer(verified, response);
     }
 
     /**
@@ -70,46 +36,8 @@ export function createWebhooksController(
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      const receivedAt = new Date();
-      const url = request.originalUrl ?? request.raw?.url ?? request.url ?? '';
-      const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-      await this.deliver(
-        endpoint,
-        'GET',
-        Buffer.from(query, 'latin1'),
-        request,
-        response,
-        receivedAt,
-      );
-    }
-
-    private async deliver(
-      endpoint: string,
-      method: WebhookDeliveryMethod,
-      rawBody: Buffer,
-      request: PlatformRequest,
-      response: unknown,
-      receivedAt: Date,
-    ): Promise<void> {
-      const adapter = this.adapterHost.httpAdapter;
-      const acknowledgement = await this.ingress
-        .receive({
-          endpoint,
-          method,
-          rawBody,
-          headers: flattenHeaders(request.headers),
-          sourceIp: sourceIpOf(request, this.options.trustProxy),
-          receivedAt,
-        })
-        .catch((error: unknown) => {
-          if (error instanceof WebhookMethodNotAllowedException) {
-            adapter.setHeader(response, 'Allow', error.allow);
-          }
-          throw error;
-        });
-      adapter.setHeader(response, 'Content-Type', acknowledgement.contentType);
-      adapter.setHeader(response, 'Cache-Control', 'no-store');
-      adapter.reply(response, acknowledgement.body, acknowledgement.status);
+      const verified = await this.deliveries.verify(endpoint, 'GET', request, response);
+      await this.deliveries.answer(verified, response);
     }
   }
   for (const decorator of decorators) {
