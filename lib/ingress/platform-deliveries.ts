@@ -5,7 +5,8 @@ import {
 } from '../providers/webhook-provider.interface';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { flattenHeaders, readRawBody, sourceIpOf } from './raw-body';
-import { WebhookMethodNotAllowedException } from './webhook-ingress.exceptions';
+import { httpExceptionOf } from './webhook-ingress.exceptions';
+import { WebhookRefusal } from './webhook-refusal';
 import { VerifiedDelivery, WebhookIngress } from './webhook-ingress.service';
 
 /** The parts of an Express or Fastify request a delivery is read from. */
@@ -46,7 +47,7 @@ export class PlatformDeliveries {
 
   /**
    * Reads the raw bytes (for a GET delivery, the query string) and verifies them. A refusal
-   * is thrown as the ingress's HttpException; a 405 also sets `Allow` on the response.
+   * is thrown as the Nest exception of the ingress's refusal; a 405 also sets `Allow` on the response.
    */
   async verify(
     endpoint: string,
@@ -62,23 +63,38 @@ export class PlatformDeliveries {
       sourceIp: sourceIpOf(request, this.options.trustProxy),
       receivedAt,
     };
-    const refusal = this.ingress.refuseSource(head);
-    if (refusal) {
-      throw refusal;
-    }
-    const rawBody = method === 'GET' ? queryOf(request) : await this.readBody(endpoint, request);
-    return this.ingress.verify({ ...head, rawBody }).catch((error: unknown) => {
-      if (error instanceof WebhookMethodNotAllowedException) {
-        this.responder().setHeader(response, 'Allow', error.allow);
+    try {
+      const refusal = this.ingress.refuseSource(head);
+      if (refusal) {
+        throw refusal;
       }
-      throw error;
-    });
+      const rawBody = method === 'GET' ? queryOf(request) : await this.readBody(endpoint, request);
+      return await this.ingress.verify({ ...head, rawBody });
+    } catch (error) {
+      throw this.nestError(error, response);
+    }
   }
 
   /** Commits a verified delivery and writes the provider's exact success answer. */
   async answer(verified: VerifiedDelivery, response: unknown): Promise<void> {
-    const acknowledgement = await this.ingress.commit(verified);
+    const acknowledgement = await this.ingress
+      .commit(verified)
+      .catch((error: unknown) => Promise.reject(this.nestError(error, response)));
     this.write(response, acknowledgement);
+  }
+
+  /**
+   * A refusal as the Nest exception the app's filters know; a 405 also sets `Allow` on the
+   * response. Anything else is passed on as it is.
+   */
+  private nestError(error: unknown, response: unknown): unknown {
+    if (!(error instanceof WebhookRefusal)) {
+      return error;
+    }
+    if (error.allow !== undefined) {
+      this.responder().setHeader(response, 'Allow', error.allow);
+    }
+    return httpExceptionOf(error);
   }
 
   private readBody(endpoint: string, request: PlatformRequest): Promise<Buffer> {

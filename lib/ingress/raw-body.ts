@@ -4,11 +4,7 @@ import {
   RAW_BODY_OR_APP_PARSER,
   RAW_BODY_PARSED_BY_APP,
 } from '../webhooks.messages';
-import {
-  RawBodyUnavailableException,
-  UnsupportedWebhookMediaTypeException,
-  WebhookTooLargeException,
-} from './webhook-ingress.exceptions';
+import { WebhookRefusal } from './webhook-refusal';
 import { SafeLogger } from '../observability/safe-logger';
 
 interface RequestWithRawBody {
@@ -33,7 +29,7 @@ const KEPT_BY_RAW_BODY =
 /**
  * The exact bytes of the request body. Uses the buffer Nest keeps with `rawBody: true`; when no
  * body parser touched the stream (a content type the app does not parse), reads it here. When a
- * parser consumed the body without keeping the bytes, fails with a 500 that names the fix: the
+ * parser consumed the body without keeping the bytes, fails with a 500 refusal that names the fix: the
  * signature cannot be checked, and a "bad signature" 400 would send the team hunting a wrong secret.
  */
 export async function readRawBody(
@@ -53,11 +49,11 @@ export async function readRawBody(
   if (!KEPT_BY_RAW_BODY.test(contentType ?? '')) {
     // NOTE: the platform parsed a type Nest keeps no raw bytes for (Fastify's text/plain):
     // the sender's choice, not the app's configuration, so a 4xx and no error log.
-    throw new UnsupportedWebhookMediaTypeException(contentType);
+    throw WebhookRefusal.unsupportedMediaType(contentType);
   }
   const message = rawBodyMissingMessage(contentType, setup);
   logger.error(message);
-  throw new RawBodyUnavailableException(message);
+  throw WebhookRefusal.rawBodyUnavailable(message);
 }
 
 /**
@@ -81,7 +77,7 @@ function readStream(stream: IncomingMessage, limit: number | undefined): Promise
       if (limit !== undefined && size > limit) {
         stream.removeAllListeners('data');
         stream.resume();
-        reject(new WebhookTooLargeException(limit));
+        reject(WebhookRefusal.tooLarge(limit));
         return;
       }
       chunks.push(chunk);

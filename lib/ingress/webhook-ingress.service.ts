@@ -14,15 +14,8 @@ import { InboxSignal } from '../store/inbox-signal';
 import { NewWebhookEvent, RecordResult, WebhookStore } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
-import {
-  UnknownWebhookEndpointException,
-  WebhookMethodNotAllowedException,
-  WebhookPayloadException,
-  WebhookSourceForbiddenException,
-  WebhookSignatureException,
-  WebhookStoreUnavailableException,
-  WebhookTooLargeException,
-} from './webhook-ingress.exceptions';
+import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
+import { WebhookRefusal } from './webhook-refusal';
 import { sanitizeHeaders } from './sanitize-headers';
 import { dedupHorizonDays } from '../retention/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../retention/retention.messages';
@@ -74,27 +67,42 @@ export class WebhookIngress {
     private readonly telemetry: WebhookTelemetry,
   ) {}
 
-  /** Handles one delivery; returns the provider's success answer or throws an HttpException. */
+  /**
+   * Handles one delivery from raw bytes to the answer: verify, store, answer. Refusals (4xx,
+   * and 503 when the store fails) come back as answers too; only a bug throws.
+   */
+  async ingest(delivery: WebhookDelivery): Promise<IngressAnswer> {
+    try {
+      return acceptedAnswer(await this.receive(delivery));
+    } catch (error) {
+      if (error instanceof WebhookRefusal) {
+        return refusedAnswer(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Handles one delivery; returns the provider's success answer or throws a {@link WebhookRefusal}. */
   async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
     return this.commit(await this.verify(delivery));
   }
 
   /**
    * The checks before anything is stored: endpoint, method, source, size, signature, envelope.
-   * Journals and throws the 4xx HttpException of a refused delivery; resolves to what `commit()`
+   * Journals and throws the {@link WebhookRefusal} of a refused delivery; resolves to what `commit()`
    * takes, so the bytes stored are the bytes verified.
    */
   async verify(delivery: WebhookDelivery): Promise<VerifiedDelivery> {
     const endpoint = this.options.endpoints.get(delivery.endpoint);
     if (!endpoint) {
       this.journal(delivery, 'unknown_endpoint', 404);
-      throw new UnknownWebhookEndpointException(delivery.endpoint);
+      throw WebhookRefusal.unknownEndpoint(delivery.endpoint);
     }
     const methods = endpoint.provider.methods ?? ['POST'];
     const method = delivery.method ?? 'POST';
     if (!methods.includes(method)) {
       this.journal(delivery, 'method_not_allowed', 405);
-      throw new WebhookMethodNotAllowedException(endpoint.name, method, methods);
+      throw WebhookRefusal.methodNotAllowed(endpoint.name, method, methods);
     }
     const refusal = this.refuseSource(delivery);
     if (refusal) {
@@ -102,7 +110,7 @@ export class WebhookIngress {
     }
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
-      throw new WebhookTooLargeException(endpoint.maxBodyBytes);
+      throw WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
     }
     const request = {
       rawBody: delivery.rawBody,
@@ -119,17 +127,17 @@ export class WebhookIngress {
         const decision =
           error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';
         this.journal(delivery, decision, 400, { reason: error.message });
-        throw new WebhookSignatureException(error.message);
+        throw WebhookRefusal.signature(error.message);
       }
       if (error instanceof WebhookPayloadError) {
         this.journal(delivery, 'invalid', 400, { reason: error.message });
-        throw new WebhookPayloadException(error.message);
+        throw WebhookRefusal.payload(error.message);
       }
       throw error;
     }
     if (notifications.length === 0) {
       this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
-      throw new WebhookPayloadException('The delivery carries no notification');
+      throw WebhookRefusal.payload('The delivery carries no notification');
     }
     const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
     const events = notifications.map((notification) =>
@@ -155,7 +163,7 @@ export class WebhookIngress {
         eventIds: events.map((event) => event.eventId),
         reason: error instanceof Error ? error.message : String(error),
       });
-      throw new WebhookStoreUnavailableException();
+      throw WebhookRefusal.storeUnavailable();
     }
     let fresh = 0;
     results.forEach((result, i) => {
@@ -208,7 +216,7 @@ export class WebhookIngress {
    * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
    * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
    */
-  refuseSource(head: WebhookDeliveryHead): WebhookSourceForbiddenException | undefined {
+  refuseSource(head: WebhookDeliveryHead): WebhookRefusal | undefined {
     const endpoint = this.options.endpoints.get(head.endpoint);
     const methods = endpoint?.provider.methods ?? ['POST'];
     if (
@@ -219,7 +227,7 @@ export class WebhookIngress {
       return undefined;
     }
     this.journal(head, 'rejected_ip', 403);
-    return new WebhookSourceForbiddenException();
+    return WebhookRefusal.sourceForbidden();
   }
 
   private newEvent(

@@ -1,9 +1,9 @@
-import { HttpException } from '@nestjs/common';
 import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { flattenHeaders, RequestSource, sourceIpOf } from './raw-body';
 import { WebhookIngress } from './webhook-ingress.service';
+import { WebhookRefusal } from './webhook-refusal';
 
 /** The parts of an Express or Fastify request the gate reads. */
 interface GateRequest extends RequestSource {
@@ -88,7 +88,7 @@ export class WebhookSourceGate {
   }
 
   /** The 403 for a request to an endpoint that does not take deliveries from its sender. */
-  private refusal(adapter: AbstractHttpAdapter, request: GateRequest): HttpException | undefined {
+  private refusal(adapter: AbstractHttpAdapter, request: GateRequest): WebhookRefusal | undefined {
     const method = String(adapter.getRequestMethod(request)).toUpperCase();
     if (method !== 'POST' && method !== 'GET') {
       return undefined;
@@ -106,11 +106,11 @@ export class WebhookSourceGate {
     });
   }
 
-  private answer(adapter: AbstractHttpAdapter, response: unknown, refusal: HttpException): void {
+  private answer(adapter: AbstractHttpAdapter, response: unknown, refusal: WebhookRefusal): void {
     adapter.setHeader(response, 'Cache-Control', 'no-store');
     // NOTE: closing keeps the unread body from being drained before the connection is reused.
     adapter.setHeader(response, 'Connection', 'close');
-    adapter.reply(response, refusal.getResponse(), refusal.getStatus());
+    adapter.reply(response, refusal.body, refusal.status);
   }
 
   /** The endpoint name of a `…/{path}/{endpoint}` URL (a trailing `/` allowed), if it is one. */

@@ -1,0 +1,104 @@
+/** Why a delivery is not taken. */
+export type WebhookRefusalKind =
+  | 'unknown_endpoint'
+  | 'method_not_allowed'
+  | 'source_forbidden'
+  | 'too_large'
+  | 'signature'
+  | 'payload'
+  | 'store_unavailable'
+  | 'raw_body_unavailable'
+  | 'unsupported_media_type';
+
+/** The answer body of a refused delivery: the shape Nest's exception filter writes too. */
+export interface WebhookRefusalBody {
+  readonly statusCode: number;
+  readonly error: string;
+  readonly message: string;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/**
+ * A delivery the ingress does not take, with the status it is answered: 4xx for what the
+ * sender must change, 503 when the store could not commit it (the provider retries), 500 when
+ * the app is set up so that the raw bytes never arrive. Framework-free; each adapter writes it
+ * the way its framework answers errors.
+ */
+export class WebhookRefusal extends Error {
+  private constructor(
+    readonly kind: WebhookRefusalKind,
+    readonly status: number,
+    message: string,
+    /** For a 405: the value of the `Allow` header. */
+    readonly allow?: string,
+  ) {
+    super(message);
+    this.name = 'WebhookRefusal';
+  }
+
+  /** The answer body. */
+  get body(): WebhookRefusalBody {
+    return { statusCode: this.status, error: STATUS_TEXT[this.status], message: this.message };
+  }
+
+  static unknownEndpoint(name: string): WebhookRefusal {
+    return new WebhookRefusal('unknown_endpoint', 404, `Unknown webhook endpoint "${name}"`);
+  }
+
+  static methodNotAllowed(name: string, method: string, allowed: readonly string[]) {
+    const allow = allowed.join(', ');
+    return new WebhookRefusal(
+      'method_not_allowed',
+      405,
+      `Webhook endpoint "${name}" does not accept ${method}; it takes ${allow}`,
+      allow,
+    );
+  }
+
+  static sourceForbidden(): WebhookRefusal {
+    return new WebhookRefusal('source_forbidden', 403, 'Source address not allowed');
+  }
+
+  static tooLarge(limit: number): WebhookRefusal {
+    return new WebhookRefusal('too_large', 413, `Webhook body is larger than ${limit} bytes`);
+  }
+
+  static signature(message: string): WebhookRefusal {
+    return new WebhookRefusal('signature', 400, message);
+  }
+
+  static payload(message: string): WebhookRefusal {
+    return new WebhookRefusal('payload', 400, message);
+  }
+
+  static storeUnavailable(): WebhookRefusal {
+    return new WebhookRefusal(
+      'store_unavailable',
+      503,
+      'The webhook could not be stored; retry later',
+    );
+  }
+
+  static rawBodyUnavailable(message: string): WebhookRefusal {
+    return new WebhookRefusal('raw_body_unavailable', 500, message);
+  }
+
+  static unsupportedMediaType(contentType: string | undefined): WebhookRefusal {
+    return new WebhookRefusal(
+      'unsupported_media_type',
+      415,
+      'Webhook deliveries must be application/json or application/x-www-form-urlencoded ' +
+        `(got ${contentType === undefined ? 'no content type' : JSON.stringify(contentType)})`,
+    );
+  }
+}
