@@ -14,9 +14,9 @@ import { WebhooksStartupSummary } from './observability/webhooks-startup-summary
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
-import { WebhookHandlerRegistry } from './dispatch/webhook-handler.registry';
-import { WebhookHandlersExplorer } from './dispatch/webhook-handlers.explorer';
-import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor';
+import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
+import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
+import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
 import { createWebhooksController } from './ingress/webhooks.controller';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
 import { WebhookSourceGate } from './ingress/webhook-source-gate';
@@ -79,7 +79,12 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       { provide: InboxQueries, useExisting: WebhookStore },
       InboxSignal,
       WebhooksMetadataAccessor,
-      WebhookHandlerRegistry,
+      {
+        provide: WebhookHandlerRegistry,
+        useFactory: (options: ResolvedWebhooksOptions) =>
+          new WebhookHandlerRegistry(options.endpoints.keys()),
+        inject: [WEBHOOKS_RESOLVED_OPTIONS],
+      },
       WebhookHandlersExplorer,
       WebhookIngress,
       {

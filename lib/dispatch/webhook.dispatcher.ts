@@ -27,7 +27,7 @@ import { describeFailures, describeWithStack } from './handler-failure';
 import { withFullValues } from './full-event-values';
 import { NonRetryableError } from './non-retryable.error';
 import { providerConfirms } from './provider-answer';
-import { RegisteredWebhookHandler, WebhookHandlerRegistry } from './webhook-handler.registry';
+import { RegisteredWebhookHandler, WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { SafeLogger } from '../observability/safe-logger';
 
 interface HandlerFailure {
