@@ -14,6 +14,9 @@ import { WebhooksStartupSummary } from './observability/webhooks-startup-summary
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
+import { WebhookDispatcherLifecycle } from './dispatch/webhook-dispatcher.lifecycle';
+import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
+import { SafeLogger } from './observability/safe-logger';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
 import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
@@ -96,7 +99,28 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         ) => new WebhookSourceGate(host, ingress, options, path),
         inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
       },
-      WebhookDispatcher,
+      {
+        provide: WebhookDispatcher,
+        useFactory: (
+          worker: InboxWorker,
+          registry: WebhookHandlerRegistry,
+          signal: InboxSignal,
+          options: ResolvedWebhooksOptions,
+          telemetry: WebhookTelemetry,
+        ) => {
+          const logger = new SafeLogger('WebhookDispatcher');
+          const processor = new WebhookEventProcessor(worker, registry, options, telemetry, logger);
+          return new WebhookDispatcher(worker, processor, signal, options, logger);
+        },
+        inject: [
+          InboxWorker,
+          WebhookHandlerRegistry,
+          InboxSignal,
+          WEBHOOKS_RESOLVED_OPTIONS,
+          WebhookTelemetry,
+        ],
+      },
+      WebhookDispatcherLifecycle,
       WebhookTransactions,
       {
         provide: IdempotencyStore,
