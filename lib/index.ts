@@ -9,11 +9,11 @@ export type {
 } from './interfaces/webhooks-module-options.interface';
 export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
 
-export { OnPaymentEvent } from './dispatch/on-payment-event.decorator';
+export { OnPaymentEvent } from './handlers/on-payment-event.decorator';
 export type {
   OnPaymentEventOptions,
   PaymentEventPattern,
-} from './dispatch/on-payment-event.decorator';
+} from './handlers/on-payment-event.decorator';
 export { NonRetryableError } from './dispatch/non-retryable.error';
 export { PaymentWebhook } from './ingress/payment-webhook.decorator';
 export { WebhookDispatcher } from './dispatch/webhook.dispatcher';

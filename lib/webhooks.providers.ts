@@ -14,9 +14,12 @@ import { WebhooksStartupSummary } from './observability/webhooks-startup-summary
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
-import { WebhookHandlerRegistry } from './dispatch/webhook-handler.registry';
-import { WebhookHandlersExplorer } from './dispatch/webhook-handlers.explorer';
-import { WebhooksMetadataAccessor } from './dispatch/webhooks-metadata.accessor';
+import { WebhookDispatcherLifecycle } from './dispatch/webhook-dispatcher.lifecycle';
+import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
+import { SafeLogger } from './observability/safe-logger';
+import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
+import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
+import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
 import { createWebhooksController } from './ingress/webhooks.controller';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
 import { WebhookSourceGate } from './ingress/webhook-source-gate';
@@ -82,7 +85,12 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       { provide: InboxQueries, useExisting: WebhookStore },
       InboxSignal,
       WebhooksMetadataAccessor,
-      WebhookHandlerRegistry,
+      {
+        provide: WebhookHandlerRegistry,
+        useFactory: (options: ResolvedWebhooksOptions) =>
+          new WebhookHandlerRegistry(options.endpoints.keys()),
+        inject: [WEBHOOKS_RESOLVED_OPTIONS],
+      },
       WebhookHandlersExplorer,
       WebhookIngress,
       {
@@ -111,7 +119,28 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
         inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
       },
       PaymentWebhookRoutesExplorer,
-      WebhookDispatcher,
+      {
+        provide: WebhookDispatcher,
+        useFactory: (
+          worker: InboxWorker,
+          registry: WebhookHandlerRegistry,
+          signal: InboxSignal,
+          options: ResolvedWebhooksOptions,
+          telemetry: WebhookTelemetry,
+        ) => {
+          const logger = new SafeLogger('WebhookDispatcher');
+          const processor = new WebhookEventProcessor(worker, registry, options, telemetry, logger);
+          return new WebhookDispatcher(worker, processor, signal, options, logger);
+        },
+        inject: [
+          InboxWorker,
+          WebhookHandlerRegistry,
+          InboxSignal,
+          WEBHOOKS_RESOLVED_OPTIONS,
+          WebhookTelemetry,
+        ],
+      },
+      WebhookDispatcherLifecycle,
       WebhookTransactions,
       {
         provide: IdempotencyStore,

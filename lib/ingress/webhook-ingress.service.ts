@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
-import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
+import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { notificationsOf } from '../providers/notifications';
 import {
   NormalizedNotification,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { SafeLogger } from './safe-logger';
 import { ApplicationConfig } from '@nestjs/core';
-import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
+import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS, WEBHOOKS_ROUTE_PATH } from '../webhooks.constants';
 import { NO_LISTENERS } from '../webhooks.messages';

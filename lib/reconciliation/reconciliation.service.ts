@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { WebhookHandlerRegistry } from '../dispatch/webhook-handler.registry';
+import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';

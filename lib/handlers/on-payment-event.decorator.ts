@@ -1,12 +1,8 @@
 import { extendArrayMetadata } from '@nestjs/common/utils/extend-metadata.util';
-import { PaymentEventType } from '../core/payment-event-types';
 import { ON_PAYMENT_EVENT_METADATA } from '../webhooks.constants';
+import { PaymentEventPattern } from './payment-event-pattern';
 
-/**
- * What a handler subscribes to: a normalized type, a provider's native type as
- * `'<kind>:<native>'`, or `'*'` for every event.
- */
-export type PaymentEventPattern = PaymentEventType | `${string}:${string}` | '*';
+export type { PaymentEventPattern } from './payment-event-pattern';
 
 /** Options of `@OnPaymentEvent`. */
 export interface OnPaymentEventOptions {

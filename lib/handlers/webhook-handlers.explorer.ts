@@ -1,11 +1,7 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
-import { AMBIGUOUS_HANDLER, UNKNOWN_HANDLER_ENDPOINT } from '../webhooks.messages';
-import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookHandlerRegistry } from './webhook-handler.registry';
 import { WebhooksMetadataAccessor } from './webhooks-metadata.accessor';
 
@@ -19,7 +15,6 @@ export class WebhookHandlersExplorer implements OnModuleInit {
     private readonly scanner: MetadataScanner,
     private readonly accessor: WebhooksMetadataAccessor,
     private readonly registry: WebhookHandlerRegistry,
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
   ) {}
 
   onModuleInit(): void {
@@ -50,20 +45,12 @@ export class WebhookHandlersExplorer implements OnModuleInit {
       registrations.forEach((registration, index) => {
         const base = registration.options.key ?? `${instance.constructor.name}.${methodName}`;
         const key = index === 0 || registration.options.key ? base : `${base}#${index}`;
-        if (this.registry.has(key)) {
-          throw new WebhookConfigurationError(AMBIGUOUS_HANDLER(key));
-        }
         const endpoint = registration.options.endpoint;
-        const endpoints = endpoint === undefined ? undefined : [endpoint].flat();
-        for (const name of endpoints ?? []) {
-          if (!this.options.endpoints.has(name)) {
-            throw new WebhookConfigurationError(UNKNOWN_HANDLER_ENDPOINT(key, name));
-          }
-        }
+        // NOTE: the registry refuses a taken key and an endpoint that is not configured.
         this.registry.add({
           key,
           patterns: registration.patterns,
-          endpoints,
+          endpoints: endpoint === undefined ? undefined : [endpoint].flat(),
           invoke: async (event: PaymentEvent, ctx: WebhookContext) => {
             await method.call(instance, event, ctx);
           },

@@ -1,0 +1,216 @@
+import type { EntityManager } from 'typeorm';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { RegisteredWebhookHandler } from '../handlers/webhook-handler.registry';
+import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
+import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import { SafeLogger } from '../observability/safe-logger';
+import { WebhookTelemetry } from '../observability/webhook-telemetry';
+import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { InboxWorker } from '../store/ports';
+import { HandlerRunOutcome, HandlerSettlement } from '../store/webhook-store.interface';
+import { Clock } from './clock';
+import { DispatchLogger } from './dispatch-logger';
+import { describeError, describeWithStack } from './handler-failure';
+import { HandlerFailure } from './settlement';
+import { handlerIdempotencyKey, statusQuery, toPaymentEvent } from './stored-event';
+
+/** One event's handlers to run on this attempt. */
+export interface HandlerRunsInput {
+  /** The row as claimed: downstream keys are made from its values. */
+  readonly claimed: WebhookEventEntity;
+  /** The row with the values its delivery carried (see `withFullValues()`). */
+  readonly entity: WebhookEventEntity;
+  readonly endpoint: WebhookEndpoint | undefined;
+  readonly attempt: number;
+  /** The event's handlers, in registration order. */
+  readonly handlers: readonly RegisteredWebhookHandler[];
+  /** The ledger as read before the run, when it was. */
+  readonly finished?: ReadonlyMap<string, string | null>;
+  /** The provider's answer, when it was asked and confirmed the event. */
+  readonly verified: ProviderPaymentStatus | null;
+  readonly workerId: string;
+  /** Whether the event was given back to the inbox (shutdown) since it was claimed. */
+  readonly released: () => boolean;
+}
+
+/** How the handlers of one event ran. */
+export interface HandlerRunsResult {
+  /** True when the last handler's transaction also marked the event processed. */
+  readonly settled: boolean;
+  /** The handlers that threw. */
+  readonly failures: readonly HandlerFailure[];
+  /** The outcomes the handlers reported (now and on earlier attempts), sorted and joined. */
+  readonly outcome: string | null;
+}
+
+/** The outcomes handlers of one event reported, as kept on the event. */
+class Outcomes {
+  private readonly values = new Set<string>();
+
+  add(value: string | null | undefined): void {
+    if (value !== undefined && value !== null) {
+      this.values.add(value);
+    }
+  }
+
+  summary(extra?: string): string | null {
+    const all = extra === undefined ? this.values : new Set([...this.values, extra]);
+    return all.size > 0 ? [...all].sort().join(',') : null;
+  }
+}
+
+/**
+ * Runs an event's handlers that are not in the ledger yet, each in its own transaction with its
+ * ledger row, in order; a failing handler does not stop the ones after it.
+ */
+export class HandlerRuns {
+  constructor(
+    private readonly worker: InboxWorker,
+    private readonly telemetry: Pick<WebhookTelemetry, 'attempt'>,
+    private readonly logger: DispatchLogger,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(input: HandlerRunsInput): Promise<HandlerRunsResult> {
+    const { entity, endpoint, attempt, handlers, verified } = input;
+    const event = toPaymentEvent(entity, endpoint, attempt, verified);
+    const failures: HandlerFailure[] = [];
+    const outcomes = new Outcomes();
+    let finished = input.finished;
+    finished?.forEach((outcome) => outcomes.add(outcome));
+    for (const [index, handler] of handlers.entries()) {
+      if (finished?.has(handler.key)) {
+        continue;
+      }
+      // NOTE: when every handler before it succeeded, the last one marks the event processed
+      // in its own transaction: one commit per event instead of two.
+      const last = index === handlers.length - 1 && failures.length === 0 && !input.released();
+      const settle: HandlerSettlement | undefined = last
+        ? {
+            workerId: input.workerId,
+            result: (reported) => ({
+              outcome: outcomes.summary(reported),
+              providerStatus: verified?.status ?? null,
+            }),
+          }
+        : undefined;
+      try {
+        const { outcome, reported } = await this.runOne(input, event, handler, settle);
+        if (outcome === 'already_done') {
+          finished = await this.worker.finishedHandlers(entity.id);
+          outcomes.add(finished.get(handler.key));
+        } else {
+          outcomes.add(reported);
+        }
+        if (outcome === 'ran_and_settled') {
+          return { settled: true, failures, outcome: outcomes.summary() };
+        }
+      } catch (error) {
+        failures.push({ key: handler.key, error });
+      }
+    }
+    return { settled: false, failures, outcome: outcomes.summary() };
+  }
+
+  /** Runs one handler in its ledger transaction, reporting the attempt; rethrows its error. */
+  private async runOne(
+    input: HandlerRunsInput,
+    event: PaymentEvent,
+    handler: RegisteredWebhookHandler,
+    settle: HandlerSettlement | undefined,
+  ): Promise<{ outcome: HandlerRunOutcome; reported: string | undefined }> {
+    const { entity, attempt } = input;
+    const started = this.clock.now().getTime();
+    let reported: string | undefined;
+    try {
+      const outcome = await this.worker.runHandler(
+        entity.id,
+        handler.key,
+        attempt,
+        async (manager) => {
+          reported = undefined;
+          await handler.invoke(
+            event,
+            this.context(input, event, handler.key, manager, (value: string) => {
+              reported = String(value).slice(0, 64);
+            }),
+          );
+          return reported;
+        },
+        settle,
+      );
+      const ms = this.clock.now().getTime() - started;
+      this.report(
+        entity,
+        handler,
+        attempt,
+        outcome === 'already_done' ? outcome : (reported ?? 'ran'),
+        ms,
+      );
+      this.logger.debug(
+        `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${ms}`,
+      );
+      return { outcome, reported };
+    } catch (error) {
+      const ms = this.clock.now().getTime() - started;
+      this.report(entity, handler, attempt, 'failed', ms, describeError(error));
+      this.logger.warn(
+        `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=failed ` +
+          `ms=${ms} error=${JSON.stringify(describeWithStack(error))}`,
+      );
+      throw error;
+    }
+  }
+
+  /** `ctx` for one handler's run in the transaction of `manager`. */
+  private context(
+    input: HandlerRunsInput,
+    event: PaymentEvent,
+    handlerKey: string,
+    manager: EntityManager,
+    recordOutcome: (outcome: string) => void,
+  ): WebhookContext {
+    const { claimed, entity, endpoint, attempt } = input;
+    return {
+      manager,
+      attempt,
+      idempotencyKey: handlerIdempotencyKey(claimed, handlerKey),
+      logger: new SafeLogger(`Webhooks:${handlerKey}`),
+      fetchStatus: () => {
+        const client = endpoint?.statusClient;
+        if (!client) {
+          return Promise.reject(
+            new WebhookConfigurationError(
+              `Endpoint "${entity.endpoint}" has no status client: give it the provider's API credentials to use ctx.fetchStatus().`,
+            ),
+          );
+        }
+        return client.fetchStatus({ ...statusQuery(entity, endpoint), payload: event.payload });
+      },
+      recordOutcome,
+    };
+  }
+
+  private report(
+    entity: WebhookEventEntity,
+    handler: RegisteredWebhookHandler,
+    attempt: number,
+    outcome: string,
+    durationMs: number,
+    error?: string,
+  ): void {
+    this.telemetry.attempt({
+      id: entity.id,
+      endpoint: entity.endpoint,
+      provider: entity.provider,
+      type: entity.type,
+      eventId: entity.eventId,
+      handler: handler.key,
+      attempt,
+      outcome,
+      durationMs,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+}

@@ -1,0 +1,245 @@
+import { isPaymentEventType } from '../core/payment-event-types';
+import {
+  RegisteredWebhookHandler,
+  WebhookHandlerRegistry,
+} from '../handlers/webhook-handler.registry';
+import { WebhookTelemetry } from '../observability/webhook-telemetry';
+import {
+  PaymentStatusClient,
+  ProviderPaymentStatus,
+} from '../providers/payment-status-client.interface';
+import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { InboxWorker } from '../store/ports';
+import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { Clock, systemClock } from './clock';
+import { DispatchLogger } from './dispatch-logger';
+import { withFullValues } from './full-event-values';
+import { HandlerRuns } from './handler-runs';
+import { providerConfirms } from './provider-answer';
+import { AttemptResult, decideSettlement, Settlement } from './settlement';
+import { statusQuery } from './stored-event';
+
+/** The options one event is processed by. */
+export type EventProcessingOptions = Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
+
+/** The claim an event is processed under. */
+export interface EventLease {
+  /** The worker holding the event. */
+  readonly workerId: string;
+  /** Whether the event was given back to the inbox (shutdown) since it was claimed. */
+  released(id: string): boolean;
+}
+
+/** What the ledger and the provider said before the handlers run. */
+type Preparation =
+  | {
+      readonly finished?: ReadonlyMap<string, string | null>;
+      readonly verified: ProviderPaymentStatus | null;
+    }
+  | { readonly result: AttemptResult };
+
+/** Payment and refund events can be checked against the provider; disputes and natives are not. */
+function isVerifiable(type: string): boolean {
+  return isPaymentEventType(type) && (type.startsWith('payment.') || type.startsWith('refund.'));
+}
+
+/**
+ * Processes one claimed event: checks it with the provider when its endpoint asks for that,
+ * runs each handler not yet in the ledger, and settles the event as {@link decideSettlement}
+ * decides: processed, ignored, retrying with backoff, or dead.
+ */
+export class WebhookEventProcessor {
+  private readonly runs: HandlerRuns;
+
+  constructor(
+    private readonly worker: InboxWorker,
+    private readonly registry: WebhookHandlerRegistry,
+    private readonly options: EventProcessingOptions,
+    private readonly telemetry: Pick<WebhookTelemetry, 'attempt' | 'settled'>,
+    private readonly logger: DispatchLogger,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.runs = new HandlerRuns(worker, telemetry, logger, clock);
+  }
+
+  async process(claimed: WebhookEventEntity, lease: EventLease): Promise<void> {
+    const endpoint = this.options.endpoints.get(claimed.endpoint);
+    // NOTE: handlers, matching and the provider's API get the values the delivery carried,
+    // also where the row holds them shortened; downstream keys stay those of the row.
+    const entity = withFullValues(claimed, endpoint?.provider);
+    const attempt = entity.attempts;
+    if (attempt > this.options.dispatch.maxAttempts) {
+      // NOTE: only reachable through expired leases: the worker died on every attempt.
+      return this.settle(entity, attempt, lease, { kind: 'lease-lost' });
+    }
+    const handlers = this.registry.match(entity);
+    if (handlers.length === 0) {
+      return this.settle(entity, attempt, lease, { kind: 'unhandled' });
+    }
+    const prepared = await this.prepare(entity, endpoint, handlers);
+    if ('result' in prepared) {
+      return this.settle(entity, attempt, lease, prepared.result);
+    }
+    const ran = await this.runs.run({
+      claimed,
+      entity,
+      endpoint,
+      attempt,
+      handlers,
+      finished: prepared.finished,
+      verified: prepared.verified,
+      workerId: lease.workerId,
+      released: () => lease.released(entity.id),
+    });
+    if (ran.settled) {
+      this.reportSettled(entity, attempt, { status: 'processed', outcome: ran.outcome });
+      return;
+    }
+    if (lease.released(entity.id)) {
+      // NOTE: given back on shutdown; the handler transactions that still commit are in the
+      // ledger, and the next worker settles the event.
+      return;
+    }
+    await this.settle(entity, attempt, lease, {
+      kind: 'handled',
+      failures: ran.failures,
+      outcome: ran.outcome,
+      providerStatus: prepared.verified?.status ?? null,
+    });
+  }
+
+  /**
+   * Reads the ledger and asks the provider when the endpoint checks events with it and a
+   * handler is still to run; the provider's answer settles the event when it does not confirm it.
+   */
+  private async prepare(
+    entity: WebhookEventEntity,
+    endpoint: WebhookEndpoint | undefined,
+    handlers: readonly RegisteredWebhookHandler[],
+  ): Promise<Preparation> {
+    // NOTE: the ledger is read up front only when it decides whether to ask the provider;
+    // otherwise a handler already in it reports 'already_done' and its outcome is read then.
+    if (!endpoint?.verifyWithProvider || !endpoint.statusClient || !isVerifiable(entity.type)) {
+      return { verified: null };
+    }
+    const finished = await this.worker.finishedHandlers(entity.id);
+    if (handlers.every((handler) => finished.has(handler.key))) {
+      return { finished, verified: null };
+    }
+    const asked = await this.askProvider(entity, endpoint, endpoint.statusClient);
+    return 'result' in asked ? asked : { finished, verified: asked.verified };
+  }
+
+  /**
+   * The provider's answer when it confirms the event (the same state, or a later one reached
+   * only through it); otherwise what that means for the event: retried while the provider
+   * cannot answer or is not there yet, dead when it never will, processed as
+   * `provider_disagrees` when it reports another final state.
+   */
+  private async askProvider(
+    entity: WebhookEventEntity,
+    endpoint: WebhookEndpoint,
+    client: PaymentStatusClient,
+  ): Promise<{ readonly verified: ProviderPaymentStatus } | { readonly result: AttemptResult }> {
+    const label = `${entity.endpoint}/${entity.eventId}`;
+    let answer: ProviderPaymentStatus;
+    try {
+      answer = await client.fetchStatus(statusQuery(entity, endpoint));
+    } catch (error) {
+      return {
+        result: { kind: 'provider-failed', asked: `Asking ${client.kind} about ${label}`, error },
+      };
+    }
+    if (providerConfirms(entity.type, answer.type)) {
+      return { verified: answer };
+    }
+    if (answer.type === undefined) {
+      const reason = `${client.kind} reports status "${answer.status}" for ${answer.paymentRef}, not yet ${entity.type}`;
+      return { result: { kind: 'provider-pending', reason, providerStatus: answer.status } };
+    }
+    this.logger.warn(
+      `Event ${entity.id} (${label}) says ${entity.type} but ${client.kind} reports ` +
+        `"${answer.status}" (${answer.type}) for ${answer.paymentRef}; handlers not run`,
+    );
+    return { result: { kind: 'provider-disagrees', providerStatus: answer.status } };
+  }
+
+  /** Decides the event's new state, writes it to the inbox and reports it. */
+  private async settle(
+    entity: WebhookEventEntity,
+    attempt: number,
+    lease: EventLease,
+    result: AttemptResult,
+  ): Promise<void> {
+    const now = this.clock.now();
+    const settlement = decideSettlement(result, {
+      attempt,
+      now,
+      policy: this.options.dispatch,
+    });
+    const { workerId } = lease;
+    switch (settlement.status) {
+      case 'processed': {
+        const { outcome, providerStatus } = settlement;
+        await this.worker.markProcessed(entity.id, workerId, now, { outcome, providerStatus });
+        break;
+      }
+      case 'ignored':
+        await this.worker.markIgnored(entity.id, workerId, now);
+        break;
+      case 'retrying':
+        await this.worker.scheduleRetry(
+          entity.id,
+          workerId,
+          settlement.nextAttemptAt,
+          settlement.error,
+          { providerStatus: settlement.providerStatus },
+        );
+        break;
+      case 'dead':
+        await this.worker.markDead(entity.id, workerId, settlement.error);
+        break;
+    }
+    this.reportSettled(entity, attempt, settlement);
+    if (settlement.status === 'dead') {
+      this.logger.error(
+        `Event ${entity.id} (${entity.endpoint}/${entity.eventId}) is dead${deathNote(result, attempt, settlement.summary)}`,
+      );
+    }
+  }
+
+  private reportSettled(
+    entity: WebhookEventEntity,
+    attempt: number,
+    settlement: Settlement | { readonly status: 'processed'; readonly outcome: string | null },
+  ): void {
+    this.telemetry.settled({
+      id: entity.id,
+      endpoint: entity.endpoint,
+      provider: entity.provider,
+      type: entity.type,
+      eventId: entity.eventId,
+      paymentRef: entity.paymentRef,
+      status: settlement.status,
+      attempt,
+      ageMs: this.clock.now().getTime() - entity.receivedAt.getTime(),
+      ...(settlement.status === 'processed' ? { outcome: settlement.outcome } : {}),
+      ...(settlement.status === 'retrying' || settlement.status === 'dead'
+        ? { error: settlement.summary }
+        : {}),
+    });
+  }
+}
+
+/** The end of the "is dead" log line: why, as each path has always said it. */
+function deathNote(result: AttemptResult, attempt: number, summary: string): string {
+  switch (result.kind) {
+    case 'lease-lost':
+      return '';
+    case 'handled':
+      return ` after ${attempt} attempt(s): ${summary}`;
+    default:
+      return `: ${summary}`;
+  }
+}

@@ -1,0 +1,80 @@
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { HandlerMatchInput, WebhookHandlerRegistry } from './webhook-handler.registry';
+
+const paid: HandlerMatchInput = {
+  endpoint: 'stripe',
+  provider: 'stripe',
+  type: 'payment.succeeded',
+  nativeType: 'payment_intent.succeeded',
+};
+
+describe('WebhookHandlerRegistry', () => {
+  it('registers a plain function handler under its name and runs it for matching events', async () => {
+    const registry = new WebhookHandlerRegistry(['stripe']);
+    const seen: string[] = [];
+    registry.register({
+      on: 'payment.succeeded',
+      name: 'fulfil',
+      handle: (event) => {
+        seen.push(event.eventId);
+      },
+    });
+
+    const [handler] = registry.match(paid);
+    expect(handler.key).toBe('fulfil');
+    expect(registry.has('fulfil')).toBe(true);
+    await handler.invoke({ eventId: 'evt_1' } as PaymentEvent, {} as WebhookContext);
+    expect(seen).toEqual(['evt_1']);
+    expect(
+      registry.match({ ...paid, type: 'refund.succeeded', nativeType: 'charge.refunded' }),
+    ).toEqual([]);
+  });
+
+  it('matches a function handler by native type and limits it to its endpoints', () => {
+    const registry = new WebhookHandlerRegistry(['stripe', 'stripe-eu']);
+    registry.register({
+      on: ['stripe:payment_intent.succeeded'],
+      name: 'native',
+      endpoint: 'stripe-eu',
+      handle: async () => undefined,
+    });
+
+    expect(registry.match(paid)).toEqual([]);
+    expect(registry.match({ ...paid, endpoint: 'stripe-eu' }).map((h) => h.key)).toEqual([
+      'native',
+    ]);
+    expect(registry.listenersOf({ name: 'stripe-eu', kind: 'stripe' }).map((h) => h.key)).toEqual([
+      'native',
+    ]);
+    expect(registry.listenersOf({ name: 'stripe-eu', kind: 'adyen' })).toEqual([]);
+  });
+
+  it('keeps registration order across decorated and function handlers', () => {
+    const registry = new WebhookHandlerRegistry();
+    registry.add({ key: 'Orders.paid', patterns: ['*'], invoke: async () => undefined });
+    registry.register({ on: 'payment.succeeded', name: 'fulfil', handle: () => undefined });
+
+    expect(registry.match(paid).map((h) => h.key)).toEqual(['Orders.paid', 'fulfil']);
+  });
+
+  it('refuses a second handler with the same key, naming it', () => {
+    const registry = new WebhookHandlerRegistry(['stripe']);
+    registry.register({ on: '*', name: 'fulfil', handle: () => undefined });
+
+    const again = () =>
+      registry.register({ on: 'payment.failed', name: 'fulfil', handle: () => undefined });
+    expect(again).toThrow(WebhookConfigurationError);
+    expect(again).toThrow(/share the key "fulfil"/);
+    expect(registry.match({ ...paid, type: 'payment.failed' })).toHaveLength(1);
+  });
+
+  it('refuses a handler limited to an endpoint that is not configured', () => {
+    const registry = new WebhookHandlerRegistry(['stripe']);
+
+    expect(() =>
+      registry.register({ on: '*', name: 'fulfil', endpoint: 'paypal', handle: () => undefined }),
+    ).toThrow(/endpoint "paypal", which is not configured/);
+    expect(registry.has('fulfil')).toBe(false);
+  });
+});

@@ -1,0 +1,116 @@
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { AMBIGUOUS_HANDLER, UNKNOWN_HANDLER_ENDPOINT } from '../webhooks.messages';
+import { PaymentEventPattern } from './payment-event-pattern';
+
+/** A handler the dispatcher runs: a discovered method or a registered function. */
+export interface RegisteredWebhookHandler {
+  /** Stable ledger key. */
+  readonly key: string;
+  readonly patterns: readonly PaymentEventPattern[];
+  /** Endpoint names it is limited to, or undefined for all. */
+  readonly endpoints?: readonly string[];
+  readonly invoke: (event: PaymentEvent, ctx: WebhookContext) => Promise<void>;
+}
+
+/** A handler given as a function, for apps that register handlers without decorators. */
+export interface WebhookHandlerDefinition {
+  /** The event types it runs for: normalized, `'<kind>:<native>'`, or `'*'`. */
+  readonly on: PaymentEventPattern | readonly PaymentEventPattern[];
+  /** Stable key recorded in the handler ledger. Change it and the handler counts as new. */
+  readonly name: string;
+  /**
+   * Only events that arrived on these endpoints.
+   * @default every endpoint
+   */
+  readonly endpoint?: string | readonly string[];
+  /** Applies the event, writing through `ctx.manager` so its effect commits with the ledger row. */
+  readonly handle: (event: PaymentEvent, ctx: WebhookContext) => Promise<void> | void;
+}
+
+/** The minimum of an event needed to pick its handlers. */
+export interface HandlerMatchInput {
+  readonly endpoint: string;
+  readonly provider: string;
+  readonly type: string;
+  readonly nativeType: string;
+}
+
+/** Every handler, and which of them an event goes to. */
+export class WebhookHandlerRegistry {
+  private readonly handlers = new Map<string, RegisteredWebhookHandler>();
+  private readonly endpointNames?: ReadonlySet<string>;
+
+  /**
+   * @param endpointNames the configured endpoints; a handler limited to another one is refused.
+   *   Without them, any endpoint name is taken.
+   */
+  constructor(endpointNames?: Iterable<string>) {
+    this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
+  }
+
+  /** Adds a handler; throws when its key is taken or it names an endpoint that is not configured. */
+  add(handler: RegisteredWebhookHandler): void {
+    if (this.handlers.has(handler.key)) {
+      throw new WebhookConfigurationError(AMBIGUOUS_HANDLER(handler.key));
+    }
+    for (const name of handler.endpoints ?? []) {
+      if (this.endpointNames && !this.endpointNames.has(name)) {
+        throw new WebhookConfigurationError(UNKNOWN_HANDLER_ENDPOINT(handler.key, name));
+      }
+    }
+    this.handlers.set(handler.key, handler);
+  }
+
+  /** Adds a handler given as a function (`{ on, name, handle }`). */
+  register(definition: WebhookHandlerDefinition): void {
+    const { on, name, endpoint, handle } = definition;
+    this.add({
+      key: name,
+      patterns: typeof on === 'string' ? [on] : [...on],
+      endpoints:
+        endpoint === undefined
+          ? undefined
+          : typeof endpoint === 'string'
+            ? [endpoint]
+            : [...endpoint],
+      invoke: async (event, ctx) => {
+        await handle(event, ctx);
+      },
+    });
+  }
+
+  has(key: string): boolean {
+    return this.handlers.has(key);
+  }
+
+  /**
+   * Handlers that can receive an event from this endpoint: not limited to other endpoints, and
+   * subscribed to everything, to a normalized type, or to a native type of the endpoint's kind.
+   */
+  listenersOf(endpoint: {
+    readonly name: string;
+    readonly kind: string;
+  }): RegisteredWebhookHandler[] {
+    const native = `${endpoint.kind}:`;
+    return [...this.handlers.values()].filter(
+      (handler) =>
+        (!handler.endpoints || handler.endpoints.includes(endpoint.name)) &&
+        handler.patterns.some(
+          (pattern) => pattern === '*' || !pattern.includes(':') || pattern.startsWith(native),
+        ),
+    );
+  }
+
+  /** Handlers subscribed to the event, in registration order. */
+  match(event: HandlerMatchInput): RegisteredWebhookHandler[] {
+    const native = `${event.provider}:${event.nativeType}`;
+    return [...this.handlers.values()].filter(
+      (handler) =>
+        (!handler.endpoints || handler.endpoints.includes(event.endpoint)) &&
+        handler.patterns.some(
+          (pattern) => pattern === '*' || pattern === event.type || pattern === native,
+        ),
+    );
+  }
+}
