@@ -1,4 +1,4 @@
-import { DynamicModule, Provider, Type } from '@nestjs/common';
+import { DynamicModule, Logger, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
@@ -17,6 +17,7 @@ import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 import { WebhookDispatcherLifecycle } from './dispatch/webhook-dispatcher.lifecycle';
 import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
 import { SafeLogger } from './observability/safe-logger';
+import { useWebhooksLogger } from './observability/webhooks-logger';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
 import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
@@ -55,6 +56,8 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
   exports: (Provider | symbol | Type<unknown>)[];
 } {
   const path = (extras.path ?? DEFAULT_WEBHOOKS_PATH).replace(/^\/+|\/+$/g, '');
+  // NOTE: the package's lines go through Nest's Logger in a Nest app, as they always did.
+  useWebhooksLogger((context) => new Logger(context));
   return {
     imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
     controllers: [

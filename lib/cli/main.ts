@@ -1,21 +1,24 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { Logger, LoggerService } from '@nestjs/common';
+import { WebhooksLogger, useWebhooksLogger } from '../observability/webhooks-logger';
 import { runCli } from './cli';
 import { CLI_NAME } from './cli-command';
 import { processIo } from './cli-io';
 
 /**
- * The package's services log through Nest's Logger; in the CLI their warnings and errors go to
- * stderr and their progress notes are dropped, so stdout holds only the command's output.
+ * In the CLI the package's warnings and errors go to stderr and its progress notes are dropped,
+ * so stdout holds only the command's output.
  */
-const stderrLogger: LoggerService = {
+const stderrLogger: WebhooksLogger = {
   log: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
   warn: (message: unknown) => process.stderr.write(`${CLI_NAME}: warning: ${String(message)}\n`),
   error: (message: unknown) => process.stderr.write(`${CLI_NAME}: ${String(message)}\n`),
+  fatal: (message: unknown) => process.stderr.write(`${CLI_NAME}: ${String(message)}\n`),
 };
 
-Logger.overrideLogger(stderrLogger);
+useWebhooksLogger(() => stderrLogger);
 
 void runCli(process.argv.slice(2), processIo()).then((code) => {
   process.exitCode = code;

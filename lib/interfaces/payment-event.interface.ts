@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { PaymentEventType } from '../core/payment-event-types';
-import { LoggerService } from '@nestjs/common';
+import type { WebhooksLogger } from '../observability/webhooks-logger';
 import type { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 
 /** A stored webhook event as handlers see it. */
@@ -60,7 +60,7 @@ export interface WebhookContext {
    */
   readonly idempotencyKey: string;
   /** Logger scoped to the handler. */
-  readonly logger: LoggerService;
+  readonly logger: WebhooksLogger;
   /**
    * Asks the provider's API for the payment's current status.
    * @throws ProviderStatusError when the endpoint has no API credentials or the provider
