@@ -30,9 +30,6 @@ import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
 import { WebhookStore } from './store/webhook-store.interface';
 import { InboxQueries, InboxWorker, InboxWriter } from './store/ports';
 import { WebhookTransactions } from './store/webhook-transactions.service';
-import { IdempotencyStore } from './idempotency/idempotency-store.interface';
-import { IdempotentCall } from './idempotency/idempotent-call.service';
-import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
 import {
   DEFAULT_WEBHOOKS_PATH,
   WEBHOOKS_RESOLVED_OPTIONS,
@@ -93,16 +90,6 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       },
       WebhookDispatcher,
       WebhookTransactions,
-      {
-        provide: IdempotencyStore,
-        useFactory: async (dataSource: DataSource, webhookStore: WebhookStore) => {
-          const store = new TypeOrmIdempotencyStore(dataSource, webhookStore);
-          await store.initialize();
-          return store;
-        },
-        inject: [getDataSourceToken(extras.dataSource), WebhookStore],
-      },
-      IdempotentCall,
       WebhookAdmin,
       ReconciliationService,
       WebhookRetention,
@@ -116,8 +103,6 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
     ],
     exports: [
       WebhookStore,
-      IdempotencyStore,
-      IdempotentCall,
       WebhookDispatcher,
       WebhookTransactions,
       WebhookAdmin,
