@@ -6,10 +6,8 @@ import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { WebhookRetention } from './retention/webhook-retention.service';
 import { WebhookTelemetry } from './observability/webhook-telemetry';
 import { InboxSampler } from './observability/inbox-sampler';
-import { WebhookAlertMonitor } from './observability/webhook-alert.monitor';
-import { WebhookAlerts } from './observability/webhook-alerts';
+import { optionalObservabilityParts } from './observability/observability.providers';
 import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
-import { WebhooksMetrics } from './observability/webhooks-metrics';
 import { WebhooksStartupSummary } from './observability/webhooks-startup-summary';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -38,14 +36,22 @@ import {
 import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
-/** Everything the module registers besides the options provider the builder adds. */
-export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
+/**
+ * Everything the module registers besides the options provider the builder adds.
+ * @param options the options given to `forRoot()`; `undefined` for `forRootAsync()`, whose
+ * options are known only at startup.
+ */
+export function createWebhooksModuleParts(
+  extras: WebhooksModuleExtras,
+  options?: WebhooksModuleOptions,
+): {
   imports: (DynamicModule | Type<unknown>)[];
   controllers: Type<unknown>[];
   providers: Provider[];
   exports: (Provider | symbol | Type<unknown>)[];
 } {
   const path = (extras.path ?? DEFAULT_WEBHOOKS_PATH).replace(/^\/+|\/+$/g, '');
+  const observability = optionalObservabilityParts(options?.observability, options !== undefined);
   return {
     imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
     controllers: [
@@ -95,10 +101,8 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       WebhookRetention,
       WebhookTelemetry,
       InboxSampler,
-      WebhooksMetrics,
       WebhooksHealthIndicator,
-      WebhookAlerts,
-      WebhookAlertMonitor,
+      ...observability.providers,
       WebhooksStartupSummary,
     ],
     exports: [
@@ -109,9 +113,8 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       ReconciliationService,
       WebhookRetention,
       WebhookTelemetry,
-      WebhooksMetrics,
       WebhooksHealthIndicator,
-      WebhookAlerts,
+      ...observability.exports,
       WEBHOOKS_RESOLVED_OPTIONS,
     ],
   };
