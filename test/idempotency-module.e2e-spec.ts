@@ -8,7 +8,12 @@ import { Controller, Headers, INestApplication, Module, Post } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { stripeEndpoint, WebhooksModuleOptions, webhooksMigrations } from 'nestjs-payment-webhooks';
+import {
+  stripeEndpoint,
+  WebhooksModuleOptions,
+  webhooksMigrations,
+  WebhookTransactions,
+} from 'nestjs-payment-webhooks';
 import {
   Idempotent,
   IdempotencyModule,
@@ -225,6 +230,60 @@ describe.each<Database>(['sqlite', 'postgres'])('IdempotencyModule on %s', (data
     expect(made).toBe(4);
     expect(await refund('b')).toEqual(results[1]);
     expect(made).toBe(4);
+  });
+});
+
+describe('IdempotencyModule registrations', () => {
+  it('serves a feature module from forRootAsync() with isGlobal: false', async () => {
+    const db = await testDatabase('sqlite');
+    @Module({ controllers: [ChargesController] })
+    class ChargesModule {}
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot(db.typeorm(idempotencyMigrations)),
+        IdempotencyModule.forRootAsync({ isGlobal: false, useFactory: async () => ({}) }),
+        ChargesModule,
+      ],
+    })
+    class NotGlobalModule {}
+    const app = await NestFactory.create(NotGlobalModule, { logger: false, abortOnError: false });
+    try {
+      const url = await listen(app);
+      const key = randomUUID();
+      expect((await sendCharge(url, key)).status).toBe(201);
+      expect(await sendCharge(url, key)).toMatchObject({ status: 201, replayed: true });
+      expect(runs.of(key)).toBe(1);
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+
+  it('shares the webhook store on SQLite: a call from inside a package transaction fails at once, saying so', async () => {
+    const app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      webhooks: { ...WEBHOOKS, dispatch: { enabled: false } },
+      idempotency: true,
+    });
+    try {
+      const calls = app.app.get(IdempotentCall);
+      let made = 0;
+      const started = Date.now();
+      await expect(
+        app.app
+          .get(WebhookTransactions)
+          .run(() => calls.run(idempotencyKeyFor('refund', randomUUID()), async () => ++made)),
+      ).rejects.toThrow(/one transaction at a time on its connection/);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(made).toBe(0);
+      // Outside the transaction the same call runs, once.
+      const key = idempotencyKeyFor('refund', randomUUID());
+      expect(await calls.run(key, async () => ++made)).toBe(1);
+      expect(await calls.run(key, async () => ++made)).toBe(1);
+    } finally {
+      await app.close();
+    }
   });
 });
 

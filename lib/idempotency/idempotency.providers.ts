@@ -1,4 +1,4 @@
-import { DynamicModule, Provider } from '@nestjs/common';
+import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -26,7 +26,7 @@ function webhookStoresOf(moduleRef: ModuleRef): readonly ShareableStore[] {
 export function createIdempotencyModuleParts(extras: IdempotencyModuleExtras): {
   imports: DynamicModule[];
   providers: Provider[];
-  exports: (symbol | typeof IdempotentCall | typeof TypeOrmIdempotencyStore)[];
+  exports: (symbol | Type<unknown>)[];
 } {
   return {
     imports: [TypeOrmModule.forFeature(idempotencyEntities, extras.dataSource)],
