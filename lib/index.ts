@@ -42,7 +42,6 @@ export {
   webhooksMigrations,
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
-  CreateIdempotencyTables1764560000000,
 } from './store/migrations';
 export { WebhookTransactions } from './store/webhook-transactions.service';
 
@@ -125,4 +124,4 @@ export {
 
 export * from './payments';
 
-export * from './idempotency';
+export * from './idempotency/root-exports.deprecated';

@@ -9,10 +9,13 @@ export const MISSING_TABLES =
   "data source's `migrations` and set `migrationsRun: true`, or run them with the TypeORM CLI. " +
   'TypeORM `synchronize` does not create them: the migrations do.';
 
-export const SCHEMA_DIFFERS = (problems: readonly string[]) =>
+export const SCHEMA_DIFFERS = (
+  problems: readonly string[],
+  migrations = '`...webhooksMigrations` (from nestjs-payment-webhooks)',
+) =>
   `The package's tables differ from what its migrations create: ${problems.join('; ')}. ` +
   'The package reads and locks them as the migrations made them, and TypeORM `synchronize` never ' +
-  'changes them. Run `...webhooksMigrations` (from nestjs-payment-webhooks) on this database, or, ' +
+  `changes them. Run ${migrations} on this database, or, ` +
   'where an earlier `synchronize` or a hand edit changed them, restore them: drop the tables named ' +
   "here, delete the package's rows from the migrations table, and run the migrations again.";
 

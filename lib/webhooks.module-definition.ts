@@ -1,10 +1,24 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, Provider } from '@nestjs/common';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
 } from './interfaces/webhooks-module-options.interface';
 import { DEFAULT_WEBHOOKS_PATH } from './webhooks.constants';
 import { createWebhooksModuleParts } from './webhooks.providers';
+
+/** The options `forRoot()` was given; undefined under `forRootAsync()`, where a factory makes them. */
+function givenOptions(providers: Provider[] | undefined): WebhooksModuleOptions | undefined {
+  for (const provider of providers ?? []) {
+    if (
+      typeof provider === 'object' &&
+      provider.provide === WEBHOOKS_MODULE_OPTIONS &&
+      'useValue' in provider
+    ) {
+      return provider.useValue as WebhooksModuleOptions;
+    }
+  }
+  return undefined;
+}
 
 export const {
   ConfigurableModuleClass: ConfigurableWebhooksModule,
@@ -22,7 +36,7 @@ export const {
       admin: undefined,
     },
     (definition, extras) => {
-      const parts = createWebhooksModuleParts(extras);
+      const parts = createWebhooksModuleParts(extras, givenOptions(definition.providers));
       return {
         ...definition,
         global: extras.isGlobal,

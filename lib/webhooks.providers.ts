@@ -1,4 +1,4 @@
-import { DynamicModule, Logger, Provider, Type } from '@nestjs/common';
+import { DynamicModule, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createWebhookAdminController } from './admin/webhook-admin.controller';
 import { WebhookAdmin } from './admin/webhook-admin.service';
@@ -6,10 +6,8 @@ import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { WebhookRetention } from './retention/webhook-retention.service';
 import { WebhookTelemetry } from './observability/webhook-telemetry';
 import { InboxSampler } from './observability/inbox-sampler';
-import { WebhookAlertMonitor } from './observability/webhook-alert.monitor';
-import { WebhookAlerts } from './observability/webhook-alerts';
+import { optionalObservabilityParts } from './observability/observability.providers';
 import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
-import { WebhooksMetrics } from './observability/webhooks-metrics';
 import { WebhooksStartupSummary } from './observability/webhooks-startup-summary';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -17,7 +15,7 @@ import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 import { WebhookDispatcherLifecycle } from './dispatch/webhook-dispatcher.lifecycle';
 import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
 import { SafeLogger } from './observability/safe-logger';
-import { useWebhooksLogger } from './observability/webhooks-logger';
+import { useNestLogger } from './observability/nest-logger';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
 import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
@@ -37,9 +35,6 @@ import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
 import { WebhookStore } from './store/webhook-store.interface';
 import { InboxQueries, InboxWorker, InboxWriter } from './store/ports';
 import { WebhookTransactions } from './store/webhook-transactions.service';
-import { IdempotencyStore } from './idempotency/idempotency-store.interface';
-import { IdempotentCall } from './idempotency/idempotent-call.service';
-import { TypeOrmIdempotencyStore } from './idempotency/typeorm-idempotency.store';
 import {
   DEFAULT_WEBHOOKS_PATH,
   WEBHOOKS_RESOLVED_OPTIONS,
@@ -48,16 +43,23 @@ import {
 import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
-/** Everything the module registers besides the options provider the builder adds. */
-export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
+/**
+ * Everything the module registers besides the options provider the builder adds.
+ * @param options the options given to `forRoot()`; `undefined` for `forRootAsync()`, whose
+ * options are known only at startup.
+ */
+export function createWebhooksModuleParts(
+  extras: WebhooksModuleExtras,
+  options?: WebhooksModuleOptions,
+): {
   imports: (DynamicModule | Type<unknown>)[];
   controllers: Type<unknown>[];
   providers: Provider[];
   exports: (Provider | symbol | Type<unknown>)[];
 } {
   const path = (extras.path ?? DEFAULT_WEBHOOKS_PATH).replace(/^\/+|\/+$/g, '');
-  // NOTE: the package's lines go through Nest's Logger in a Nest app, as they always did.
-  useWebhooksLogger((context) => new Logger(context));
+  useNestLogger();
+  const observability = optionalObservabilityParts(options?.observability, options !== undefined);
   return {
     imports: [DiscoveryModule, TypeOrmModule.forFeature(webhookEntities, extras.dataSource)],
     controllers: [
@@ -145,42 +147,27 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       },
       WebhookDispatcherLifecycle,
       WebhookTransactions,
-      {
-        provide: IdempotencyStore,
-        useFactory: async (dataSource: DataSource, webhookStore: WebhookStore) => {
-          const store = new TypeOrmIdempotencyStore(dataSource, webhookStore);
-          await store.initialize();
-          return store;
-        },
-        inject: [getDataSourceToken(extras.dataSource), WebhookStore],
-      },
-      IdempotentCall,
       WebhookAdmin,
       ReconciliationService,
       WebhookRetention,
       WebhookTelemetry,
       InboxSampler,
-      WebhooksMetrics,
       WebhooksHealthIndicator,
-      WebhookAlerts,
-      WebhookAlertMonitor,
+      ...observability.providers,
       WebhooksStartupSummary,
     ],
     exports: [
       // NOTE: for the guard and interceptor of @PaymentWebhook() routes in the app's modules.
       PlatformDeliveries,
       WebhookStore,
-      IdempotencyStore,
-      IdempotentCall,
       WebhookDispatcher,
       WebhookTransactions,
       WebhookAdmin,
       ReconciliationService,
       WebhookRetention,
       WebhookTelemetry,
-      WebhooksMetrics,
       WebhooksHealthIndicator,
-      WebhookAlerts,
+      ...observability.exports,
       WEBHOOKS_RESOLVED_OPTIONS,
     ],
   };

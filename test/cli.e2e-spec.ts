@@ -198,6 +198,8 @@ describe.each<Database>(['sqlite', 'postgres'])('CLI on %s, next to a running ap
     app = await startTestApp({
       platform: 'express',
       database,
+      // NOTE: with IdempotencyModule, so `retention run` finds its tables and purges them too.
+      idempotency: true,
       webhooks: {
         endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
         dispatch: {

@@ -20,15 +20,19 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import Stripe from 'stripe';
 import {
-  Idempotent,
-  IdempotencyKeyInProgressError,
-  IdempotencyStore,
   stripeEndpoint,
   WebhooksModule,
   WebhooksModuleOptions,
   webhooksMigrations,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
+import {
+  Idempotent,
+  IdempotencyKeyInProgressError,
+  IdempotencyModule,
+  IdempotencyStore,
+  idempotencyMigrations,
+} from 'nestjs-payment-webhooks/idempotency';
 import { AppModule, ShopDatabase } from '../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../sample-app/src/config';
 import { configureApp } from '../sample-app/src/configure-app';
@@ -239,6 +243,7 @@ function startApi(
     handlers: [],
     controllers: [PaymentsApiController],
     providers: [{ provide: Ledger, useValue: ledger }],
+    idempotency: true,
     ...reuse,
   });
 }
@@ -578,7 +583,7 @@ describe('@Idempotent in a feature module', () => {
     }
   }
 
-  it('works in a module that does not import WebhooksModule', async () => {
+  it('works in a module that imports neither WebhooksModule nor IdempotencyModule', async () => {
     const ledger = new Ledger();
     @Module({
       controllers: [FeatureController],
@@ -592,10 +597,11 @@ describe('@Idempotent in a feature module', () => {
           type: 'better-sqlite3',
           database: join(dir, 'app.sqlite'),
           autoLoadEntities: true,
-          migrations: webhooksMigrations,
+          migrations: [...webhooksMigrations, ...idempotencyMigrations],
           migrationsRun: true,
         }),
         WebhooksModule.forRoot(WEBHOOKS),
+        IdempotencyModule.forRoot(),
         FeatureModule,
       ],
     })
@@ -616,17 +622,17 @@ describe('@Idempotent in a feature module', () => {
     }
   });
 
-  it('fails at startup naming the fix when the app has no WebhooksModule', async () => {
+  it('fails at startup naming the fix when the app has no IdempotencyModule', async () => {
     @Module({
       controllers: [FeatureController],
       providers: [{ provide: Ledger, useValue: new Ledger() }],
     })
-    class NoWebhooksModule {}
+    class NoIdempotencyModule {}
     await expect(
-      NestFactory.create(NoWebhooksModule, { logger: false, abortOnError: false }).then((app) =>
+      NestFactory.create(NoIdempotencyModule, { logger: false, abortOnError: false }).then((app) =>
         app.init(),
       ),
-    ).rejects.toThrow(/need WebhooksModule in the application: add WebhooksModule.forRoot/);
+    ).rejects.toThrow(/need IdempotencyModule in the application: add IdempotencyModule.forRoot/);
   });
 });
 

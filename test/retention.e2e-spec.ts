@@ -81,6 +81,7 @@ describe.each<Database>(['sqlite', 'postgres'])('retention on %s', (database) =>
     app = await startTestApp({
       platform: 'express',
       database,
+      idempotency: true,
       webhooks: {
         endpoints: [STRIPE],
         // NOTE: no workers, so the seeded pending rows stay exactly as seeded.
@@ -336,6 +337,19 @@ describe('retention options', () => {
         app.close(),
       ),
     ).rejects.toThrow(/retention\.dedupDays` must be at least 7 \(got 2\)/);
+  });
+
+  it('skips the idempotency keys in an app without IdempotencyModule', async () => {
+    const app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      webhooks: { endpoints: [STRIPE], dispatch: { enabled: false }, retention: { intervalMs: 0 } },
+    });
+    try {
+      expect((await app.app.get(WebhookRetention).run()).idempotency).toBeNull();
+    } finally {
+      await app.close();
+    }
   });
 
   it('runs on its schedule while the app is up', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { stripeEndpoint, webhookEntities, webhooksMigrations } from 'nestjs-payment-webhooks';
+import { idempotencyEntities, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
 import { IDEMPOTENCY_TABLES } from '../lib/idempotency/idempotency-schema';
 import { WEBHOOK_TABLES } from '../lib/store/webhooks-schema';
 import { post } from './support/http';
@@ -112,6 +113,7 @@ async function boot(t: Target, extra: Partial<TestAppOptions> = {}) {
     platform: 'express',
     ...t.options,
     webhooks: { endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] },
+    idempotency: true,
     ...extra,
   });
 }
@@ -167,8 +169,8 @@ describe.each<Database>(['sqlite', 'postgres'])('the package tables on %s', (dat
       ...(database === 'postgres'
         ? { type: 'postgres' as const, url: t.options.databaseUrl }
         : { type: 'better-sqlite3' as const, database: t.options.sqliteFile! }),
-      entities: webhookEntities,
-      migrations: webhooksMigrations,
+      entities: [...webhookEntities, ...idempotencyEntities],
+      migrations: [...webhooksMigrations, ...idempotencyMigrations],
     }).initialize();
     try {
       await dataSource.runMigrations();
@@ -244,7 +246,9 @@ describe.each<Database>(['sqlite', 'postgres'])('the package tables on %s', (dat
 
       const message = await startupError(t);
       expect(message).toContain(phrase);
-      expect(message).toContain('webhooksMigrations');
+      expect(message).toContain(
+        phrase.startsWith('"idempotency_keys"') ? 'idempotencyMigrations' : 'webhooksMigrations',
+      );
       expect(message).toContain('run the migrations again');
     },
   );

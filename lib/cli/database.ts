@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { idempotencyEntities } from '../idempotency/entities';
+import { idempotencyMigrations } from '../idempotency/migrations';
 import { webhookEntities } from '../store/entities';
 import { InboxSignal } from '../store/inbox-signal';
 import { webhooksMigrations } from '../store/migrations';
@@ -92,8 +94,10 @@ export function describeTarget(target: DatabaseTarget): string {
 
 function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
   const common = {
-    entities: webhookEntities,
-    migrations: webhooksMigrations,
+    // NOTE: the idempotency tables too, so `migrate` and `retention` keep covering apps that
+    // use IdempotencyModule; an app without it leaves the two tables empty.
+    entities: [...webhookEntities, ...idempotencyEntities],
+    migrations: [...webhooksMigrations, ...idempotencyMigrations],
     synchronize: false,
     logging: false,
   };

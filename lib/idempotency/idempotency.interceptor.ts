@@ -20,7 +20,7 @@ import {
   STORED_RESPONSE_HEADERS,
 } from './idempotency.constants';
 import { IdempotencyKeyInProgressError } from './idempotency.errors';
-import { NO_IDEMPOTENCY_STORE, OPERATION_IN_PROGRESS } from './idempotency.messages';
+import { NO_IDEMPOTENCY_MODULE, OPERATION_IN_PROGRESS } from './idempotency.messages';
 import {
   IdempotencyKeyInUseException,
   IdempotencyKeyMalformedException,
@@ -74,15 +74,15 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
   ) {}
 
   /**
-   * Finds the store `WebhooksModule` registered, wherever it is: an `@Idempotent` route may live
-   * in any module of the app, without importing `WebhooksModule` again.
-   * @throws WebhookConfigurationError at startup when the app has no `WebhooksModule`.
+   * Finds the store `IdempotencyModule` registered, wherever it is: an `@Idempotent` route may
+   * live in any module of the app, without importing `IdempotencyModule` again.
+   * @throws WebhookConfigurationError at startup when the app has no `IdempotencyModule`.
    */
   onModuleInit(): void {
     try {
       this.store = this.moduleRef.get<IdempotencyStore>(IdempotencyStore, { strict: false });
     } catch {
-      throw new WebhookConfigurationError(NO_IDEMPOTENCY_STORE);
+      throw new WebhookConfigurationError(NO_IDEMPOTENCY_MODULE);
     }
   }
 

@@ -48,10 +48,12 @@ export const NO_KEY_PARTS =
   "idempotencyKeyFor('refund', order.id, refundNumber).";
 
 export const MISSING_IDEMPOTENCY_TABLES =
-  'The idempotency tables do not exist: add `...webhooksMigrations` (from nestjs-payment-webhooks) ' +
-  "to the data source's `migrations` and set `migrationsRun: true`, or run them with the TypeORM CLI. " +
+  'The idempotency tables do not exist: add `...idempotencyMigrations` (from ' +
+  "nestjs-payment-webhooks/idempotency) to the data source's `migrations`, after " +
+  '`...webhooksMigrations`, and set `migrationsRun: true`, or run them with the TypeORM CLI. ' +
   'TypeORM `synchronize` does not create them: the migrations do.';
 
-export const NO_IDEMPOTENCY_STORE =
-  '@Idempotent() routes need WebhooksModule in the application: add WebhooksModule.forRoot(...) ' +
-  "to the app's imports (it holds the idempotency keys in the webhook data source).";
+export const NO_IDEMPOTENCY_MODULE =
+  '@Idempotent() routes need IdempotencyModule in the application: add ' +
+  "IdempotencyModule.forRoot() (from nestjs-payment-webhooks/idempotency) to the app's imports, " +
+  "and `...idempotencyMigrations` to the data source's `migrations`.";

@@ -8,7 +8,10 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { webhookEntities } from '../store/entities';
 import { webhooksMigrations } from '../store/migrations';
 import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
+import { idempotencyEntities } from './entities';
 import { IdempotentCallEntity } from './entities/idempotent-call.entity';
+import { idempotencyMigrations } from './migrations';
+import { DataSourceTransactions } from './idempotency-transactions';
 import { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
 import { idempotencyKeyFor } from './idempotency-key-for';
 import { IdempotentCall } from './idempotent-call.service';
@@ -35,7 +38,12 @@ class ProviderRefunds {
   }
 }
 
-describe.each(['sqlite', 'postgres'] as const)('IdempotentCall on %s', (kind) => {
+describe.each([
+  ['sqlite', 'webhook store'],
+  ['postgres', 'webhook store'],
+  ['sqlite', 'own'],
+  ['postgres', 'own'],
+] as const)('IdempotentCall on %s with the transactions of its %s', (kind, transactions) => {
   let dataSource: DataSource;
   let store: TypeOrmIdempotencyStore;
   let calls: IdempotentCall;
@@ -51,8 +59,8 @@ describe.each(['sqlite', 'postgres'] as const)('IdempotentCall on %s', (kind) =>
       dataSource = new DataSource({
         type: 'postgres',
         url: database.url,
-        entities: webhookEntities,
-        migrations: webhooksMigrations,
+        entities: [...webhookEntities, ...idempotencyEntities],
+        migrations: [...webhooksMigrations, ...idempotencyMigrations],
         migrationsRun: true,
       });
     } else {
@@ -60,15 +68,21 @@ describe.each(['sqlite', 'postgres'] as const)('IdempotentCall on %s', (kind) =>
       dataSource = new DataSource({
         type: 'better-sqlite3',
         database: join(dir, 'calls.sqlite'),
-        entities: webhookEntities,
-        migrations: webhooksMigrations,
+        entities: [...webhookEntities, ...idempotencyEntities],
+        migrations: [...webhooksMigrations, ...idempotencyMigrations],
         migrationsRun: true,
       });
     }
     await dataSource.initialize();
-    const webhookStore = new TypeOrmWebhookStore(dataSource);
-    await webhookStore.initialize();
-    store = new TypeOrmIdempotencyStore(dataSource, webhookStore);
+    let webhookStore: TypeOrmWebhookStore | undefined;
+    if (transactions === 'webhook store') {
+      webhookStore = new TypeOrmWebhookStore(dataSource);
+      await webhookStore.initialize();
+    }
+    store = new TypeOrmIdempotencyStore(
+      dataSource,
+      webhookStore ?? new DataSourceTransactions(dataSource),
+    );
     await store.initialize();
     calls = new IdempotentCall(store);
     cleanup = async () => {

@@ -134,9 +134,9 @@ export function resolveIdempotentOptions<TRequest>(
  *   Every other answer, 4xx included, is stored.
  *
  * Options are checked when the decorator is applied: a bad `ttl`, `lease` or `scope` fails
- * at startup with a {@link WebhookConfigurationError}. The keys live in the webhook data
- * source: the app needs `WebhooksModule.forRoot()` somewhere (the route's own module need not
- * import it). The route's guards run before the key is looked at; its pipes run after, so a
+ * at startup with a {@link WebhookConfigurationError}. The keys live in the tables of
+ * `IdempotencyModule`: the app needs `IdempotencyModule.forRoot()` somewhere (the route's own
+ * module need not import it), or startup fails naming it. The route's guards run before the key is looked at; its pipes run after, so a
  * validation 400 is the route's answer and is stored like the handler's own 4xx.
  *
  * @example

@@ -1,7 +1,14 @@
 /**
- * The public part of `@Idempotent()` and `IdempotentCall`. The interceptor, the TypeORM store,
- * the fingerprint and the response capture stay private.
+ * `nestjs-payment-webhooks/idempotency`: `IdempotencyModule`, `@Idempotent()` and
+ * `IdempotentCall`, with their entities, migrations, types and errors. The interceptor, the
+ * TypeORM store, the fingerprint and the response capture stay private.
  */
+export { IdempotencyModule } from './idempotency.module';
+export { IDEMPOTENCY_MODULE_OPTIONS } from './idempotency.module-definition';
+export type {
+  IdempotencyModuleExtras,
+  IdempotencyModuleOptions,
+} from './idempotency-module-options.interface';
 export { Idempotent } from './idempotent.decorator';
 export type { IdempotentOptions } from './idempotent.decorator';
 export { IdempotentCall } from './idempotent-call.service';
@@ -17,10 +24,10 @@ export type {
   PurgedIdempotencyRecords,
   StoredResponse,
 } from './idempotency-store.interface';
-export { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
+export { IdempotencyKeyEntity, IdempotentCallEntity, idempotencyEntities } from './entities';
 export type { IdempotencyKeyState, StoredBodyEncoding } from './entities/idempotency-key.entity';
-export { IdempotentCallEntity } from './entities/idempotent-call.entity';
 export type { IdempotentCallState } from './entities/idempotent-call.entity';
+export { idempotencyMigrations, CreateIdempotencyTables1764560000000 } from './migrations';
 export { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
 export {
   IdempotencyKeyInUseException,

@@ -3,9 +3,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { checkTables } from '../store/schema-check';
 import { SqlDialect, sqlDialectOf } from '../store/sql-dialect';
-import { WebhookStore } from '../store/webhook-store.interface';
 import { StoredBodyEncoding } from './entities/idempotency-key.entity';
 import { IDEMPOTENCY_TABLES } from './idempotency-schema';
+import { IdempotencyTransactions } from './idempotency-transactions';
 import {
   CallClaim,
   CallClaimResult,
@@ -45,8 +45,9 @@ const MAX_CLAIM_ROUNDS = 5;
 
 /**
  * The idempotency tables on PostgreSQL or SQLite through a TypeORM data source. Each
- * operation runs through {@link WebhookStore.transaction}, so on SQLite (one connection) it
- * queues behind the package's other writes instead of joining an open handler transaction.
+ * operation runs through `transactions`: the webhook store's when the app has one, so on
+ * SQLite (one connection) it queues behind the package's other writes instead of joining an
+ * open handler transaction.
  */
 export class TypeOrmIdempotencyStore implements IdempotencyStore {
   private readonly dialect: SqlDialect;
@@ -55,7 +56,7 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly webhookStore: WebhookStore,
+    private readonly transactions: IdempotencyTransactions,
   ) {
     this.dialect = sqlDialectOf(dataSource);
     const p = (i: number) => this.dialect.param(i);
@@ -93,8 +94,13 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
 
   /** Checks the tables exist; fails startup naming the fix otherwise. */
   async initialize(): Promise<void> {
-    const found = await this.webhookStore.transaction((manager) =>
-      checkTables(manager.connection, manager, IDEMPOTENCY_TABLES),
+    const found = await this.transactions.transaction((manager) =>
+      checkTables(
+        manager.connection,
+        manager,
+        IDEMPOTENCY_TABLES,
+        '`...idempotencyMigrations` (from nestjs-payment-webhooks/idempotency)',
+      ),
     );
     if (!found) throw new WebhookConfigurationError(MISSING_IDEMPOTENCY_TABLES);
   }
@@ -255,7 +261,7 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
     const at = this.dialect.date(now);
     let total = 0;
     for (;;) {
-      const deleted = await this.webhookStore.transaction(
+      const deleted = await this.transactions.transaction(
         async (manager) => (await this.run(manager, sql, [at, at, batchSize])).affected ?? 0,
       );
       total += deleted;
@@ -289,7 +295,7 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
     attempt: (manager: EntityManager) => Promise<T | undefined>,
   ): Promise<T> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const result = await this.webhookStore.transaction(attempt);
+      const result = await this.transactions.transaction(attempt);
       if (result) {
         return result;
       }
@@ -333,7 +339,7 @@ export class TypeOrmIdempotencyStore implements IdempotencyStore {
 
   /** True when the statement changed a row. */
   private changed(sql: string, params: unknown[]): Promise<boolean> {
-    return this.webhookStore.transaction(
+    return this.transactions.transaction(
       async (manager) => ((await this.run(manager, sql, params)).affected ?? 0) > 0,
     );
   }

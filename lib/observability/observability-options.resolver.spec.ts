@@ -14,6 +14,7 @@ describe('observability options', () => {
       metrics: null,
       health: { maxPendingBacklog: 1000, maxOldestPendingMs: 900_000, maxDeadLetters: null },
       alerts: {
+        enabled: false,
         onAlert: undefined,
         signatureFailureThreshold: 5,
         signatureFailureWindowMs: 600_000,

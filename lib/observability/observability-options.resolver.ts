@@ -28,6 +28,8 @@ export interface ResolvedObservabilityOptions {
     readonly maxDeadLetters: number | null;
   };
   readonly alerts: {
+    /** Whether alerts are watched for at all (see {@link alertsConfigured}). */
+    readonly enabled: boolean;
     readonly onAlert?: (alert: WebhookAlert) => void | Promise<void>;
     readonly signatureFailureThreshold: number;
     readonly signatureFailureWindowMs: number;
@@ -117,6 +119,21 @@ function resolveSilence(
   return resolved;
 }
 
+/** Whether `observability.metrics` turns the Prometheus metrics on. */
+export function metricsConfigured(options: WebhookObservabilityOptions | undefined): boolean {
+  return options?.metrics !== undefined && options.metrics !== false;
+}
+
+/**
+ * Whether the options ask for alerts: `observability.alerts` given (even `{}`, for alerts in the
+ * log and `WebhookAlerts.subscribe()`), or an endpoint expected to hear within a time.
+ */
+export function alertsConfigured(options: WebhookObservabilityOptions | undefined): boolean {
+  return (
+    options?.alerts !== undefined || Object.keys(options?.expectDeliveryWithin ?? {}).length > 0
+  );
+}
+
 /** Merges the defaults into `observability` and fails with a message naming the fix. */
 export function resolveObservabilityOptions(
   options: WebhookObservabilityOptions | undefined,
@@ -155,6 +172,7 @@ export function resolveObservabilityOptions(
           : integer('observability.health.maxDeadLetters', health.maxDeadLetters, 0, 0),
     },
     alerts: {
+      enabled: alertsConfigured(options),
       onAlert: alerts.onAlert,
       signatureFailureThreshold: integer(
         'observability.alerts.signatureFailureThreshold',

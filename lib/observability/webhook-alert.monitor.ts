@@ -65,6 +65,11 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
   ) {}
 
   onModuleInit(): void {
+    // NOTE: registered without alerts configured only under forRootAsync(), whose options
+    // arrive after the module is built: it then stays idle.
+    if (!this.options.observability.alerts.enabled) {
+      return;
+    }
     this.unsubscribe = this.telemetry.subscribe({
       delivery: (record) => this.onDelivery(record),
       settled: (record) => this.onSettled(record),
@@ -73,7 +78,7 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
 
   onApplicationBootstrap(): void {
     const expected = [...this.options.observability.expectDeliveryWithin.values()];
-    if (expected.length === 0) {
+    if (expected.length === 0 || !this.options.observability.alerts.enabled) {
       return;
     }
     const interval = Math.min(

@@ -120,6 +120,8 @@ function differences(
 /**
  * Compares the tables with what the package's migrations create: every entity column (on
  * PostgreSQL, every date as `timestamptz`), every index, CHECK constraint and foreign key.
+ * @param migrations how the fix names the migrations that make `shapes` (the webhook ones
+ * unless given).
  * @returns false when no table of `shapes` exists, so the caller can name the migrations.
  * @throws WebhookConfigurationError naming each difference and the fix.
  */
@@ -127,6 +129,7 @@ export async function checkTables(
   dataSource: DataSource,
   manager: EntityManager,
   shapes: readonly TableShape[],
+  migrations?: string,
 ): Promise<boolean> {
   const postgres = sqlDialectOf(dataSource).kind === 'postgres';
   const problems: string[] = [];
@@ -145,6 +148,7 @@ export async function checkTables(
     );
   }
   if (existing === 0) return false;
-  if (problems.length > 0) throw new WebhookConfigurationError(SCHEMA_DIFFERS(problems));
+  if (problems.length > 0)
+    throw new WebhookConfigurationError(SCHEMA_DIFFERS(problems, migrations));
   return true;
 }

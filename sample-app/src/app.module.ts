@@ -7,6 +7,7 @@ import {
   WebhooksModule,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
+import { IdempotencyModule, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
 import { AddOrderPaymentRef1764600001000 } from './orders/add-order-payment-ref.migration';
 import { OrdersAwaitingPayment } from './orders/orders-awaiting-payment.source';
 import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
@@ -41,6 +42,7 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
     autoLoadEntities: true,
     migrations: [
       ...webhooksMigrations,
+      ...idempotencyMigrations,
       CreateOrdersTable1764400001000,
       AddOrderRefunds1764560001000,
       AddOrderPaymentRef1764600001000,
@@ -87,6 +89,7 @@ export class AppModule {
           observability: shopObservability,
           reconciliation: reconciliationFromEnv(),
         }),
+        IdempotencyModule.forRoot(),
         ...opsImports,
       ],
       controllers: [OrdersController, ...opsControllers],

@@ -26,6 +26,7 @@ import {
   webhooksMigrations,
   NonRetryableError,
 } from 'nestjs-payment-webhooks';
+import { IdempotencyModule, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
 import { createTestDatabase, TestDatabase } from './postgres';
 
 export type Platform = 'express' | 'fastify';
@@ -122,6 +123,8 @@ export interface TestAppOptions {
   synchronize?: boolean;
   /** Run the package's migrations at startup (on unless false). */
   migrations?: boolean;
+  /** Import `IdempotencyModule` and run its migrations too (off unless set). */
+  idempotency?: boolean;
   /** More entities for the app's data source (their tables are the test's to create). */
   entities?: (Type<unknown> | EntitySchema)[];
   /** The app's own better-sqlite3 options (e.g. `prepareDatabase`, `timeout`), on SQLite. */
@@ -148,6 +151,10 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   let typeorm: TypeOrmModuleOptions;
   let sqliteFile: string | undefined;
   let databaseUrl: string | undefined;
+  const migrations =
+    options.migrations === false
+      ? []
+      : [...webhooksMigrations, ...(options.idempotency ? idempotencyMigrations : [])];
   if (options.database === 'postgres') {
     if (!options.databaseUrl) {
       database = await createTestDatabase();
@@ -157,7 +164,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       type: 'postgres',
       url: databaseUrl,
       autoLoadEntities: true,
-      migrations: options.migrations === false ? [] : webhooksMigrations,
+      migrations,
       migrationsRun: true,
       synchronize: options.synchronize ?? false,
       entities: [TestEffect, ...(options.entities ?? [])],
@@ -170,7 +177,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       type: 'better-sqlite3',
       database: sqliteFile,
       autoLoadEntities: true,
-      migrations: options.migrations === false ? [] : webhooksMigrations,
+      migrations,
       migrationsRun: true,
       synchronize: options.synchronize ?? false,
       entities: [TestEffect, ...(options.entities ?? [])],
@@ -188,7 +195,11 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     : WebhooksModule.forRoot({ ...options.extras, ...options.webhooks });
 
   @Module({
-    imports: [TypeOrmModule.forRoot(typeorm), webhooksImport],
+    imports: [
+      TypeOrmModule.forRoot(typeorm),
+      webhooksImport,
+      ...(options.idempotency ? [IdempotencyModule.forRoot()] : []),
+    ],
     controllers: options.controllers ?? [],
     providers: [
       { provide: HandlerControl, useValue: control },

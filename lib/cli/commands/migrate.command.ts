@@ -12,8 +12,8 @@ export const migrateCommand: CliCommand = {
   options: { ...DATABASE_OPTIONS },
   help: `Usage: ${CLI_NAME} migrate [--json]
 
-Runs the package's migrations (webhooksMigrations) that have not run yet: the inbox, the
-handler ledger and the idempotency tables. They are recorded in TypeORM's "migrations" table,
+Runs the package's migrations (webhooksMigrations, then idempotencyMigrations) that have not
+run yet: the inbox, the handler ledger and the idempotency tables. They are recorded in TypeORM's "migrations" table,
 the same one the app's migrationsRun uses, so running both is safe. A new SQLite file is
 created. Nothing else runs migrations: the other commands only read and change rows.
 

@@ -11,6 +11,7 @@ export const opsControllers = [MetricsController, HealthController];
 
 /**
  * The webhook module's observability in the shop: Prometheus metrics on prom-client's default
- * registry, the default health thresholds, alerts in the log.
+ * registry, the default health thresholds, alerts in the log (on with their default thresholds:
+ * `alerts: {}`).
  */
-export const shopObservability: WebhookObservabilityOptions = { metrics: true };
+export const shopObservability: WebhookObservabilityOptions = { metrics: true, alerts: {} };

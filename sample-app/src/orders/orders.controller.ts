@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { Idempotent } from 'nestjs-payment-webhooks';
+import { Idempotent } from 'nestjs-payment-webhooks/idempotency';
 import { CreateOrderDto } from './create-order.dto';
 import { Order } from './order.entity';
 import { OrdersService } from './orders.service';

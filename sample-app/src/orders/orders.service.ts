@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { IdempotentCall, WebhookTransactions, idempotencyKeyFor } from 'nestjs-payment-webhooks';
+import { WebhookTransactions } from 'nestjs-payment-webhooks';
+import { IdempotentCall, idempotencyKeyFor } from 'nestjs-payment-webhooks/idempotency';
 import { CreateOrderDto } from './create-order.dto';
 import { Order, OrderState } from './order.entity';
 import { RefundOrderDto } from './refund-order.dto';
