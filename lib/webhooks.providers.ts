@@ -76,7 +76,11 @@ export function createWebhooksModuleParts(extras: WebhooksModuleExtras): {
       },
       { provide: InboxWriter, useExisting: WebhookStore },
       { provide: InboxWorker, useExisting: WebhookStore },
-      { provide: InboxQueries, useExisting: WebhookStore },
+      {
+        provide: InboxQueries,
+        useFactory: (store: TypeOrmWebhookStore) => store.queries,
+        inject: [WebhookStore],
+      },
       InboxSignal,
       WebhooksMetadataAccessor,
       WebhookHandlerRegistry,

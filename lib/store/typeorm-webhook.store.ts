@@ -5,8 +5,10 @@ import { HandlerLedger } from './handler-ledger';
 import { InboxClaims } from './inbox-claims';
 import { InboxNotifications } from './inbox-notifications';
 import { InboxRecorder } from './inbox-recorder';
+import type { InboxQueries } from './ports/inbox-queries.interface';
 import { StoreConnection } from './store-connection';
 import { openStore } from './store-startup';
+import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
 import {
   ClaimOptions,
   HandlerRunOutcome,
@@ -34,10 +36,12 @@ export interface TypeOrmWebhookStoreOptions {
 
 /**
  * The inbox on PostgreSQL or SQLite through a TypeORM data source. Each job is its own part:
- * recording deliveries, claims and leases, the handler ledger, settlement and LISTEN/NOTIFY;
- * all share one {@link StoreConnection}.
+ * recording deliveries, claims and leases, the handler ledger, settlement, LISTEN/NOTIFY, and
+ * the operator queries ({@link queries}); all share one {@link StoreConnection}.
  */
 export class TypeOrmWebhookStore implements WebhookStore {
+  /** Reads and operator changes on the inbox (the `InboxQueries` port). */
+  readonly queries: InboxQueries;
   private readonly connection: StoreConnection;
   private readonly recorder: InboxRecorder;
   private readonly notifications: InboxNotifications;
@@ -55,6 +59,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.claims = new InboxClaims(this.connection);
     this.ledger = new HandlerLedger(this.connection);
     this.settlement = new EventSettlement(this.connection);
+    this.queries = new TypeOrmInboxQueries(this.connection);
   }
 
   /** Checks the data source can hold the inbox durably; fails startup with the fix otherwise. */
@@ -154,9 +159,5 @@ export class TypeOrmWebhookStore implements WebhookStore {
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.connection.transaction(work);
-  }
-
-  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.connection.read(work);
   }
 }
