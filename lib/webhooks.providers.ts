@@ -87,7 +87,11 @@ export function createWebhooksModuleParts(
       },
       { provide: InboxWriter, useExisting: WebhookStore },
       { provide: InboxWorker, useExisting: WebhookStore },
-      { provide: InboxQueries, useExisting: WebhookStore },
+      {
+        provide: InboxQueries,
+        useFactory: (store: TypeOrmWebhookStore) => store.queries,
+        inject: [WebhookStore],
+      },
       InboxSignal,
       WebhooksMetadataAccessor,
       {

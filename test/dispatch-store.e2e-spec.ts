@@ -247,9 +247,22 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
       });
       expect(outcome).toBe('ran_and_settled');
     });
-    // NOTE: PostgreSQL sends the ledger row with BEGIN, and the outcome and the event's new
-    // status with COMMIT; SQLite runs in the process, one statement at a time.
-    expect(sent).toHaveLength(database === 'postgres' ? 2 : 5);
+    // NOTE: every statement is its own round trip, parameters bound: BEGIN, the ledger row,
+    // one statement for the outcome and the event's new status (PostgreSQL: a data-modifying
+    // WITH), COMMIT. SQLite runs in the process, the outcome and the status one at a time.
+    if (database === 'postgres') {
+      // NOTE: the announcement of the stored event to other instances may go out meanwhile.
+      expect(sent.filter((sql) => !sql.includes('pg_notify'))).toEqual([
+        'START TRANSACTION',
+        expect.stringMatching(/^INSERT INTO webhook_handler_runs /),
+        expect.stringMatching(
+          /^WITH ledger_outcome AS \(UPDATE webhook_handler_runs .*UPDATE webhook_events /,
+        ),
+        'COMMIT',
+      ]);
+    } else {
+      expect(sent).toHaveLength(5);
+    }
     expect(await runs().findBy({ eventId: id })).toEqual([
       expect.objectContaining({ handlerKey: 'Handlers.quiet', outcome: 'noted' }),
     ]);
@@ -278,7 +291,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
   });
 });
 
-describe('the dispatcher store on postgres, when the statements sent with COMMIT fail', () => {
+describe('the dispatcher store on postgres, when the statement that settles a handler run fails', () => {
   let app: TestApp;
   let store: WebhookStore;
 
@@ -311,7 +324,8 @@ describe('the dispatcher store on postgres, when the statements sent with COMMIT
   it("undoes the handler's effect and the ledger row, and leaves the event held", async () => {
     const { id } = await store.record(event());
     const [claimed] = await store.claim('worker-h', 1, 30_000, new Date());
-    // NOTE: the refused outcome fails the UPDATE sent with COMMIT, so the COMMIT never runs.
+    // NOTE: the refused outcome fails the statement that writes the outcome and the event's
+    // status, so the transaction is rolled back instead of committed.
     await expect(
       store.runHandler(
         id,
@@ -390,5 +404,33 @@ describe('inbox notifications between instances on postgres', () => {
     } finally {
       await Promise.all(stops.map((stop) => stop()));
     }
+  });
+
+  it('listens again on a new connection once its listening connection is cut', async () => {
+    const [storing, listening] = [a, b].map((app) => app.app.get<WebhookStore>(WebhookStore));
+    let heard = 0;
+    const stop = await listening.watch(() => {
+      heard += 1;
+    });
+    try {
+      await eventually(() => heard === 1);
+      const [{ cut }] = (await a.dataSource.query(
+        'SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity ' +
+          'WHERE datname = current_database() AND query = $1 AND pid <> pg_backend_pid()',
+        ['LISTEN webhook_events_inbox'],
+      )) as { cut: number }[];
+      expect(cut).toBe(1);
+      // NOTE: listening again wakes the listener once, for what it may have missed meanwhile.
+      await eventually(() => heard === 2);
+      await storing.record(event());
+      await eventually(() => heard === 3);
+      expect(await b.dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await stop();
+    }
+    const [{ listeners }] = (await a.dataSource.query(
+      "SELECT count(*)::int AS listeners FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND state = 'idle'",
+    )) as { listeners: number }[];
+    expect(listeners).toBe(0);
   });
 });

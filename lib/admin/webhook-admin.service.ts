@@ -1,49 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  Brackets,
-  EntityManager,
-  In,
-  LessThan,
-  SelectQueryBuilder,
-  WhereExpressionBuilder,
-} from 'typeorm';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
-import { fittedTo } from '../store/fitted-value';
 import { InboxSignal } from '../store/inbox-signal';
+import {
+  InboxQueries,
+  WebhookEventDetails,
+  WebhookEventFilter,
+  WebhookInboxStats,
+} from '../store/ports/inbox-queries.interface';
 import { WebhookEventStatus } from '../store/webhook-event-status';
-import { WebhookStore } from '../store/webhook-store.interface';
 import { SafeLogger } from '../observability/safe-logger';
+
+export type {
+  WebhookEventDetails,
+  WebhookEventFilter,
+  WebhookInboxStats,
+} from '../store/ports/inbox-queries.interface';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
 const REPLAY_BATCH = 500;
 const PURGE_BATCH = 500;
-/**
- * Statuses an event can be put back from: `processing` belongs to a worker, `pending` is
- * already waiting.
- */
-const REPLAYABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead', 'retrying'];
 /** Statuses purge may delete: settled events only, never anything still to run. */
 const PURGEABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead'];
-
-/** Which stored events an admin operation applies to. Every field narrows the set. */
-export interface WebhookEventFilter {
-  /** Endpoint name. */
-  endpoint?: string;
-  /** One status or several. */
-  status?: WebhookEventStatus | readonly WebhookEventStatus[];
-  /** Event type, normalized or `'<kind>:<native>'`. */
-  type?: string;
-  /** The provider's payment id. */
-  paymentRef?: string;
-  /** The application's order id. */
-  merchantRef?: string;
-  /** Received at or after. */
-  since?: Date;
-  /** Received before. */
-  until?: Date;
-}
 
 /** Options of `WebhookAdmin.list()`. */
 export interface WebhookEventListOptions extends WebhookEventFilter {
@@ -52,14 +30,6 @@ export interface WebhookEventListOptions extends WebhookEventFilter {
    * @default 100 (at most 1000)
    */
   limit?: number;
-}
-
-/** One stored event with what happened to it. */
-export interface WebhookEventDetails {
-  /** The inbox row. */
-  readonly event: WebhookEventEntity;
-  /** The handlers that finished for it, with their attempt and outcome. */
-  readonly handlerRuns: readonly WebhookHandlerRunEntity[];
 }
 
 /** What a replay did. */
@@ -87,14 +57,6 @@ export interface WebhookPurgeOptions {
   endpoint?: string;
 }
 
-/** Counts that tell whether the inbox is healthy. */
-export interface WebhookInboxStats {
-  /** Events per endpoint and status. */
-  readonly counts: readonly { endpoint: string; status: WebhookEventStatus; count: number }[];
-  /** When the oldest event still waiting to run (pending or retrying) was received. */
-  readonly oldestPendingAt: Date | null;
-}
-
 /**
  * Looks at and repairs the inbox without SQL: list and show events, put them back through the
  * handlers, settle them by hand, purge old ones. A replayed event runs only the handlers not
@@ -105,7 +67,7 @@ export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
 
   constructor(
-    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(InboxQueries) private readonly queries: InboxQueries,
     private readonly signal: InboxSignal,
   ) {}
 
@@ -115,35 +77,17 @@ export class WebhookAdmin {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT} (got ${limit})`);
     }
-    return this.store.transaction((manager) =>
-      this.filtered(manager.createQueryBuilder(WebhookEventEntity, 'e'), options)
-        .orderBy('e.received_at', 'DESC')
-        .addOrderBy('e.id', 'DESC')
-        .limit(limit)
-        .getMany(),
-    );
+    return this.queries.list(options, limit);
   }
 
   /** How many stored events match `filter`. */
   count(filter: WebhookEventFilter = {}): Promise<number> {
-    return this.store.transaction((manager) =>
-      this.filtered(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter).getCount(),
-    );
+    return this.queries.count(filter);
   }
 
   /** One event by inbox id, with its handler runs; null when there is none. */
   show(id: string): Promise<WebhookEventDetails | null> {
-    return this.store.transaction(async (manager) => {
-      const event = await manager.findOneBy(WebhookEventEntity, { id });
-      if (!event) {
-        return null;
-      }
-      const handlerRuns = await manager.find(WebhookHandlerRunEntity, {
-        where: { eventId: id },
-        order: { finishedAt: 'ASC' },
-      });
-      return { event, handlerRuns };
-    });
+    return this.queries.find(id);
   }
 
   /**
@@ -153,9 +97,7 @@ export class WebhookAdmin {
    * right now.
    */
   async redeliver(id: string): Promise<boolean> {
-    const changed = await this.store.transaction((manager) =>
-      this.requeue(manager, (qb) => qb.andWhere('id = :id', { id })),
-    );
+    const changed = await this.queries.replay([id]);
     if (changed > 0) {
       this.logger.log(`Event ${id} put back in the inbox`);
       this.signal.notify();
@@ -172,24 +114,11 @@ export class WebhookAdmin {
     const filter = { ...options, status: options.status ?? 'dead' };
     let replayed = 0;
     for (;;) {
-      const ids = await this.store.transaction(async (manager) => {
-        const rows = await this.filtered(
-          manager.createQueryBuilder(WebhookEventEntity, 'e'),
-          filter,
-        )
-          .andWhere('e.status IN (:...replayable)', { replayable: REPLAYABLE })
-          .select('e.id', 'id')
-          .orderBy('e.received_at', 'ASC')
-          .limit(REPLAY_BATCH)
-          .getRawMany<{ id: string }>();
-        return rows.map((row) => row.id);
-      });
+      const ids = await this.queries.replayable(filter, REPLAY_BATCH);
       if (ids.length === 0) {
         break;
       }
-      replayed += await this.store.transaction((manager) =>
-        this.requeue(manager, (qb) => qb.andWhere('id IN (:...ids)', { ids })),
-      );
+      replayed += await this.queries.replay(ids);
       options.onProgress?.(replayed);
       this.signal.notify();
       if (ids.length < REPLAY_BATCH) {
@@ -205,21 +134,7 @@ export class WebhookAdmin {
    * @returns false when there is no such event or a worker holds it right now.
    */
   async settle(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean> {
-    const result = await this.store.transaction((manager) =>
-      manager
-        .createQueryBuilder()
-        .update(WebhookEventEntity)
-        .set({
-          status,
-          lastError: `Settled by hand: ${reason}`.slice(0, 2000),
-          nextAttemptAt: null,
-          processedAt: status === 'ignored' ? new Date() : null,
-        })
-        .where('id = :id', { id })
-        .andWhere("status <> 'processing'")
-        .execute(),
-    );
-    return (result.affected ?? 0) > 0;
+    return this.queries.settleByHand(id, status, reason);
   }
 
   /**
@@ -240,23 +155,10 @@ export class WebhookAdmin {
     }
     let deleted = 0;
     for (;;) {
-      const batch = await this.store.transaction(async (manager) => {
-        const rows = await manager.find(WebhookEventEntity, {
-          select: { id: true },
-          where: {
-            status: In([...statuses]),
-            receivedAt: LessThan(options.olderThan),
-            ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-          },
-          take: PURGE_BATCH,
-        });
-        const ids = rows.map((row) => row.id);
-        if (ids.length > 0) {
-          await manager.delete(WebhookHandlerRunEntity, { eventId: In(ids) });
-          await manager.delete(WebhookEventEntity, { id: In(ids) });
-        }
-        return ids.length;
-      });
+      const batch = await this.queries.purge(
+        { statuses, olderThan: options.olderThan, endpoint: options.endpoint },
+        PURGE_BATCH,
+      );
       deleted += batch;
       if (batch < PURGE_BATCH) {
         break;
@@ -267,88 +169,6 @@ export class WebhookAdmin {
 
   /** Counts per endpoint and status, and the age of the oldest event waiting to run. */
   stats(): Promise<WebhookInboxStats> {
-    return this.store.transaction(async (manager) => {
-      const rows = await manager
-        .createQueryBuilder(WebhookEventEntity, 'e')
-        .select('e.endpoint', 'endpoint')
-        .addSelect('e.status', 'status')
-        .addSelect('COUNT(*)', 'count')
-        .groupBy('e.endpoint')
-        .addGroupBy('e.status')
-        .orderBy('e.endpoint')
-        .addOrderBy('e.status')
-        .getRawMany<{ endpoint: string; status: WebhookEventStatus; count: string | number }>();
-      const oldest = await manager.findOne(WebhookEventEntity, {
-        select: { id: true, receivedAt: true },
-        where: { status: In(['pending', 'retrying']) },
-        order: { receivedAt: 'ASC' },
-      });
-      return {
-        counts: rows.map((row) => ({ ...row, count: Number(row.count) })),
-        oldestPendingAt: oldest?.receivedAt ?? null,
-      };
-    });
-  }
-
-  private async requeue(
-    manager: EntityManager,
-    where: (qb: WhereExpressionBuilder) => WhereExpressionBuilder,
-  ): Promise<number> {
-    const qb = manager
-      .createQueryBuilder()
-      .update(WebhookEventEntity)
-      .set({
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: new Date(),
-        processedAt: null,
-        lockedBy: null,
-        lockedUntil: null,
-      })
-      .where('status IN (:...replayable)', { replayable: REPLAYABLE });
-    where(qb);
-    const result = await qb.execute();
-    return result.affected ?? 0;
-  }
-
-  private filtered(
-    qb: SelectQueryBuilder<WebhookEventEntity>,
-    filter: WebhookEventFilter,
-  ): SelectQueryBuilder<WebhookEventEntity> {
-    // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
-    // filter is fitted the same way, so the full value finds its event.
-    const stored = (property: 'type' | 'paymentRef' | 'merchantRef', value: string) =>
-      fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
-    return qb.where(
-      new Brackets((where) => {
-        where.where('1 = 1');
-        if (filter.endpoint !== undefined) {
-          where.andWhere('e.endpoint = :endpoint', { endpoint: filter.endpoint });
-        }
-        if (filter.status !== undefined) {
-          const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
-          where.andWhere('e.status IN (:...statuses)', { statuses });
-        }
-        if (filter.type !== undefined) {
-          where.andWhere('e.type = :type', { type: stored('type', filter.type) });
-        }
-        if (filter.paymentRef !== undefined) {
-          where.andWhere('e.payment_ref = :paymentRef', {
-            paymentRef: stored('paymentRef', filter.paymentRef),
-          });
-        }
-        if (filter.merchantRef !== undefined) {
-          where.andWhere('e.merchant_ref = :merchantRef', {
-            merchantRef: stored('merchantRef', filter.merchantRef),
-          });
-        }
-        if (filter.since !== undefined) {
-          where.andWhere('e.received_at >= :since', { since: filter.since });
-        }
-        if (filter.until !== undefined) {
-          where.andWhere('e.received_at < :until', { until: filter.until });
-        }
-      }),
-    );
+    return this.queries.stats();
   }
 }

@@ -7,6 +7,7 @@ import { idempotencyMigrations } from '../idempotency/migrations';
 import { webhookEntities } from '../store/entities';
 import { InboxSignal } from '../store/inbox-signal';
 import { webhooksMigrations } from '../store/migrations';
+import type { InboxQueries } from '../store/ports/inbox-queries.interface';
 import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
 import { ParsedCommand, stringOption } from './arguments';
 import { CliFailure, CliUsageError } from './cli-errors';
@@ -20,6 +21,8 @@ export type DatabaseTarget =
 export interface CliInbox {
   readonly dataSource: DataSource;
   readonly store: TypeOrmWebhookStore;
+  /** Reads and operator changes on the inbox. */
+  readonly queries: InboxQueries;
   readonly admin: WebhookAdmin;
   readonly target: DatabaseTarget;
   /** Closes the connection. */
@@ -163,7 +166,8 @@ export async function openInbox(target: DatabaseTarget): Promise<CliInbox> {
   return {
     dataSource,
     store,
-    admin: new WebhookAdmin(store, new InboxSignal()),
+    queries: store.queries,
+    admin: new WebhookAdmin(store.queries, new InboxSignal()),
     target,
     close: async () => {
       await store.close();

@@ -1,7 +1,6 @@
 import type { WebhookEventFilter } from '../admin/webhook-admin.service';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { WebhookEventStatus } from '../store/webhook-event-status';
-import { WebhookStore } from '../store/webhook-store.interface';
+import type { InboxQueries } from '../store/ports/inbox-queries.interface';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
 
 /** Every status an event can have. */
@@ -61,18 +60,9 @@ export function eventFilter(
 }
 
 /** The provider kinds of the stored events (of one endpoint, when given). */
-export async function storedProviderKinds(
-  store: WebhookStore,
+export function storedProviderKinds(
+  queries: Pick<InboxQueries, 'providerKinds'>,
   endpoint?: string,
 ): Promise<string[]> {
-  const rows = await store.transaction((manager) => {
-    const query = manager
-      .createQueryBuilder(WebhookEventEntity, 'e')
-      .select('DISTINCT e.provider', 'provider');
-    if (endpoint !== undefined) {
-      query.where('e.endpoint = :endpoint', { endpoint });
-    }
-    return query.getRawMany<{ provider: string }>();
-  });
-  return rows.map((row) => row.provider);
+  return queries.providerKinds(endpoint);
 }

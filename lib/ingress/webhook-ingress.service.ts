@@ -11,7 +11,8 @@ import {
   WebhookEndpoint,
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
-import { NewWebhookEvent, RecordResult, WebhookStore } from '../store/webhook-store.interface';
+import { InboxWriter } from '../store/ports/inbox-writer.interface';
+import { NewWebhookEvent, RecordResult } from '../store/webhook-store.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
@@ -61,7 +62,7 @@ export class WebhookIngress {
 
   constructor(
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(InboxWriter) private readonly store: InboxWriter,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     private readonly telemetry: WebhookTelemetry,

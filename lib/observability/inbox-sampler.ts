@@ -1,11 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { WebhookEventStatus } from '../store/webhook-event-status';
-import { WebhookStore } from '../store/webhook-store.interface';
+import { InboxQueries } from '../store/ports/inbox-queries.interface';
+import { InboxWriter } from '../store/ports/inbox-writer.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PaymentEventCounter } from './payment-event-counter';
-import { dateOf } from './stored-date';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from './webhook-telemetry';
 import { SafeLogger } from './safe-logger';
 
@@ -14,15 +12,6 @@ export const SAMPLED_STATUSES = ['pending', 'processing', 'retrying', 'dead'] as
 
 /** A status whose count is sampled. */
 export type SampledStatus = (typeof SAMPLED_STATUSES)[number];
-
-const ALL_STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
 
 /** Decisions meaning the delivery was verified and answered with the provider's success answer. */
 const ACKNOWLEDGED: ReadonlySet<DeliveryDecision> = new Set(['accepted', 'duplicate', 'ignored']);
@@ -103,11 +92,12 @@ export class InboxSampler implements OnModuleDestroy {
   private inFlight?: Promise<InboxSample>;
 
   constructor(
-    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(InboxQueries) private readonly queries: InboxQueries,
+    @Inject(InboxWriter) private readonly writer: InboxWriter,
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     telemetry: WebhookTelemetry,
   ) {
-    this.paymentEvents = new PaymentEventCounter(store);
+    this.paymentEvents = new PaymentEventCounter(queries);
     this.unsubscribe = telemetry.subscribe({
       delivery: (record) => {
         if (isAcknowledged(record.decision)) {
@@ -202,60 +192,21 @@ export class InboxSampler implements OnModuleDestroy {
         this.lastRefreshAt === null
           ? null
           : new Date(this.lastRefreshAt.getTime() - REFRESH_OVERLAP_MS);
-      const [depthRows, oldestRows, lastRows] = await this.store.transaction(async (manager) => {
-        const events = () => manager.createQueryBuilder(WebhookEventEntity, 'e');
-        const depth = await events()
-          .select('e.endpoint', 'endpoint')
-          .addSelect('e.status', 'status')
-          .addSelect('COUNT(*)', 'count')
-          .where('e.status IN (:...statuses)', { statuses: SAMPLED_STATUSES })
-          .groupBy('e.endpoint')
-          .addGroupBy('e.status')
-          .getRawMany<{ endpoint: string; status: SampledStatus; count: string | number }>();
-        const oldest = await events()
-          .select('e.endpoint', 'endpoint')
-          .addSelect('MIN(e.received_at)', 'at')
-          .where("e.status = 'pending'")
-          .groupBy('e.endpoint')
-          .getRawMany<{ endpoint: string; at: unknown }>();
-        const last = events()
-          .select('e.endpoint', 'endpoint')
-          .addSelect('MAX(e.received_at)', 'at');
-        if (since !== null) {
-          // NOTE: the status list lets both databases range-scan the (status, received_at) index;
-          // only the first sample reads the whole table.
-          last
-            .where('e.status IN (:...all)', { all: ALL_STATUSES })
-            .andWhere('e.received_at > :since', { since });
-        }
-        const latest = await last
-          .groupBy('e.endpoint')
-          .getRawMany<{ endpoint: string; at: unknown }>();
-        return [depth, oldest, latest] as const;
-      });
+      const rows = await this.queries.sample(SAMPLED_STATUSES, since);
       this.lastRefreshAt = takenAt;
-      for (const row of lastRows) {
-        const at = dateOf(row.at);
-        if (at) {
-          this.noteDelivery(row.endpoint, at);
-        }
+      for (const { endpoint, at } of rows.latest) {
+        this.noteDelivery(endpoint, at);
       }
       const depth = new Map<string, Record<SampledStatus, number>>();
       for (const endpoint of this.options.endpoints.keys()) {
         depth.set(endpoint, emptyDepth());
       }
-      for (const row of depthRows) {
+      for (const row of rows.depth) {
         const counts = depth.get(row.endpoint) ?? emptyDepth();
-        counts[row.status] = Number(row.count);
+        counts[row.status as SampledStatus] = row.count;
         depth.set(row.endpoint, counts);
       }
-      const oldestPendingAt = new Map<string, Date>();
-      for (const row of oldestRows) {
-        const at = dateOf(row.at);
-        if (at) {
-          oldestPendingAt.set(row.endpoint, at);
-        }
-      }
+      const oldestPendingAt = new Map(rows.oldestPending.map(({ endpoint, at }) => [endpoint, at]));
       if (this.cached && !this.cached.databaseUp) {
         this.logger.log('The webhook inbox is reachable again');
       }
@@ -281,11 +232,11 @@ export class InboxSampler implements OnModuleDestroy {
    * before it started, since writes work again.
    */
   private async checkWrites(): Promise<string | undefined> {
-    if (!this.store.checkWrites) {
+    if (!this.writer.checkWrites) {
       return undefined;
     }
     const startedAt = Date.now();
-    const writeError = await this.store.checkWrites();
+    const writeError = await this.writer.checkWrites();
     if (writeError === undefined && (this.failedStore?.at.getTime() ?? Infinity) <= startedAt) {
       this.failedStore = undefined;
     }

@@ -1,8 +1,4 @@
-import { EntityManager } from 'typeorm';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { fittedTo } from '../store/fitted-value';
-import { WebhookStore } from '../store/webhook-store.interface';
-import { dateOf } from './stored-date';
+import type { InboxQueries } from '../store/ports/inbox-queries.interface';
 
 /** How long requests are gathered into one query, in ms. */
 const BATCH_WINDOW_MS = 20;
@@ -32,7 +28,7 @@ export class PaymentEventCounter {
   private pending = new Map<string, PendingCount>();
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly store: WebhookStore) {}
+  constructor(private readonly queries: Pick<InboxQueries, 'paymentEventTimes'>) {}
 
   /**
    * Events stored for `paymentRef` on `endpoint` that were received at or before `receivedAt`:
@@ -78,45 +74,14 @@ export class PaymentEventCounter {
   private async run(batch: readonly PendingCount[]): Promise<void> {
     try {
       const refs = [...new Set(batch.map((entry) => entry.paymentRef))];
-      // NOTE: one row per delivery time of each payment: a payment has a handful of them, and
-      // only a storm has many (which is what the count is for).
-      const query = async (manager: EntityManager) => {
-        // NOTE: a reference too long for its column (or holding a NUL) is stored fitted to it,
-        // so it is looked for in that form.
-        const metadata = manager.connection.getMetadata(WebhookEventEntity);
-        const column = metadata.findColumnWithPropertyName('paymentRef')!;
-        const stored = new Map(refs.map((ref) => [ref, fittedTo(column, ref) as string]));
-        const rows = await manager
-          .createQueryBuilder(WebhookEventEntity, 'e')
-          .select('e.endpoint', 'endpoint')
-          .addSelect('e.payment_ref', 'paymentRef')
-          .addSelect('e.received_at', 'receivedAt')
-          .addSelect('COUNT(*)', 'count')
-          .where('e.payment_ref IN (:...refs)', { refs: [...new Set(stored.values())] })
-          .groupBy('e.endpoint')
-          .addGroupBy('e.payment_ref')
-          .addGroupBy('e.received_at')
-          .getRawMany<{
-            endpoint: string;
-            paymentRef: string;
-            receivedAt: unknown;
-            count: string | number;
-          }>();
-        return { rows, stored };
-      };
-      // NOTE: a single SELECT needs no BEGIN and COMMIT around it, which would triple the round
-      // trips of a query that runs every few milliseconds under load.
-      const { rows, stored } = await (this.store.read
-        ? this.store.read(query)
-        : this.store.transaction(query));
       const times = new Map<string, { at: number; count: number }[]>();
-      for (const row of rows) {
+      for (const row of await this.queries.paymentEventTimes(refs)) {
         const key = `${row.endpoint}\u0000${row.paymentRef}`;
-        const at = dateOf(row.receivedAt)?.getTime() ?? 0;
-        times.set(key, [...(times.get(key) ?? []), { at, count: Number(row.count) }]);
+        const at = row.receivedAt?.getTime() ?? 0;
+        times.set(key, [...(times.get(key) ?? []), { at, count: row.count }]);
       }
       for (const entry of batch) {
-        const found = times.get(`${entry.endpoint}\u0000${stored.get(entry.paymentRef)}`) ?? [];
+        const found = times.get(`${entry.endpoint}\u0000${entry.paymentRef}`) ?? [];
         for (const waiter of entry.waiters) {
           const count = found
             .filter((time) => time.at <= waiter.receivedAt)

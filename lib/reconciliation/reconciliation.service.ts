@@ -6,7 +6,7 @@ import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
-import { WebhookStore } from '../store/webhook-store.interface';
+import { InboxWriter } from '../store/ports/inbox-writer.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PendingPayment, PendingPaymentsSource } from './pending-payments.source';
@@ -68,7 +68,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(InboxWriter) private readonly store: InboxWriter,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     private readonly moduleRef: ModuleRef,

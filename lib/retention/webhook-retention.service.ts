@@ -5,25 +5,16 @@ import {
   OnApplicationBootstrap,
   Optional,
 } from '@nestjs/common';
-import { Brackets, EntityManager, In } from 'typeorm';
 import {
   IdempotencyStore,
   PurgedIdempotencyRecords,
 } from '../idempotency/idempotency-store.interface';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
-import { sqlDialectOf } from '../store/sql-dialect';
-import { WebhookStore } from '../store/webhook-store.interface';
+import { InboxQueries, PrunedPayload } from '../store/ports/inbox-queries.interface';
 import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { dedupHorizonDays, type ResolvedRetentionOptions } from './retention-options';
 import { SafeLogger } from '../observability/safe-logger';
 
 const DAY_MS = 86_400_000;
-/**
- * The only statuses retention touches: handling is over. `dead` events wait for a replay or a
- * purge by hand; `pending`, `retrying` and `processing` are still to run.
- */
-const SETTLED = ['processed', 'ignored'] as const;
 
 /** The module options retention reads. */
 export interface WebhookRetentionSettings {
@@ -47,12 +38,6 @@ export interface RetentionReport {
   readonly deletedHandlerRuns: number;
   /** Expired idempotency records deleted; null when no idempotency store is registered. */
   readonly idempotency: PurgedIdempotencyRecords | null;
-}
-
-/** Where the payload pruning continues: after this (received_at, id). */
-interface PruneCursor {
-  readonly receivedAt: Date;
-  readonly id: string;
 }
 
 /**
@@ -85,7 +70,7 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
    * @param idempotency expired keys are purged through it; without one that step is skipped.
    */
   constructor(
-    @Inject(WebhookStore) private readonly store: WebhookStore,
+    @Inject(InboxQueries) private readonly queries: InboxQueries,
     @Inject(WEBHOOKS_RESOLVED_OPTIONS) settings: WebhookRetentionSettings,
     @Optional()
     @Inject(IdempotencyStore)
@@ -166,22 +151,7 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
     const total = { events: 0, handlerRuns: 0 };
     const { batchSize } = this.options;
     while (!this.stopping) {
-      const batch = await this.store.transaction(async (manager) => {
-        const rows = await this.settledBefore(manager, before)
-          .select('e.id')
-          .orderBy('e.received_at', 'ASC')
-          .limit(batchSize)
-          .getMany();
-        if (rows.length === 0) {
-          return { found: 0, events: 0, handlerRuns: 0 };
-        }
-        const ids = rows.map((row) => row.id);
-        // NOTE: the rows are locked (PostgreSQL) or the database is (SQLite) until the commit,
-        // so no replay can make an event pending between losing its ledger and being deleted.
-        const runs = await manager.delete(WebhookHandlerRunEntity, { eventId: In(ids) });
-        const events = await manager.delete(WebhookEventEntity, { id: In(ids) });
-        return { found: ids.length, events: events.affected ?? 0, handlerRuns: runs.affected ?? 0 };
-      });
+      const batch = await this.queries.deleteSettled(before, batchSize);
       total.events += batch.events;
       total.handlerRuns += batch.handlerRuns;
       if (batch.found < batchSize) {
@@ -194,57 +164,15 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
   private async prunePayloads(before: Date): Promise<number> {
     const { batchSize } = this.options;
     let pruned = 0;
-    let cursor: PruneCursor | undefined;
+    let cursor: PrunedPayload | undefined;
     while (!this.stopping) {
-      const batch = await this.store.transaction(async (manager) => {
-        const query = this.settledBefore(manager, before)
-          .select(['e.id', 'e.receivedAt'])
-          .andWhere("(e.raw_body <> '' OR e.headers <> '{}')")
-          .orderBy('e.received_at', 'ASC')
-          .addOrderBy('e.id', 'ASC')
-          .limit(batchSize);
-        if (cursor) {
-          const { receivedAt, id } = cursor;
-          // NOTE: keyset pagination: each run reads past the rows it pruned only once.
-          query.andWhere(
-            new Brackets((after) =>
-              after
-                .where('e.received_at > :afterAt', { afterAt: receivedAt })
-                .orWhere('(e.received_at = :afterAt AND e.id > :afterId)', { afterId: id }),
-            ),
-          );
-        }
-        const rows = await query.getMany();
-        if (rows.length > 0) {
-          await manager
-            .createQueryBuilder()
-            .update(WebhookEventEntity)
-            .set({ rawBody: '', headers: {} })
-            .where({ id: In(rows.map((row) => row.id)) })
-            .execute();
-        }
-        return rows;
-      });
+      const batch = await this.queries.prunePayloads(before, batchSize, cursor);
       pruned += batch.length;
       if (batch.length < batchSize) {
         break;
       }
-      const last = batch[batch.length - 1];
-      cursor = { receivedAt: last.receivedAt, id: last.id };
+      cursor = batch[batch.length - 1];
     }
     return pruned;
-  }
-
-  /** Settled events received before `before`, locked for this transaction on PostgreSQL. */
-  private settledBefore(manager: EntityManager, before: Date) {
-    const query = manager
-      .createQueryBuilder(WebhookEventEntity, 'e')
-      .where('e.status IN (:...settled)', { settled: SETTLED })
-      .andWhere('e.received_at < :before', { before });
-    if (sqlDialectOf(manager.connection).kind === 'postgres') {
-      // NOTE: skip rows a replay or another instance's run holds instead of waiting on them.
-      query.setLock('pessimistic_write').setOnLocked('skip_locked');
-    }
-    return query;
   }
 }

@@ -1,10 +1,12 @@
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
-/** The size of a PostgreSQL data source's pool, as pg reads its options. */
+/**
+ * The size of a PostgreSQL data source's pool, read from its options as TypeORM hands them to
+ * pg (`extra` overrides `poolSize`; pg's own default is 10).
+ */
 export function poolSizeOf(dataSource: DataSource): number {
-  const driver = dataSource.driver as { master?: { options?: { max?: number } } };
   const options = dataSource.options as { poolSize?: number; extra?: { max?: number } };
-  return driver.master?.options?.max ?? options.extra?.max ?? options.poolSize ?? 10;
+  return options.extra?.max ?? options.poolSize ?? 10;
 }
 
 /** A connection taken for one write, and whether it is one of those kept. */

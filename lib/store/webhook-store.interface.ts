@@ -139,14 +139,13 @@ export interface WebhookStore {
    * a no-op elsewhere). Resolves to a function that stops listening.
    */
   watch(listener: () => void): Promise<() => Promise<void>>;
-  /** Runs `work` in a transaction, serialized with the package's own writes where the database needs it. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /**
-   * Runs `work` outside a transaction, each statement on its own, serialized like
-   * {@link transaction}. For a single read, which needs no BEGIN and COMMIT around it; callers
-   * fall back to {@link transaction} when a store does not have it.
+   * Runs `work` in a transaction on the inbox's connection, serialized with the package's own
+   * writes where the database needs it (SQLite). For the application's own writes
+   * (`WebhookTransactions`) and the idempotency store, not for inbox queries (see
+   * `InboxQueries`).
    */
-  read?<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /**
    * Why deliveries cannot be stored now, as one clause naming the cause and the fix, or
    * undefined when they can: the database refuses writes (read-only, missing privileges), or a

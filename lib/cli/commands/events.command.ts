@@ -379,9 +379,9 @@ Examples:
         : parseStatuses(this.name, '--status', statusText, PURGEABLE);
     const endpoint = stringOption(parsed, 'endpoint');
     const dryRun = flagOption(parsed, 'dry-run');
-    const count = await withInbox(this.name, parsed, io, async ({ admin, store }) => {
+    const count = await withInbox(this.name, parsed, io, async ({ admin, queries }) => {
       const floor = dedupFloorFor(
-        (await storedProviderKinds(store, endpoint)).map((kind) => ({ kind })),
+        (await storedProviderKinds(queries, endpoint)).map((kind) => ({ kind })),
       );
       const windowStart = new Date(now.getTime() - floor.days * DAY_MS);
       if (olderThan > windowStart && !flagOption(parsed, 'force')) {

@@ -62,8 +62,8 @@ ${DATABASE_HELP}`,
       this.name,
       parsed,
       io,
-      async ({ dataSource, store }) => {
-        const kinds = await storedProviderKinds(store);
+      async ({ dataSource, store, queries }) => {
+        const kinds = await storedProviderKinds(queries);
         let options;
         try {
           options = resolveRetentionOptions(
@@ -83,7 +83,7 @@ ${DATABASE_HELP}`,
           () => false,
         );
         const retention = new WebhookRetention(
-          store,
+          queries,
           { retention: options },
           hasIdempotencyTables ? idempotency : null,
         );

@@ -1,7 +1,136 @@
-import type { WebhookStore } from '../webhook-store.interface';
+import type { WebhookEventEntity } from '../entities/webhook-event.entity';
+import type { WebhookHandlerRunEntity } from '../entities/webhook-handler-run.entity';
+import type { WebhookEventStatus } from '../webhook-event-status';
 
-/** Reads and operator changes on the inbox: admin, CLI, metrics, retention, reconciliation. */
-export type InboxQueries = Pick<WebhookStore, 'transaction' | 'read'>;
+/** Which stored events an admin operation applies to. Every field narrows the set. */
+export interface WebhookEventFilter {
+  /** Endpoint name. */
+  endpoint?: string;
+  /** One status or several. */
+  status?: WebhookEventStatus | readonly WebhookEventStatus[];
+  /** Event type, normalized or `'<kind>:<native>'`. */
+  type?: string;
+  /** The provider's payment id. */
+  paymentRef?: string;
+  /** The application's order id. */
+  merchantRef?: string;
+  /** Received at or after. */
+  since?: Date;
+  /** Received before. */
+  until?: Date;
+}
+
+/** One stored event with what happened to it. */
+export interface WebhookEventDetails {
+  /** The inbox row. */
+  readonly event: WebhookEventEntity;
+  /** The handlers that finished for it, with their attempt and outcome. */
+  readonly handlerRuns: readonly WebhookHandlerRunEntity[];
+}
+
+/** Counts that tell whether the inbox is healthy. */
+export interface WebhookInboxStats {
+  /** Events per endpoint and status. */
+  readonly counts: readonly { endpoint: string; status: WebhookEventStatus; count: number }[];
+  /** When the oldest event still waiting to run (pending or retrying) was received. */
+  readonly oldestPendingAt: Date | null;
+}
+
+/** Settled events to delete by hand, oldest first. */
+export interface SettledEventSelection {
+  /** Settled statuses only: `processed`, `ignored`, `dead`. */
+  readonly statuses: readonly ('processed' | 'ignored' | 'dead')[];
+  /** Received before this time. */
+  readonly olderThan: Date;
+  /** Only this endpoint's events. */
+  readonly endpoint?: string;
+}
+
+/** What one retention batch deleted. */
+export interface DeletedEvents {
+  /** Events the batch selected; fewer than its limit means none are left. */
+  readonly found: number;
+  readonly events: number;
+  readonly handlerRuns: number;
+}
+
+/** An event whose payload a retention batch cleared: where the next batch continues. */
+export interface PrunedPayload {
+  readonly id: string;
+  readonly receivedAt: Date;
+}
+
+/** What metrics, health and alerts read from the inbox in one sample. */
+export interface InboxSampleRows {
+  /** Events per endpoint and status, for the statuses asked for. */
+  readonly depth: readonly { endpoint: string; status: WebhookEventStatus; count: number }[];
+  /** Per endpoint, when its oldest `pending` event was received. */
+  readonly oldestPending: readonly { endpoint: string; at: Date }[];
+  /** Per endpoint, when its latest event was received (of those received after `since`). */
+  readonly latest: readonly { endpoint: string; at: Date }[];
+}
+
+/** How many events of one payment were received at one time. */
+export interface PaymentEventTime {
+  readonly endpoint: string;
+  /** The payment reference as asked for (before it was fitted to its column). */
+  readonly paymentRef: string;
+  readonly receivedAt: Date | null;
+  readonly count: number;
+}
+
+/**
+ * Reads and operator changes on the inbox: admin, CLI, metrics, retention. Each call is its own
+ * short transaction (or single statement), serialized with the package's writes on SQLite.
+ * Values too long for their column are looked for in the form they were stored in.
+ */
+export interface InboxQueries {
+  /** Events matching `filter`, newest first, at most `limit`. */
+  list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventEntity[]>;
+  /** How many events match `filter`. */
+  count(filter: WebhookEventFilter): Promise<number>;
+  /** One event by inbox id with its handler runs (oldest first); null when there is none. */
+  find(id: string): Promise<WebhookEventDetails | null>;
+  /**
+   * Ids of events matching `filter` that a replay may put back (processed, ignored, dead or
+   * retrying), oldest first, at most `limit`.
+   */
+  replayable(filter: WebhookEventFilter, limit: number): Promise<string[]>;
+  /**
+   * Puts the events among `ids` that are still replayable back as `pending`, due now, with a
+   * fresh attempt budget. Resolves to how many were.
+   */
+  replay(ids: readonly string[]): Promise<number>;
+  /**
+   * Settles an event by hand as `dead` or `ignored`, keeping `reason` as its last error.
+   * False when there is no such event or a worker holds it.
+   */
+  settleByHand(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean>;
+  /** Deletes up to `limit` settled events of `selection`, with their ledger rows; their number. */
+  purge(selection: SettledEventSelection, limit: number): Promise<number>;
+  /** Counts per endpoint and status, and the oldest event waiting to run. */
+  stats(): Promise<WebhookInboxStats>;
+  /**
+   * Retention: deletes up to `limit` processed or ignored events received before `before`,
+   * oldest first, with their ledger rows. On PostgreSQL rows another transaction holds are
+   * skipped.
+   */
+  deleteSettled(before: Date, limit: number): Promise<DeletedEvents>;
+  /**
+   * Retention: clears the raw body and headers of up to `limit` processed or ignored events
+   * received before `before` that still have them, in (received_at, id) order after `after`.
+   */
+  prunePayloads(before: Date, limit: number, after?: PrunedPayload): Promise<PrunedPayload[]>;
+  /**
+   * One sample for metrics, health and alerts: depth for `statuses`, the oldest pending event
+   * and the latest event per endpoint (only among events received after `since`, when given).
+   */
+  sample(statuses: readonly WebhookEventStatus[], since: Date | null): Promise<InboxSampleRows>;
+  /** Per endpoint and receipt time, how many events each of `paymentRefs` has. One statement. */
+  paymentEventTimes(paymentRefs: readonly string[]): Promise<PaymentEventTime[]>;
+  /** The provider kinds of the stored events (of one endpoint, when given). */
+  providerKinds(endpoint?: string): Promise<string[]>;
+}
 
 /** Injection token for the {@link InboxQueries}. */
 export const InboxQueries = Symbol('InboxQueries');

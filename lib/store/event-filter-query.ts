@@ -1,0 +1,46 @@
+import { Brackets, SelectQueryBuilder } from 'typeorm';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { fittedTo } from './fitted-value';
+import type { WebhookEventFilter } from './ports/inbox-queries.interface';
+
+/** `qb` (events as `e`) narrowed to the events `filter` matches. */
+export function filteredEvents(
+  qb: SelectQueryBuilder<WebhookEventEntity>,
+  filter: WebhookEventFilter,
+): SelectQueryBuilder<WebhookEventEntity> {
+  // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
+  // filter is fitted the same way, so the full value finds its event.
+  const stored = (property: 'type' | 'paymentRef' | 'merchantRef', value: string) =>
+    fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
+  return qb.where(
+    new Brackets((where) => {
+      where.where('1 = 1');
+      if (filter.endpoint !== undefined) {
+        where.andWhere('e.endpoint = :endpoint', { endpoint: filter.endpoint });
+      }
+      if (filter.status !== undefined) {
+        const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
+        where.andWhere('e.status IN (:...statuses)', { statuses });
+      }
+      if (filter.type !== undefined) {
+        where.andWhere('e.type = :type', { type: stored('type', filter.type) });
+      }
+      if (filter.paymentRef !== undefined) {
+        where.andWhere('e.payment_ref = :paymentRef', {
+          paymentRef: stored('paymentRef', filter.paymentRef),
+        });
+      }
+      if (filter.merchantRef !== undefined) {
+        where.andWhere('e.merchant_ref = :merchantRef', {
+          merchantRef: stored('merchantRef', filter.merchantRef),
+        });
+      }
+      if (filter.since !== undefined) {
+        where.andWhere('e.received_at >= :since', { since: filter.since });
+      }
+      if (filter.until !== undefined) {
+        where.andWhere('e.received_at < :until', { until: filter.until });
+      }
+    }),
+  );
+}

@@ -1,0 +1,130 @@
+import { EntityManager } from 'typeorm';
+import { timeOrderedId } from '../core/time-ordered-id';
+import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { processedChanges, settleStatement } from './event-settlement';
+import { fittedTo } from './fitted-value';
+import { parameterList, Statement, StoreConnection } from './store-connection';
+import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.interface';
+
+/**
+ * The handler ledger: which handlers finished for an event, and each handler run in its own
+ * transaction that first claims its ledger row.
+ */
+export class HandlerLedger {
+  constructor(private readonly connection: StoreConnection) {}
+
+  /** Handlers already recorded in the ledger for an event, with the outcome each reported. */
+  async finishedHandlers(eventId: string): Promise<Map<string, string | null>> {
+    const runs = await this.connection.lock.run(() =>
+      this.connection.dataSource.getRepository(WebhookHandlerRunEntity).find({
+        select: { handlerKey: true, outcome: true },
+        where: { eventId },
+      }),
+    );
+    return new Map(runs.map((run) => [run.handlerKey, run.outcome]));
+  }
+
+  /**
+   * Runs `work` in a transaction that first writes the ledger row for (event, handler); when
+   * the row exists already, `work` does not run. With `settle`, a successful run also marks the
+   * event processed in the same transaction.
+   */
+  runHandler(
+    eventId: string,
+    handlerKey: string,
+    attempt: number,
+    work: (manager: EntityManager) => Promise<string | undefined>,
+    settle?: HandlerSettlement,
+  ): Promise<HandlerRunOutcome> {
+    const { connection } = this;
+    return connection.lock.run(async () => {
+      connection.sqlite?.shareSubscribers();
+      const runId = timeOrderedId();
+      const runner = connection.dataSource.createQueryRunner();
+      try {
+        await runner.startTransaction();
+        // NOTE: the ledger row is written first: a second worker that reaches the same
+        // (event, handler) waits on the unique index until this transaction ends, then skips.
+        // Its time is read once this run has its turn on the connection (SQLite), not before.
+        const { sql, params } = this.ledgerStatement(runId, eventId, handlerKey, attempt);
+        const inserted = await connection.rows(runner.manager, sql, params);
+        if (inserted.length === 0) {
+          await runner.commitTransaction();
+          return 'already_done' as const;
+        }
+        const outcome = await work(runner.manager);
+        const settled = await this.finishRun(runner.manager, runId, eventId, outcome, settle);
+        await runner.commitTransaction();
+        return settled ? ('ran_and_settled' as const) : ('ran' as const);
+      } catch (error) {
+        if (runner.isTransactionActive) {
+          await runner.rollbackTransaction().catch(() => undefined);
+        }
+        throw error;
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  private ledgerStatement(
+    runId: string,
+    eventId: string,
+    handlerKey: string,
+    attempt: number,
+  ): Statement {
+    const { params, bind } = parameterList(this.connection.dialect);
+    const values = [
+      runId,
+      eventId,
+      this.ledgerValue('handlerKey', handlerKey),
+      attempt,
+      this.connection.dialect.date(new Date()),
+    ].map(bind);
+    const sql =
+      'INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ' +
+      `VALUES (${values.join(', ')}) ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id`;
+    return { sql, params };
+  }
+
+  /**
+   * Keeps the handler's outcome on its ledger row and, with `settle`, marks the event
+   * processed. On PostgreSQL both travel in one statement (the outcome's UPDATE as a
+   * data-modifying WITH); SQLite's in-process statements cost no round trip, so it runs two.
+   * True when the event was settled (still held by the worker).
+   */
+  private async finishRun(
+    manager: EntityManager,
+    runId: string,
+    eventId: string,
+    outcome: string | undefined,
+    settle: HandlerSettlement | undefined,
+  ): Promise<boolean> {
+    const { connection } = this;
+    const binder = parameterList(connection.dialect);
+    const outcomeSql =
+      outcome === undefined
+        ? undefined
+        : `UPDATE webhook_handler_runs SET outcome = ${binder.bind(this.ledgerValue('outcome', outcome))} ` +
+          `WHERE id = ${binder.bind(runId)}`;
+    const together = outcomeSql !== undefined && settle && connection.dialect.kind === 'postgres';
+    if (outcomeSql !== undefined && !together) {
+      await connection.rows(manager, outcomeSql, binder.params);
+    }
+    if (!settle) {
+      return false;
+    }
+    const changes = processedChanges(new Date(), settle.result(outcome));
+    const settled = together
+      ? settleStatement(connection, eventId, settle.workerId, changes, binder)
+      : settleStatement(connection, eventId, settle.workerId, changes);
+    const sql = together ? `WITH ledger_outcome AS (${outcomeSql}) ${settled.sql}` : settled.sql;
+    return (await connection.rows(manager, sql, settled.params)).length > 0;
+  }
+
+  /** A value for a ledger column, fitted to it (see `fitColumn()`). */
+  private ledgerValue(property: 'handlerKey' | 'outcome', value: string): unknown {
+    const ledger = this.connection.dataSource.getMetadata(WebhookHandlerRunEntity);
+    return fittedTo(ledger.findColumnWithPropertyName(property)!, value);
+  }
+}

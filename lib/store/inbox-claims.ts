@@ -1,0 +1,119 @@
+import { In } from 'typeorm';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { parameterList, StoreConnection } from './store-connection';
+import { ClaimOptions } from './webhook-store.interface';
+
+/** Claims due events for a worker, extends its leases, and gives held events back. */
+export class InboxClaims {
+  constructor(private readonly connection: StoreConnection) {}
+
+  /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
+  async claim(
+    workerId: string,
+    limit: number,
+    leaseMs: number,
+    now: Date,
+    options: ClaimOptions = {},
+  ): Promise<WebhookEventEntity[]> {
+    const { connection } = this;
+    const claimWhere = (condition: 'expired' | 'due', max: number) =>
+      this.claimWhere(condition, max, workerId, leaseMs, now, options);
+    const rows = await connection.lock.run(async () => {
+      if (connection.sqlite?.staging) {
+        // NOTE: deliveries stored in the intake are claimed like the others once moved; a
+        // failed move is retried at the next claim and holds back none of the events here.
+        await connection.sqlite.moveStaged().catch(() => undefined);
+      }
+      // NOTE: two statements, each matching one partial index (due events by next_attempt_at,
+      // expired leases by locked_until); one query with OR would scan the whole inbox.
+      const claimed = options.expired === false ? [] : await claimWhere('expired', limit);
+      if (claimed.length < limit) {
+        claimed.push(...(await claimWhere('due', limit - claimed.length)));
+      }
+      return claimed;
+    });
+    return rows
+      .map((row) => connection.events.hydrate(row))
+      .sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
+  }
+
+  private claimWhere(
+    condition: 'expired' | 'due',
+    max: number,
+    workerId: string,
+    leaseMs: number,
+    now: Date,
+    options: ClaimOptions,
+  ): Promise<Record<string, unknown>[]> {
+    const { connection } = this;
+    const { dialect } = connection;
+    const nowValue = dialect.date(now);
+    const until = dialect.date(new Date(now.getTime() + leaseMs));
+    const ordered = options.orderedEndpoints ?? [];
+    const { params, bind } = parameterList(dialect);
+    const set = `status = 'processing', locked_by = ${bind(workerId)}, locked_until = ${bind(until)}`;
+    const where =
+      condition === 'expired'
+        ? `e.status = 'processing' AND e.locked_until < ${bind(nowValue)}`
+        : `e.status IN ('pending', 'retrying') AND e.next_attempt_at <= ${bind(nowValue)}`;
+    let orderGuard = '';
+    if (ordered.length > 0) {
+      const names = ordered.map((name) => bind(name)).join(', ');
+      const at = (alias: string) => `COALESCE(${alias}.occurred_at, ${alias}.received_at)`;
+      // NOTE: on an ordered endpoint an event waits while an earlier event of the same payment
+      // is still to run or running; a dead one no longer holds the payment back.
+      orderGuard =
+        ` AND (e.payment_ref IS NULL OR e.endpoint NOT IN (${names}) OR NOT EXISTS (` +
+        'SELECT 1 FROM webhook_events o WHERE o.endpoint = e.endpoint AND o.payment_ref = e.payment_ref ' +
+        `AND o.id <> e.id AND ((o.status = 'processing' AND o.locked_until >= ${bind(nowValue)}) OR ` +
+        `(o.status IN ('pending', 'retrying', 'processing') AND (${at('o')} < ${at('e')} OR ` +
+        `(${at('o')} = ${at('e')} AND o.received_at < e.received_at) OR ` +
+        `(${at('o')} = ${at('e')} AND o.received_at = e.received_at AND o.id < e.id))))))`;
+    }
+    const order = condition === 'expired' ? 'e.locked_until' : 'e.next_attempt_at';
+    // NOTE: the claimed rows come back whole from the UPDATE itself: no second read.
+    const sql =
+      `UPDATE webhook_events SET ${set}, attempts = attempts + 1 WHERE id IN (` +
+      `SELECT e.id FROM webhook_events e WHERE ${where}${orderGuard} ORDER BY ${order} ` +
+      `LIMIT ${bind(max)} ${dialect.skipLocked}) RETURNING ${connection.events.columns}`;
+    return connection.rows(connection.dataSource.manager, sql, params) as Promise<
+      Record<string, unknown>[]
+    >;
+  }
+
+  /** Extends the lease of events `workerId` still holds. */
+  async extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await this.connection.lock.run(() =>
+      this.connection.dataSource
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+        .where({ id: In(ids), lockedBy: workerId, status: 'processing' })
+        .execute(),
+    );
+  }
+
+  /** Gives held events back without counting the attempt (graceful shutdown). */
+  async release(ids: string[], workerId: string, now: Date): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await this.connection.lock.run(() =>
+      this.connection.dataSource
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({
+          status: 'retrying',
+          nextAttemptAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+          attempts: () => 'attempts - 1',
+        })
+        .where({ id: In(ids), lockedBy: workerId, status: 'processing' })
+        .execute(),
+    );
+  }
+}

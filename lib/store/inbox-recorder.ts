@@ -1,0 +1,356 @@
+import { EntityManager } from 'typeorm';
+import { timeOrderedId } from '../core/time-ordered-id';
+import {
+  AnswerDeadline,
+  DEFAULT_STORE_TIMEOUT_MS,
+  WebhookStoreTimeoutError,
+} from './answer-deadline';
+import { LockWaitTimeout } from './connection-lock';
+import { fittedTo } from './fitted-value';
+import { GroupCommit } from './group-commit';
+import { INSERT_COLUMNS } from './inbox-columns';
+import { InboxNotifications } from './inbox-notifications';
+import { IngressConnections } from './ingress-connections';
+import { retryWhileBusy } from './sqlite-busy';
+import { StoreConnection } from './store-connection';
+import { storedBodyText } from './stored-body';
+import { refusedWrites } from './write-check';
+import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
+import { NewWebhookEvent, RecordResult } from './webhook-store.interface';
+
+// NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
+const UPSERT_TAIL =
+  'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
+  'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+
+/** A delivery waiting for its group-commit write, and the time it may wait. */
+interface PendingRecord {
+  readonly event: NewWebhookEvent;
+  readonly deadline: AnswerDeadline;
+}
+
+/** The columns `record()` reads back from its upsert. */
+interface RecordedRow {
+  id: string;
+  endpoint: string;
+  event_id: string;
+  status: string;
+  delivery_count: number | string;
+  body_sha256: string;
+}
+
+/**
+ * Most deliveries written by one group-commit statement. SQLite's are larger: its writes take
+ * turns with handler transactions on the one connection, so each write must take everything
+ * that arrived while a handler held it (21 parameters a row stay under SQLite's 32,766).
+ */
+const MAX_RECORD_BATCH = { postgres: 200, sqlite: 1_000 } as const;
+/**
+ * Group-commit writes running at once on PostgreSQL, and the connections kept for them (SQLite
+ * has one connection).
+ */
+const MAX_RECORD_WRITES = 2;
+
+/**
+ * Longest an answer waits for the SQLite file before its delivery goes to the intake instead:
+ * long enough for the package's own short writes, far shorter than a slow handler.
+ */
+const ANSWER_WAIT_MS = 100;
+
+/**
+ * Stores verified deliveries on the answer path: concurrent ones share one multi-row upsert
+ * (group commit), each write is bounded by the store timeout, and on SQLite a delivery that
+ * cannot wait for the database file goes to the intake.
+ */
+export class InboxRecorder {
+  private readonly recordSql: string;
+  private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
+  private readonly ingress?: IngressConnections;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly connection: StoreConnection,
+    private readonly notifications: InboxNotifications,
+    timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+  ) {
+    const { dialect } = connection;
+    this.timeoutMs = timeoutMs;
+    if (dialect.kind === 'postgres') {
+      this.ingress = new IngressConnections(
+        connection.appDataSource,
+        MAX_RECORD_WRITES,
+        this.timeoutMs,
+      );
+    }
+    this.recordSql =
+      `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
+      `VALUES (${INSERT_COLUMNS.map((_, i) => dialect.param(i + 1)).join(', ')}) ` +
+      UPSERT_TAIL;
+    this.recorder = new GroupCommit(
+      (batch) => this.recordBatch(batch),
+      MAX_RECORD_BATCH[dialect.kind],
+      dialect.kind === 'sqlite' ? 1 : MAX_RECORD_WRITES,
+    );
+  }
+
+  /**
+   * Fails with `WebhookStoreTimeoutError` once the event is not committed within
+   * `storeTimeoutMs`. A write already sent may still commit after that; the provider's retry
+   * then finds the event stored and is answered as a duplicate.
+   */
+  record(event: NewWebhookEvent): Promise<RecordResult> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    return deadline.race(this.recorder.submit({ event, deadline }));
+  }
+
+  /**
+   * Writes concurrent deliveries in one transaction with one multi-row upsert (group commit).
+   * When the batch fails and holds more than one delivery, each is retried on its own, so one
+   * bad row never turns the others' answers into errors.
+   */
+  private async recordBatch(
+    batch: readonly PendingRecord[],
+  ): Promise<PromiseSettledResult<RecordResult>[]> {
+    if (batch.length === 1) {
+      return Promise.allSettled([this.recordOne(batch[0])]);
+    }
+    const written = new Map<PendingRecord, RecordedRow>();
+    try {
+      await this.answering(
+        batch.map((pending) => pending.deadline),
+        async (manager) => {
+          // NOTE: deliveries already answered 503 are left out; their providers send them again.
+          const live = batch.filter((pending) => !pending.deadline.expired);
+          const events = live.map((pending) => pending.event);
+          const keys = new Set(events.map((event) => `${event.endpoint}\n${event.eventId}`));
+          // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
+          // trips. A key repeated within the batch needs a second statement, so a transaction.
+          const rows =
+            keys.size === events.length
+              ? await this.upsertMany(manager, events)
+              : await manager.transaction((inner) => this.upsertMany(inner, events));
+          live.forEach((pending, i) => written.set(pending, rows[i]));
+        },
+      );
+    } catch (error) {
+      const staged = await this.stagedBatch(error, batch, written);
+      if (!staged) {
+        // NOTE: a write the store held back fails when every delivery in it is past its time, so
+        // those retried alone are skipped at once.
+        return Promise.allSettled(batch.map((pending) => this.recordOne(pending)));
+      }
+    }
+    return batch.map((pending) => {
+      const row = written.get(pending);
+      return row
+        ? { status: 'fulfilled', value: this.recorded(pending.event, row) }
+        : { status: 'rejected', reason: pending.deadline.error() };
+    });
+  }
+
+  private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
+    const [row] = await this.answering([deadline], (manager) =>
+      this.connection.rows(manager, this.recordSql, this.recordParams(event)),
+    ).catch((error: unknown) => this.staged(error, [event]));
+    return this.recorded(event, row as RecordedRow);
+  }
+
+  /**
+   * Runs a write a provider's answer waits for: on PostgreSQL on a connection kept for it, on
+   * SQLite ahead of the handler transactions waiting for the connection, tried again while
+   * another connection holds the write lock. Skipped when every delivery waiting for it has
+   * been answered already (their time ran out). With an intake, it waits for the file at most
+   * {@link ANSWER_WAIT_MS} and then fails with LockWaitTimeout.
+   */
+  private answering<T>(
+    deadlines: readonly AnswerDeadline[],
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    deadlines.forEach((deadline) => (deadline.stage = 'connection'));
+    const start = (manager: EntityManager): Promise<T> => {
+      const waiting = deadlines.filter((deadline) => !deadline.expired);
+      if (waiting.length === 0) {
+        return Promise.reject(deadlines[0].error());
+      }
+      waiting.forEach((deadline) => (deadline.stage = 'statement'));
+      return work(manager);
+    };
+    if (this.ingress) {
+      return this.ingress.run(start);
+    }
+    const until = Math.max(...deadlines.map((deadline) => deadline.until));
+    return this.connection.lock.run(
+      () => {
+        const manager = this.connection.dataSource.manager;
+        return retryWhileBusy(manager, () => start(manager), until);
+      },
+      { urgent: true, waitMs: this.connection.sqlite ? ANSWER_WAIT_MS : undefined },
+    );
+  }
+
+  /**
+   * Stores deliveries in the intake when the answer could not wait longer for the database file
+   * (`error` is a LockWaitTimeout).
+   * @throws `error` when it is anything else.
+   */
+  private staged(error: unknown, events: readonly NewWebhookEvent[]): Promise<RecordedRow[]> {
+    if (!(error instanceof LockWaitTimeout) || !this.connection.sqlite) {
+      throw error;
+    }
+    return this.connection.sqlite.stage(events.map((event) => this.recordParams(event)));
+  }
+
+  /**
+   * {@link staged} for a group-commit batch: the deliveries still waiting for their answer go to
+   * the intake and their rows into `written`. False when the batch's error was not the wait for
+   * the file, or the intake failed too.
+   */
+  private async stagedBatch(
+    error: unknown,
+    batch: readonly PendingRecord[],
+    written: Map<PendingRecord, RecordedRow>,
+  ): Promise<boolean> {
+    if (!(error instanceof LockWaitTimeout) || !this.connection.sqlite) {
+      return false;
+    }
+    const live = batch.filter((pending) => !pending.deadline.expired);
+    try {
+      const rows = await this.staged(
+        error,
+        live.map((pending) => pending.event),
+      );
+      live.forEach((pending, i) => written.set(pending, rows[i]));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * One multi-row upsert for the first delivery of each key, then one statement per repeated
+   * key (an upsert may not touch one row twice); rows come back in the order of `events`.
+   */
+  private async upsertMany(
+    manager: EntityManager,
+    events: readonly NewWebhookEvent[],
+  ): Promise<RecordedRow[]> {
+    const keyOf = (endpoint: string, eventId: string) => `${endpoint}\n${eventId}`;
+    const first = new Map<string, number>();
+    events.forEach((event, i) => {
+      const key = keyOf(event.endpoint, event.eventId);
+      if (!first.has(key)) {
+        first.set(key, i);
+      }
+    });
+    const unique = [...first.values()].map((i) => events[i]);
+    const params: unknown[] = [];
+    const tuples = unique.map((event) => {
+      const values = this.recordParams(event).map((value) => {
+        params.push(value);
+        return this.connection.param(params.length);
+      });
+      return `(${values.join(', ')})`;
+    });
+    const sql =
+      `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
+      UPSERT_TAIL;
+    const byKey = new Map<string, RecordedRow>();
+    for (const row of (await this.connection.rows(manager, sql, params)) as RecordedRow[]) {
+      byKey.set(keyOf(row.endpoint, row.event_id), row);
+    }
+    const rows: RecordedRow[] = [];
+    for (const [i, event] of events.entries()) {
+      const key = keyOf(event.endpoint, event.eventId);
+      if (first.get(key) === i) {
+        rows.push(byKey.get(key)!);
+      } else {
+        const [again] = await this.connection.rows(
+          manager,
+          this.recordSql,
+          this.recordParams(event),
+        );
+        rows.push(again as RecordedRow);
+      }
+    }
+    return rows;
+  }
+
+  async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    const rows = await deadline.race(
+      this.answering([deadline], (answerManager) =>
+        answerManager.transaction(async (manager) => {
+          const recorded: RecordedRow[] = [];
+          for (const event of events) {
+            const [row] = await this.connection.rows(
+              manager,
+              this.recordSql,
+              this.recordParams(event),
+            );
+            recorded.push(row as RecordedRow);
+          }
+          return recorded;
+        }),
+      ).catch((error: unknown) => this.staged(error, events)),
+    );
+    return rows.map((row, i) => this.recorded(events[i], row));
+  }
+
+  async checkWrites(): Promise<string | undefined> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    try {
+      return await deadline.race(
+        this.answering([deadline], (manager) => refusedWrites(manager, this.connection.dialect)),
+      );
+    } catch (error) {
+      return error instanceof WebhookStoreTimeoutError
+        ? WRITE_CHECK_TIMEOUT(deadline.timeoutMs, deadline.stage)
+        : WRITE_CHECK_FAILED(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /**
+   * The values of an event's row, in `INSERT_COLUMNS` order, each fitted to its column: a
+   * signed delivery never fails to store because of its content (see `fitColumn()`).
+   */
+  private recordParams(event: NewWebhookEvent): unknown[] {
+    const d = (value: Date | null) => (value === null ? null : this.connection.dialect.date(value));
+    const columns = this.connection.events.inserted;
+    const values = [
+      timeOrderedId(event.receivedAt.getTime()),
+      event.endpoint,
+      event.provider,
+      event.eventId,
+      event.type,
+      event.nativeType,
+      event.paymentRef,
+      event.merchantRef,
+      event.amount,
+      event.currency,
+      event.paymentStatus,
+      d(event.occurredAt),
+      d(event.receivedAt),
+      storedBodyText(event.rawBody),
+      event.bodySha256,
+      JSON.stringify(event.headers),
+      event.status,
+      0,
+      event.status === 'pending' ? d(event.receivedAt) : null,
+      event.status === 'ignored' ? d(event.receivedAt) : null,
+      1,
+    ];
+    return values.map((value, i) => (columns[i] ? fittedTo(columns[i], value) : value));
+  }
+
+  private recorded(event: NewWebhookEvent, row: RecordedRow): RecordResult {
+    if (Number(row.delivery_count) === 1 && event.status === 'pending') {
+      this.notifications.announce();
+    }
+    return {
+      id: row.id,
+      duplicate: Number(row.delivery_count) > 1,
+      sameBody: row.body_sha256 === event.bodySha256,
+      status: row.status,
+    };
+  }
+}

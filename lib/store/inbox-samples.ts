@@ -1,0 +1,104 @@
+import { EntityManager } from 'typeorm';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { fittedTo } from './fitted-value';
+import type { InboxSampleRows, PaymentEventTime } from './ports/inbox-queries.interface';
+import { dateOf } from './stored-date';
+import { WebhookEventStatus } from './webhook-event-status';
+
+const ALL_STATUSES: readonly WebhookEventStatus[] = [
+  'pending',
+  'processing',
+  'retrying',
+  'processed',
+  'ignored',
+  'dead',
+];
+
+/** Per endpoint, a date column's aggregate as a Date; rows without a date are left out. */
+function dated(
+  rows: readonly { endpoint: string; at: unknown }[],
+): { endpoint: string; at: Date }[] {
+  return rows.flatMap((row) => {
+    const at = dateOf(row.at);
+    return at ? [{ endpoint: row.endpoint, at }] : [];
+  });
+}
+
+/** The three reads of one inbox sample, in the caller's transaction. */
+export async function sampleInbox(
+  manager: EntityManager,
+  statuses: readonly WebhookEventStatus[],
+  since: Date | null,
+): Promise<InboxSampleRows> {
+  const events = () => manager.createQueryBuilder(WebhookEventEntity, 'e');
+  const depth = await events()
+    .select('e.endpoint', 'endpoint')
+    .addSelect('e.status', 'status')
+    .addSelect('COUNT(*)', 'count')
+    .where('e.status IN (:...statuses)', { statuses })
+    .groupBy('e.endpoint')
+    .addGroupBy('e.status')
+    .getRawMany<{ endpoint: string; status: WebhookEventStatus; count: string | number }>();
+  const oldest = await events()
+    .select('e.endpoint', 'endpoint')
+    .addSelect('MIN(e.received_at)', 'at')
+    .where("e.status = 'pending'")
+    .groupBy('e.endpoint')
+    .getRawMany<{ endpoint: string; at: unknown }>();
+  const last = events().select('e.endpoint', 'endpoint').addSelect('MAX(e.received_at)', 'at');
+  if (since !== null) {
+    // NOTE: the status list lets both databases range-scan the (status, received_at) index;
+    // only the first sample reads the whole table.
+    last
+      .where('e.status IN (:...all)', { all: ALL_STATUSES })
+      .andWhere('e.received_at > :since', { since });
+  }
+  const latest = await last.groupBy('e.endpoint').getRawMany<{ endpoint: string; at: unknown }>();
+  return {
+    depth: depth.map((row) => ({ ...row, count: Number(row.count) })),
+    oldestPending: dated(oldest),
+    latest: dated(latest),
+  };
+}
+
+/**
+ * Per endpoint and receipt time, the events of each payment: one statement on the
+ * `payment_ref` index. A payment has a handful of receipt times; only a storm has many.
+ */
+export async function paymentEventTimes(
+  manager: EntityManager,
+  paymentRefs: readonly string[],
+): Promise<PaymentEventTime[]> {
+  if (paymentRefs.length === 0) {
+    return [];
+  }
+  // NOTE: a reference too long for its column (or holding a NUL) is stored fitted to it, so
+  // it is looked for in that form.
+  const column = manager.connection
+    .getMetadata(WebhookEventEntity)
+    .findColumnWithPropertyName('paymentRef')!;
+  const asked = new Map<string, string[]>();
+  for (const ref of new Set(paymentRefs)) {
+    const stored = fittedTo(column, ref) as string;
+    asked.set(stored, [...(asked.get(stored) ?? []), ref]);
+  }
+  const rows = await manager
+    .createQueryBuilder(WebhookEventEntity, 'e')
+    .select('e.endpoint', 'endpoint')
+    .addSelect('e.payment_ref', 'paymentRef')
+    .addSelect('e.received_at', 'receivedAt')
+    .addSelect('COUNT(*)', 'count')
+    .where('e.payment_ref IN (:...refs)', { refs: [...asked.keys()] })
+    .groupBy('e.endpoint')
+    .addGroupBy('e.payment_ref')
+    .addGroupBy('e.received_at')
+    .getRawMany<{ endpoint: string; paymentRef: string; receivedAt: unknown; count: unknown }>();
+  return rows.flatMap((row) =>
+    (asked.get(row.paymentRef) ?? []).map((paymentRef) => ({
+      endpoint: row.endpoint,
+      paymentRef,
+      receivedAt: dateOf(row.receivedAt),
+      count: Number(row.count),
+    })),
+  );
+}

@@ -1,0 +1,104 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { ConnectionLock } from './connection-lock';
+import { EventTable } from './event-table';
+import { SqlDialect, sqlDialectOf } from './sql-dialect';
+import { APP_TRANSACTION_PATIENCE_MS, SqliteConnections } from './sqlite-connections';
+import { APP_DATA_SOURCE_CLOSED } from './sqlite.messages';
+
+/** A statement and its parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/**
+ * Where the store's statements go, shared by its parts: the app's data source, or on a SQLite
+ * file a second connection to it of the package's own (see {@link SqliteConnections}), taken
+ * in turns through one {@link ConnectionLock}.
+ */
+export class StoreConnection {
+  readonly dialect: SqlDialect;
+  readonly lock: ConnectionLock;
+  /** The package's own SQLite connections, once opened (a SQLite file only). */
+  sqlite?: SqliteConnections;
+  private table?: EventTable;
+
+  constructor(readonly appDataSource: DataSource) {
+    this.dialect = sqlDialectOf(appDataSource);
+    this.lock = new ConnectionLock(this.dialect.kind === 'sqlite', APP_TRANSACTION_PATIENCE_MS);
+  }
+
+  /**
+   * The data source the package's statements use; on a SQLite file its own connection, used
+   * only while the app's data source is open.
+   */
+  get dataSource(): DataSource {
+    if (!this.sqlite) {
+      return this.appDataSource;
+    }
+    if (!this.appDataSource.isInitialized) {
+      throw new Error(APP_DATA_SOURCE_CLOSED);
+    }
+    return this.sqlite.own;
+  }
+
+  /** The event table's metadata, read once the data source knows the entity. */
+  get events(): EventTable {
+    return (this.table ??= new EventTable(this.dataSource));
+  }
+
+  /** Runs `work` in a transaction, serialized with the package's other work. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return this.dataSource.transaction(work);
+    });
+  }
+
+  /** Runs `work` outside a transaction (each statement on its own), serialized likewise. */
+  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.lock.run(() => {
+      this.sqlite?.shareSubscribers();
+      return work(this.dataSource.manager);
+    });
+  }
+
+  /** Placeholder for the n-th (1-based) parameter. */
+  param(index: number): string {
+    return this.dialect.param(index);
+  }
+
+  /**
+   * Rows of a statement. `query()` returns `[rows, count]` for a PostgreSQL UPDATE … RETURNING
+   * and plain rows elsewhere; the structured result is the same on both drivers.
+   */
+  async rows(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown[]> {
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      const result = await runner.query(sql, params, true);
+      return (result.records as unknown[] | undefined) ?? [];
+    } finally {
+      if (!manager.queryRunner) {
+        await runner.release();
+      }
+    }
+  }
+}
+
+/**
+ * Binds parameters in the order their placeholders appear in the text (SQLite's are
+ * positional): `bind(value)` returns the placeholder and `params` collects the values.
+ */
+export function parameterList(dialect: SqlDialect): {
+  params: unknown[];
+  bind(value: unknown): string;
+} {
+  const params: unknown[] = [];
+  return {
+    params,
+    bind(value: unknown) {
+      params.push(value);
+      return dialect.param(params.length);
+    },
+  };
+}
