@@ -12,3 +12,6 @@ export const WEBHOOKS_ROUTE_PATH = Symbol('WEBHOOKS_ROUTE_PATH');
 
 /** Metadata key under which `@PaymentWebhook()` stores the endpoint name of an app's route. */
 export const PAYMENT_WEBHOOK_METADATA = 'nestjs-payment-webhooks:payment_webhook';
+
+/** Token of the module's {@link WebhooksEngine}. */
+export const WEBHOOKS_ENGINE = Symbol('WEBHOOKS_ENGINE');

@@ -1,46 +1,52 @@
-import { DynamicModule, Provider, Type } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Provider, Type } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import { createWebhookAdminController } from './admin/webhook-admin.controller';
-import { WebhookAdmin } from './admin/webhook-admin.service';
-import { ReconciliationService } from './reconciliation/reconciliation.service';
-import { WebhookRetention } from './retention/webhook-retention.service';
-import { WebhookTelemetry } from './observability/webhook-telemetry';
-import { InboxSampler } from './observability/inbox-sampler';
-import { optionalObservabilityParts } from './observability/observability.providers';
-import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
-import { WebhooksStartupSummary } from './observability/webhooks-startup-summary';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { createWebhookAdminController } from './admin/webhook-admin.controller';
+import { WebhookAdmin } from './admin/webhook-admin.service';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
-import { WebhookDispatcherLifecycle } from './dispatch/webhook-dispatcher.lifecycle';
-import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
-import { SafeLogger } from './observability/safe-logger';
-import { useNestLogger } from './observability/nest-logger';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
 import { WebhookHandlersExplorer } from './handlers/webhook-handlers.explorer';
 import { WebhooksMetadataAccessor } from './handlers/webhooks-metadata.accessor';
-import { createWebhooksController } from './ingress/webhooks.controller';
-import { WebhookIngress } from './ingress/webhook-ingress.service';
-import { WebhookSourceGate } from './ingress/webhook-source-gate';
+import { IdempotencyStore } from './idempotency/idempotency-store.interface';
+import { PaymentWebhookRoutesExplorer } from './ingress/payment-webhook-routes.explorer';
 import { PlatformDeliveries } from './ingress/platform-deliveries';
 import { appKeepsRawBody } from './ingress/raw-body-option';
-import { PaymentWebhookRoutesExplorer } from './ingress/payment-webhook-routes.explorer';
+import { WebhookIngress } from './ingress/webhook-ingress.service';
+import { WebhookSourceGate } from './ingress/webhook-source-gate';
+import { createWebhooksController } from './ingress/webhooks.controller';
 import {
   WebhooksModuleExtras,
   WebhooksModuleOptions,
 } from './interfaces/webhooks-module-options.interface';
+import { InboxSampler } from './observability/inbox-sampler';
+import { useNestLogger } from './observability/nest-logger';
+import { optionalObservabilityParts } from './observability/observability.providers';
+import { WebhookAlerts } from './observability/webhook-alerts';
+import { WebhookTelemetry } from './observability/webhook-telemetry';
+import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
+import { WebhooksMetrics } from './observability/webhooks-metrics';
+import { WebhooksStartupSummary } from './observability/webhooks-startup-summary';
+import { PendingPaymentsSource } from './reconciliation/pending-payments.source';
+import { ReconciliationService } from './reconciliation/reconciliation.service';
+import {
+  ExpiringIdempotencyRecords,
+  WebhookRetention,
+} from './retention/webhook-retention.service';
 import { webhookEntities } from './store/entities';
 import { InboxSignal } from './store/inbox-signal';
-import { TypeOrmWebhookStore } from './store/typeorm-webhook.store';
-import { WebhookStore } from './store/webhook-store.interface';
 import { InboxQueries, InboxWorker, InboxWriter } from './store/ports';
+import { WebhookStore } from './store/webhook-store.interface';
 import { WebhookTransactions } from './store/webhook-transactions.service';
 import {
   DEFAULT_WEBHOOKS_PATH,
+  WEBHOOKS_ENGINE,
   WEBHOOKS_RESOLVED_OPTIONS,
   WEBHOOKS_ROUTE_PATH,
 } from './webhooks.constants';
-import { ResolvedWebhooksOptions, resolveWebhooksOptions } from './webhooks-options.resolver';
+import { WebhooksEngine } from './webhooks-engine';
+import { WebhooksLifecycle } from './webhooks.lifecycle';
+import { ResolvedWebhooksOptions } from './webhooks-options.resolver';
 import { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 
 /**
@@ -68,40 +74,47 @@ export function createWebhooksModuleParts(
     ],
     providers: [
       {
-        provide: WEBHOOKS_RESOLVED_OPTIONS,
-        useFactory: (options: WebhooksModuleOptions) => resolveWebhooksOptions(options),
-        inject: [WEBHOOKS_MODULE_OPTIONS],
+        provide: WEBHOOKS_ENGINE,
+        useFactory: (
+          options: WebhooksModuleOptions,
+          dataSource: DataSource,
+          moduleRef: ModuleRef,
+          idempotency?: ExpiringIdempotencyRecords | null,
+        ) =>
+          WebhooksEngine.create({
+            options,
+            dataSource,
+            pendingPayments: () => optionalProvider(moduleRef, PendingPaymentsSource),
+            idempotency,
+          }),
+        inject: [
+          WEBHOOKS_MODULE_OPTIONS,
+          getDataSourceToken(extras.dataSource),
+          ModuleRef,
+          { token: IdempotencyStore, optional: true },
+        ],
       },
+      fromEngine(WEBHOOKS_RESOLVED_OPTIONS, (engine) => engine.options),
       { provide: WEBHOOKS_ROUTE_PATH, useValue: path },
-      {
-        provide: WebhookStore,
-        useFactory: async (dataSource: DataSource, options: ResolvedWebhooksOptions) => {
-          const store = new TypeOrmWebhookStore(dataSource, {
-            storeTimeoutMs: options.storeTimeoutMs,
-            ...options.storage,
-          });
-          await store.initialize();
-          return store;
-        },
-        inject: [getDataSourceToken(extras.dataSource), WEBHOOKS_RESOLVED_OPTIONS],
-      },
-      { provide: InboxWriter, useExisting: WebhookStore },
-      { provide: InboxWorker, useExisting: WebhookStore },
-      {
-        provide: InboxQueries,
-        useFactory: (store: TypeOrmWebhookStore) => store.queries,
-        inject: [WebhookStore],
-      },
-      InboxSignal,
+      fromEngine(WebhookStore, (engine) => engine.store),
+      fromEngine(InboxWriter, (engine) => engine.store),
+      fromEngine(InboxWorker, (engine) => engine.store),
+      fromEngine(InboxQueries, (engine) => engine.store.queries),
+      fromEngine(InboxSignal, (engine) => engine.signal),
+      fromEngine(WebhookHandlerRegistry, (engine) => engine.registry),
+      fromEngine(WebhookTelemetry, (engine) => engine.telemetry),
+      fromEngine(WebhookIngress, (engine) => engine.ingress),
+      fromEngine(WebhookDispatcher, (engine) => engine.dispatcher),
+      fromEngine(WebhookTransactions, (engine) => engine.transactions),
+      fromEngine(WebhookAdmin, (engine) => engine.admin),
+      fromEngine(ReconciliationService, (engine) => engine.reconciliation),
+      fromEngine(WebhookRetention, (engine) => engine.retention),
+      fromEngine(InboxSampler, (engine) => engine.sampler),
+      fromEngine(WebhooksHealthIndicator, (engine) => engine.health),
+      ...(observability.metrics ? [fromEngine(WebhooksMetrics, (engine) => engine.metrics)] : []),
+      ...(observability.alerts ? [fromEngine(WebhookAlerts, (engine) => engine.alerts)] : []),
       WebhooksMetadataAccessor,
-      {
-        provide: WebhookHandlerRegistry,
-        useFactory: (options: ResolvedWebhooksOptions) =>
-          new WebhookHandlerRegistry(options.endpoints.keys()),
-        inject: [WEBHOOKS_RESOLVED_OPTIONS],
-      },
       WebhookHandlersExplorer,
-      WebhookIngress,
       {
         provide: WebhookSourceGate,
         useFactory: (
@@ -128,37 +141,8 @@ export function createWebhooksModuleParts(
         inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
       },
       PaymentWebhookRoutesExplorer,
-      {
-        provide: WebhookDispatcher,
-        useFactory: (
-          worker: InboxWorker,
-          registry: WebhookHandlerRegistry,
-          signal: InboxSignal,
-          options: ResolvedWebhooksOptions,
-          telemetry: WebhookTelemetry,
-        ) => {
-          const logger = new SafeLogger('WebhookDispatcher');
-          const processor = new WebhookEventProcessor(worker, registry, options, telemetry, logger);
-          return new WebhookDispatcher(worker, processor, signal, options, logger);
-        },
-        inject: [
-          InboxWorker,
-          WebhookHandlerRegistry,
-          InboxSignal,
-          WEBHOOKS_RESOLVED_OPTIONS,
-          WebhookTelemetry,
-        ],
-      },
-      WebhookDispatcherLifecycle,
-      WebhookTransactions,
-      WebhookAdmin,
-      ReconciliationService,
-      WebhookRetention,
-      WebhookTelemetry,
-      InboxSampler,
-      WebhooksHealthIndicator,
-      ...observability.providers,
       WebhooksStartupSummary,
+      WebhooksLifecycle,
     ],
     exports: [
       // NOTE: for the guard and interceptor of @PaymentWebhook() routes in the app's modules.
@@ -171,8 +155,27 @@ export function createWebhooksModuleParts(
       WebhookRetention,
       WebhookTelemetry,
       WebhooksHealthIndicator,
-      ...observability.exports,
+      ...(observability.metrics ? [WebhooksMetrics] : []),
+      ...(observability.alerts ? [WebhookAlerts] : []),
+      WEBHOOKS_ENGINE,
       WEBHOOKS_RESOLVED_OPTIONS,
     ],
   };
+}
+
+/** A provider of one part of the module's engine. */
+function fromEngine<T>(
+  token: symbol | Type<T>,
+  part: (engine: WebhooksEngine) => T,
+): FactoryProvider<T> {
+  return { provide: token, useFactory: part, inject: [WEBHOOKS_ENGINE] };
+}
+
+/** The app's provider of `token`, or undefined when it registered none. */
+function optionalProvider<T>(moduleRef: ModuleRef, token: abstract new () => T): T | undefined {
+  try {
+    return moduleRef.get(token, { strict: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxSignal } from '../store/inbox-signal';
 import {
@@ -62,12 +61,11 @@ export interface WebhookPurgeOptions {
  * handlers, settle them by hand, purge old ones. A replayed event runs only the handlers not
  * already in its ledger, so a handler that succeeded never runs twice.
  */
-@Injectable()
 export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
 
   constructor(
-    @Inject(InboxQueries) private readonly queries: InboxQueries,
+    private readonly queries: InboxQueries,
     private readonly signal: InboxSignal,
   ) {}
 

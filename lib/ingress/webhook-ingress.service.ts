@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
 import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
@@ -13,7 +12,6 @@ import {
 import { InboxSignal } from '../store/inbox-signal';
 import { InboxWriter } from '../store/ports/inbox-writer.interface';
 import { NewWebhookEvent, RecordResult } from '../store/webhook-store.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
 import { WebhookRefusal } from './webhook-refusal';
@@ -56,13 +54,12 @@ export interface VerifiedDelivery {
  * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
  * answer goes out as soon as the event is committed.
  */
-@Injectable()
 export class WebhookIngress {
   private readonly logger = new SafeLogger('WebhookIngress');
 
   constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    @Inject(InboxWriter) private readonly store: InboxWriter,
+    private readonly options: ResolvedWebhooksOptions,
+    private readonly store: InboxWriter,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     private readonly telemetry: WebhookTelemetry,

@@ -1,7 +1,5 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InboxQueries } from '../store/ports/inbox-queries.interface';
 import { InboxWriter } from '../store/ports/inbox-writer.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PaymentEventCounter } from './payment-event-counter';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from './webhook-telemetry';
@@ -76,8 +74,7 @@ function describe(error: unknown): string {
  * of stored payment events. Knows when each endpoint last had an acknowledged delivery, from
  * this process's deliveries and from rows other instances stored.
  */
-@Injectable()
-export class InboxSampler implements OnModuleDestroy {
+export class InboxSampler {
   /** When this process started looking; stands for the last delivery when none is known. */
   readonly startedAt = new Date();
 
@@ -92,9 +89,9 @@ export class InboxSampler implements OnModuleDestroy {
   private inFlight?: Promise<InboxSample>;
 
   constructor(
-    @Inject(InboxQueries) private readonly queries: InboxQueries,
-    @Inject(InboxWriter) private readonly writer: InboxWriter,
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly queries: InboxQueries,
+    private readonly writer: InboxWriter,
+    private readonly options: ResolvedWebhooksOptions,
     telemetry: WebhookTelemetry,
   ) {
     this.paymentEvents = new PaymentEventCounter(queries);
@@ -110,7 +107,7 @@ export class InboxSampler implements OnModuleDestroy {
     });
   }
 
-  onModuleDestroy(): void {
+  stop(): void {
     this.unsubscribe();
     this.paymentEvents.close();
   }

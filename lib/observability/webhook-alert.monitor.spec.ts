@@ -32,10 +32,10 @@ describe('WebhookAlertMonitor', () => {
       countPaymentEvents: async () => eventsOfPayment,
     } as unknown as InboxSampler;
     monitor = new WebhookAlertMonitor(options, telemetry, new WebhookAlerts(options), sampler);
-    monitor.onModuleInit();
+    monitor.start();
   });
   afterAll(() => {
-    monitor.onModuleDestroy();
+    monitor.stop();
     jest.restoreAllMocks();
   });
   beforeEach(() => {

@@ -1,11 +1,3 @@
-import {
-  Inject,
-  Injectable,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-  OnModuleInit,
-} from '@nestjs/common';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { InboxSampler, isAcknowledged } from './inbox-sampler';
 import { RecentKeys } from './recent-keys';
@@ -46,8 +38,7 @@ function duration(ms: number): string {
  * raises each through `WebhookAlerts` once per condition: a dead letter, a run of bad
  * signatures on an endpoint, an endpoint gone silent, a payment with too many events.
  */
-@Injectable()
-export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+export class WebhookAlertMonitor {
   private readonly logger = new SafeLogger('WebhookAlerts');
   private readonly signatureRuns = new Map<string, SignatureRun>();
   /** Per silent endpoint, the last delivery time (ms) its alert was raised for. */
@@ -58,13 +49,14 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
   private checking = false;
 
   constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly options: ResolvedWebhooksOptions,
     private readonly telemetry: WebhookTelemetry,
     private readonly alerts: WebhookAlerts,
     private readonly sampler: InboxSampler,
   ) {}
 
-  onModuleInit(): void {
+  /** Watches deliveries and settlements, and starts the silence check when one is expected. */
+  start(): void {
     // NOTE: registered without alerts configured only under forRootAsync(), whose options
     // arrive after the module is built: it then stays idle.
     if (!this.options.observability.alerts.enabled) {
@@ -74,11 +66,8 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
       delivery: (record) => this.onDelivery(record),
       settled: (record) => this.onSettled(record),
     });
-  }
-
-  onApplicationBootstrap(): void {
     const expected = [...this.options.observability.expectDeliveryWithin.values()];
-    if (expected.length === 0 || !this.options.observability.alerts.enabled) {
+    if (expected.length === 0) {
       return;
     }
     const interval = Math.min(
@@ -89,7 +78,8 @@ export class WebhookAlertMonitor implements OnModuleInit, OnApplicationBootstrap
     this.timer.unref();
   }
 
-  onModuleDestroy(): void {
+  /** Stops watching. */
+  stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
     this.unsubscribe?.();

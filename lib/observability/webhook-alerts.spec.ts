@@ -3,6 +3,7 @@ import { stripeEndpoint } from '../providers';
 import { resolveWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookAlert } from './webhook-alert.interface';
 import { WebhookAlerts } from './webhook-alerts';
+import { useNestLogger } from './nest-logger';
 
 const alert: WebhookAlert = {
   kind: 'payment_event_storm',
@@ -18,6 +19,8 @@ const alert: WebhookAlert = {
 describe('WebhookAlerts', () => {
   let errors: jest.SpyInstance;
   let warnings: jest.SpyInstance;
+  // NOTE: as in a Nest app, whose module routes the package's lines to Nest's Logger.
+  beforeAll(() => useNestLogger());
   beforeEach(() => {
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

@@ -1,5 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import type { WebhookAlert, WebhookAlertListener } from './webhook-alert.interface';
 import { SafeLogger } from './safe-logger';
@@ -14,7 +12,7 @@ import { safeText } from './safe-text';
  * @example
  * ```ts
  * @Injectable()
- * export class AlertsToSlack implements OnModuleInit {
+ * export class AlertsToSlack {
  *   constructor(private readonly alerts: WebhookAlerts, private readonly slack: SlackClient) {}
  *   onModuleInit() {
  *     this.alerts.subscribe((alert) => this.slack.post(`[${alert.kind}] ${alert.message}`));
@@ -22,14 +20,11 @@ import { safeText } from './safe-text';
  * }
  * ```
  */
-@Injectable()
 export class WebhookAlerts {
   private readonly logger = new SafeLogger('WebhookAlerts');
   private readonly listeners = new Set<WebhookAlertListener>();
 
-  constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-  ) {}
+  constructor(private readonly options: ResolvedWebhooksOptions) {}
 
   /** Adds a listener; returns a function that removes it. */
   subscribe(listener: WebhookAlertListener): () => void {

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { SafeLogger } from './safe-logger';
 
 /** What happened to a delivery, as journaled. */
@@ -83,7 +82,6 @@ export interface WebhookTelemetryListener {
  * The package's own event stream: the ingress reports every delivery, the dispatcher every
  * handler run and every settled event. Metrics, health and alerts listen here; so can you.
  */
-@Injectable()
 export class WebhookTelemetry {
   private readonly logger = new SafeLogger('WebhookTelemetry');
   private readonly listeners = new Set<WebhookTelemetryListener>();

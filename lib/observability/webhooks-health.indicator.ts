@@ -1,5 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
@@ -99,10 +97,9 @@ function writesOf(
  * }
  * ```
  */
-@Injectable()
 export class WebhooksHealthIndicator {
   constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly options: ResolvedWebhooksOptions,
     private readonly sampler: InboxSampler,
   ) {}
 

@@ -42,7 +42,7 @@ describe('WebhooksMetrics', () => {
       fixedSampler(),
       telemetry,
     );
-    metrics.onModuleInit();
+    metrics.start();
     telemetry.delivery({
       requestId: 'r1',
       endpoint: 'stripe',
@@ -60,14 +60,14 @@ describe('WebhooksMetrics', () => {
     expect(text).toContain('shop_oldest_pending_age_seconds{endpoint="stripe"} 0');
     expect(text).toContain('shop_database_up 1');
     expect(metrics.contentType).toBe(registry.contentType);
-    metrics.onModuleDestroy();
+    metrics.stop();
     expect(registry.getMetricsAsArray()).toHaveLength(0);
   });
 
   it('reports the time since the last delivery, or since the start when none is known', async () => {
     const registry = new Registry();
     const never = metricsWith({ metrics: { registry } });
-    never.onModuleInit();
+    never.start();
     const age = async () =>
       Number(
         /payment_webhooks_last_delivery_age_seconds\{endpoint="stripe"\} (\S+)/.exec(
@@ -75,31 +75,31 @@ describe('WebhooksMetrics', () => {
         )?.[1],
       );
     expect(await age()).toBeGreaterThanOrEqual(60);
-    never.onModuleDestroy();
+    never.stop();
 
     const recent = metricsWith(
       { metrics: { registry } },
       fixedSampler({}, new Date(Date.now() - 5000)),
     );
-    recent.onModuleInit();
+    recent.start();
     expect(await age()).toBeGreaterThanOrEqual(5);
     expect(await age()).toBeLessThan(60);
-    recent.onModuleDestroy();
+    recent.stop();
   });
 
   it('lets a second application register on the default registry once the first has closed', () => {
     const first = metricsWith({ metrics: true });
-    first.onModuleInit();
+    first.start();
     expect(register.getSingleMetric('payment_webhooks_deliveries_total')).toBeDefined();
     const second = metricsWith({ metrics: true });
-    expect(() => second.onModuleInit()).toThrow(
+    expect(() => second.start()).toThrow(
       /"payment_webhooks_\w+" is already registered.*own `observability.metrics.registry`/,
     );
-    first.onModuleDestroy();
+    first.stop();
     expect(register.getSingleMetric('payment_webhooks_deliveries_total')).toBeUndefined();
-    second.onModuleInit();
+    second.start();
     expect(register.getSingleMetric('payment_webhooks_deliveries_total')).toBeDefined();
-    second.onModuleDestroy();
+    second.stop();
   });
 
   it('registers nothing when one of its names is taken', async () => {
@@ -107,7 +107,7 @@ describe('WebhooksMetrics', () => {
     const { Gauge } = await import('prom-client');
     new Gauge({ name: 'payment_webhooks_database_up', help: 'mine', registers: [registry] });
     const metrics = metricsWith({ metrics: { registry } });
-    expect(() => metrics.onModuleInit()).toThrow(/"payment_webhooks_database_up"/);
+    expect(() => metrics.start()).toThrow(/"payment_webhooks_database_up"/);
     expect(registry.getMetricsAsArray().map((metric) => metric.name)).toEqual([
       'payment_webhooks_database_up',
     ]);
@@ -115,7 +115,7 @@ describe('WebhooksMetrics', () => {
 
   it('refuses to serve metrics while they are off, naming the option', async () => {
     const metrics = metricsWith({});
-    metrics.onModuleInit();
+    metrics.start();
     expect(metrics.enabled).toBe(false);
     await expect(metrics.metrics()).rejects.toThrow(/observability: \{ metrics: true \}/);
   });
@@ -134,7 +134,7 @@ describe('WebhooksMetrics', () => {
       const isolated = require('./webhooks-metrics') as typeof import('./webhooks-metrics');
       const options = resolveWebhooksOptions({ endpoints, observability: { metrics: true } });
       const metrics = new isolated.WebhooksMetrics(options, new WebhookTelemetry(), fixedSampler());
-      expect(() => metrics.onModuleInit()).toThrow(/run `npm i prom-client`/);
+      expect(() => metrics.start()).toThrow(/run `npm i prom-client`/);
     });
     jest.dontMock('prom-client');
   });
@@ -143,7 +143,7 @@ describe('WebhooksMetrics', () => {
     const registry = new Registry();
     const telemetry = new WebhookTelemetry();
     const metrics = metricsWith({ metrics: { registry } }, fixedSampler(), telemetry);
-    metrics.onModuleInit();
+    metrics.start();
     for (let i = 0; i < 3; i += 1) {
       telemetry.delivery({
         requestId: `r${i}`,
@@ -159,6 +159,6 @@ describe('WebhooksMetrics', () => {
     expect(text).toContain(
       'payment_webhooks_deliveries_total{endpoint="(unknown)",provider="(unknown)",decision="unknown_endpoint"} 3',
     );
-    metrics.onModuleDestroy();
+    metrics.stop();
   });
 });

@@ -1,7 +1,5 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { BoundedLabel } from './bounded-label';
 import { InboxSampler, SAMPLED_STATUSES } from './inbox-sampler';
@@ -89,8 +87,7 @@ interface WebhookMetricSet {
  * }
  * ```
  */
-@Injectable()
-export class WebhooksMetrics implements OnModuleInit, OnModuleDestroy {
+export class WebhooksMetrics {
   private readonly logger = new SafeLogger('WebhooksMetrics');
   private readonly endpointsSeen = new BoundedLabel(100);
   private readonly types = new BoundedLabel(200);
@@ -102,7 +99,7 @@ export class WebhooksMetrics implements OnModuleInit, OnModuleDestroy {
   private unsubscribe?: () => void;
 
   constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly options: ResolvedWebhooksOptions,
     private readonly telemetry: WebhookTelemetry,
     private readonly sampler: InboxSampler,
   ) {}
@@ -122,7 +119,7 @@ export class WebhooksMetrics implements OnModuleInit, OnModuleDestroy {
    * @throws WebhookConfigurationError when `prom-client` is not installed, or a metric of the
    * same name is already registered in the registry.
    */
-  onModuleInit(): void {
+  start(): void {
     const settings = this.options.observability.metrics;
     if (!settings || this.set) {
       return;
@@ -139,7 +136,7 @@ export class WebhooksMetrics implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Removes the metrics from the registry, so a new application can register them again. */
-  onModuleDestroy(): void {
+  stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     for (const name of this.names) {

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
 import { InboxWriter } from '../store/ports/inbox-writer.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { PendingPayment, PendingPaymentsSource } from './pending-payments.source';
 import { SafeLogger } from '../observability/safe-logger';
@@ -60,21 +57,21 @@ export interface ReconciliationReport {
  * synthetic event (dedup key `reconcile:<paymentRef>:<status>`) in the same inbox, so the same
  * handlers apply it exactly once.
  */
-@Injectable()
-export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
+export class ReconciliationService {
   private readonly logger = new SafeLogger('Reconciliation');
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<string>();
 
   constructor(
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    @Inject(InboxWriter) private readonly store: InboxWriter,
+    private readonly options: ResolvedWebhooksOptions,
+    private readonly store: InboxWriter,
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
-    private readonly moduleRef: ModuleRef,
+    /** The app's `PendingPaymentsSource`, if it registered one. */
+    private readonly findSource: () => PendingPaymentsSource | undefined,
   ) {}
 
-  onModuleInit(): void {
+  start(): void {
     for (const schedule of this.options.reconciliation) {
       this.endpointFor(schedule.endpoint);
       const timer = setInterval(() => {
@@ -92,7 +89,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  stop(): void {
     this.timers.forEach((timer) => clearInterval(timer));
   }
 
@@ -246,13 +243,14 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
   }
 
   private source(): PendingPaymentsSource {
-    try {
-      return this.moduleRef.get(PendingPaymentsSource, { strict: false });
-    } catch {
+    const source = this.findSource();
+    if (!source) {
       throw new WebhookConfigurationError(
         'Reconciliation needs to know which payments the application still believes unfinished: ' +
-          'register a provider { provide: PendingPaymentsSource, useClass: YourSource } in your app.',
+          'register a provider { provide: PendingPaymentsSource, useClass: YourSource } in your Nest app, ' +
+          'or pass `pendingPayments` to `createWebhooksRouter()`.',
       );
     }
+    return source;
   }
 }

@@ -1,16 +1,8 @@
 import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  OnApplicationBootstrap,
-  Optional,
-} from '@nestjs/common';
-import {
   IdempotencyStore,
   PurgedIdempotencyRecords,
 } from '../idempotency/idempotency-store.interface';
 import { InboxQueries, PrunedPayload } from '../store/ports/inbox-queries.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../webhooks.constants';
 import { dedupHorizonDays, type ResolvedRetentionOptions } from './retention-options';
 import { SafeLogger } from '../observability/safe-logger';
 
@@ -58,8 +50,7 @@ export interface RetentionReport {
  * const report = await this.retention.run();
  * ```
  */
-@Injectable()
-export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookRetention {
   private readonly logger = new SafeLogger('WebhookRetention');
   private readonly options: ResolvedRetentionOptions;
   private readonly running = new Set<Promise<RetentionReport>>();
@@ -70,16 +61,14 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
    * @param idempotency expired keys are purged through it; without one that step is skipped.
    */
   constructor(
-    @Inject(InboxQueries) private readonly queries: InboxQueries,
-    @Inject(WEBHOOKS_RESOLVED_OPTIONS) settings: WebhookRetentionSettings,
-    @Optional()
-    @Inject(IdempotencyStore)
+    private readonly queries: InboxQueries,
+    settings: WebhookRetentionSettings,
     private readonly idempotency?: ExpiringIdempotencyRecords | null,
   ) {
     this.options = settings.retention;
   }
 
-  onApplicationBootstrap(): void {
+  start(): void {
     if (this.options.intervalMs === 0) {
       return;
     }
@@ -95,7 +84,7 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /** Stops the schedule and lets a running batch finish; the rest waits for the next run. */
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.stopping = true;
     await Promise.allSettled([...this.running]);

@@ -1,10 +1,7 @@
-import { Injectable } from '@nestjs/common';
-
 /**
  * Tells whoever listens in this process that a new pending event was stored, so the
  * dispatcher starts at once instead of at its next poll.
  */
-@Injectable()
 export class InboxSignal {
   private readonly listeners = new Set<() => void>();
 

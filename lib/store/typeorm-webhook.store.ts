@@ -72,11 +72,6 @@ export class TypeOrmWebhookStore implements WebhookStore {
     await this.connection.sqlite?.close();
   }
 
-  /** Nest calls it on shutdown, after the dispatcher stopped. */
-  onApplicationShutdown(): Promise<void> {
-    return this.close();
-  }
-
   /**
    * Fails with `WebhookStoreTimeoutError` once the event is not committed within
    * `storeTimeoutMs`. A write already sent may still commit after that; the provider's retry

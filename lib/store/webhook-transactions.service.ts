@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { WebhookStore } from './webhook-store.interface';
 
@@ -8,9 +7,8 @@ import { WebhookStore } from './webhook-store.interface';
  * transactions (your plain writes through your own data source never join one of those
  * either: they wait for it); on PostgreSQL it is a plain transaction.
  */
-@Injectable()
 export class WebhookTransactions {
-  constructor(@Inject(WebhookStore) private readonly store: WebhookStore) {}
+  constructor(private readonly store: WebhookStore) {}
 
   /**
    * @example
