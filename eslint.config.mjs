@@ -11,6 +11,44 @@ export default tseslint.config(
     },
   },
   {
+    // NOTE: the engine knows no HTTP framework and no Nest; the adapters listed here know the
+    // engine, never the reverse (DESIGN.md, "Boundaries").
+    files: ['lib/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      'lib/webhooks.module.ts',
+      'lib/webhooks.module-definition.ts',
+      'lib/webhooks.providers.ts',
+      'lib/webhooks.lifecycle.ts',
+      'lib/admin/webhook-admin.controller.ts',
+      'lib/handlers/on-payment-event.decorator.ts',
+      'lib/handlers/webhook-handlers.explorer.ts',
+      'lib/handlers/webhooks-metadata.accessor.ts',
+      'lib/idempotency/**',
+      'lib/ingress/payment-webhook*.ts',
+      'lib/ingress/raw-body-option.ts',
+      'lib/ingress/webhook-ingress.exceptions.ts',
+      'lib/ingress/webhook-source-gate.ts',
+      'lib/ingress/webhooks.controller.ts',
+      'lib/observability/nest-logger.ts',
+      'lib/observability/webhooks-startup-summary.ts',
+      'lib/testing/webhook-test-client.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'express', 'fastify'],
+              message: 'Engine code imports no HTTP framework and no Nest: put this in an adapter.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
