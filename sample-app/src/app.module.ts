@@ -5,48 +5,29 @@ import {
   WebhookDispatchOptions,
   WebhookReconciliationSchedule,
   WebhooksModule,
+  WebhookTransactions,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { IdempotencyModule, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
-import { AddOrderPaymentRef1764600001000 } from './orders/add-order-payment-ref.migration';
 import { OrdersAwaitingPayment } from './orders/orders-awaiting-payment.source';
 import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
-import { AddOrderRefunds1764560001000 } from './orders/add-order-refunds.migration';
-import { CreateOrdersTable1764400001000 } from './orders/create-orders-table.migration';
+import { orderMigrations } from './orders/order-migrations';
 import { Order } from './orders/order.entity';
 import { OrderPaymentsHandler } from './orders/order-payments.handler';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
 import { SandboxRefundsGateway } from './orders/sandbox-refunds.gateway';
 import { opsControllers, opsImports, shopObservability } from './ops/ops';
+import { ShopDatabase, shopDatabaseFromEnv } from './shop-database';
 
-/** Where the shop keeps its data. */
-export interface ShopDatabase {
-  /** PostgreSQL connection URL; when absent, SQLite at `sqlitePath`. */
-  databaseUrl?: string;
-  /** SQLite file. */
-  sqlitePath: string;
-}
-
-/** How the sample shop is configured; `main.ts` reads it from the environment. */
-export function shopDatabaseFromEnv(): ShopDatabase {
-  return {
-    databaseUrl: process.env.DATABASE_URL || undefined,
-    sqlitePath: process.env.SQLITE_PATH || 'shop.sqlite',
-  };
-}
+export { shopDatabaseFromEnv };
+export type { ShopDatabase };
 
 function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
   const common = {
     entities: [Order],
     autoLoadEntities: true,
-    migrations: [
-      ...webhooksMigrations,
-      ...idempotencyMigrations,
-      CreateOrdersTable1764400001000,
-      AddOrderRefunds1764560001000,
-      AddOrderPaymentRef1764600001000,
-    ],
+    migrations: [...webhooksMigrations, ...idempotencyMigrations, ...orderMigrations],
     migrationsRun: true,
     synchronize: false,
   };
@@ -97,7 +78,12 @@ export class AppModule {
         OrdersService,
         OrderPaymentsHandler,
         SandboxRefundsGateway,
-        { provide: PendingPaymentsSource, useClass: OrdersAwaitingPayment },
+        {
+          provide: PendingPaymentsSource,
+          useFactory: (transactions: WebhookTransactions) =>
+            new OrdersAwaitingPayment(transactions),
+          inject: [WebhookTransactions],
+        },
       ],
     };
   }

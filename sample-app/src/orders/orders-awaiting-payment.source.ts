@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import {
+import type {
   PendingPayment,
   PendingPaymentsQuery,
   PendingPaymentsSource,
@@ -10,13 +9,11 @@ import { Order } from './order.entity';
 
 /**
  * The shop's unfinished payments for reconciliation: pending orders that have a payment at the
- * provider being reconciled, oldest first.
+ * provider being reconciled, oldest first. Plain code (the package's names are imported as types
+ * only), so the Nest shop and the Express shop both use it.
  */
-@Injectable()
-export class OrdersAwaitingPayment extends PendingPaymentsSource {
-  constructor(private readonly transactions: WebhookTransactions) {
-    super();
-  }
+export class OrdersAwaitingPayment implements PendingPaymentsSource {
+  constructor(private readonly transactions: Pick<WebhookTransactions, 'run'>) {}
 
   async pendingPayments(query: PendingPaymentsQuery): Promise<PendingPayment[]> {
     const orders = await this.transactions.run((manager) =>
