@@ -1,3 +1,18 @@
+/**
+ * The root entry: what an app names to wire the module, write a handler and inject the
+ * module's services. That is the module and its options token, the decorators, the endpoint
+ * factories with the contract a custom provider implements, the injectable services, the
+ * schema (`webhooksMigrations`, `webhookEntities`), the store tokens, the normalized event
+ * types, the errors an app throws or catches (handler errors, configuration and verification
+ * errors, and the HTTP exceptions its exception filters see), and the types those values take
+ * and return. A type belongs here when a root value's options or results name it.
+ *
+ * Everything else has a subpath entry: `/providers` (per-provider option types, status clients,
+ * constants), `/payments` (the payment-state helpers), `/observability` (telemetry, alert and
+ * health shapes), `/idempotency`, `/testing`. Provider classes, entity classes, migrations by
+ * class name and the engine's internals are not exported. `test/public-surface.e2e-spec.ts`
+ * pins the runtime names; a new export changes that list on purpose.
+ */
 export { WebhooksModule } from './webhooks.module';
 export { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
 export type {
@@ -6,85 +21,8 @@ export type {
   WebhookDispatchOptions,
   WebhookRetryOptions,
   WebhookReconciliationSchedule,
+  WebhookRetentionOptions,
 } from './interfaces/webhooks-module-options.interface';
-export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
-
-export { OnPaymentEvent } from './handlers/on-payment-event.decorator';
-export type {
-  OnPaymentEventOptions,
-  PaymentEventPattern,
-} from './handlers/on-payment-event.decorator';
-export { NonRetryableError } from './dispatch/non-retryable.error';
-export { PaymentWebhook } from './ingress/payment-webhook.decorator';
-export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
-
-export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
-export type { PaymentEventType } from './core/payment-event-types';
-export {
-  ProviderStatusError,
-  WebhookConfigurationError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from './core/webhook-errors';
-export type { WebhookRejectionReason, ProviderStatusFailure } from './core/webhook-errors';
-
-export * from './providers';
-
-export { WebhookStore } from './store/webhook-store.interface';
-export type {
-  NewWebhookEvent,
-  RecordResult,
-  ProcessedResult,
-} from './store/webhook-store.interface';
-export type { WebhookEventStatus } from './store/webhook-event-status';
-export { WebhookEventEntity, WebhookHandlerRunEntity, webhookEntities } from './store/entities';
-export {
-  webhooksMigrations,
-  CreateWebhooksTables1764400000000,
-  AddEventOutcomes1764500000000,
-} from './store/migrations';
-export { WebhookTransactions } from './store/webhook-transactions.service';
-
-export { ReconciliationService } from './reconciliation/reconciliation.service';
-export type {
-  ReconcileOptions,
-  ReconciliationReport,
-  ReconciliationFailure,
-} from './reconciliation/reconciliation.service';
-export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
-export type {
-  PendingPayment,
-  PendingPaymentsQuery,
-} from './reconciliation/pending-payments.source';
-
-export { WebhookTelemetry } from './observability/webhook-telemetry';
-export type {
-  DeliveryDecision,
-  DeliveryRecord,
-  AttemptRecord,
-  SettledRecord,
-  WebhookTelemetryListener,
-} from './observability/webhook-telemetry';
-export { redact } from './observability/redact';
-export { WebhooksMetrics } from './observability/webhooks-metrics';
-export { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
-export type {
-  WebhooksHealthReport,
-  WebhooksHealthDetails,
-  WebhooksHealthMeasure,
-  WebhooksHealthIndicatorResult,
-} from './observability/webhooks-health.indicator';
-export type { SilentEndpoint } from './observability/inbox-sampler';
-export { WebhookAlerts } from './observability/webhook-alerts';
-export type {
-  WebhookAlert,
-  WebhookAlertKind,
-  WebhookAlertListener,
-  DeadLetterAlert,
-  SignatureFailuresAlert,
-  EndpointSilentAlert,
-  PaymentEventStormAlert,
-} from './observability/webhook-alert.interface';
 export type {
   WebhookObservabilityOptions,
   WebhookMetricsOptions,
@@ -92,25 +30,28 @@ export type {
   WebhookHealthOptions,
   WebhookAlertOptions,
 } from './observability/webhooks-observability-options.interface';
-
-export { WebhookRetention } from './retention/webhook-retention.service';
-export type { RetentionReport } from './retention/webhook-retention.service';
-export type { WebhookRetentionOptions } from './interfaces/webhooks-module-options.interface';
-export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './retention/provider-retry-horizons';
-export type { ProviderRetryHorizon } from './retention/provider-retry-horizons';
-
-export { WebhookAdmin } from './admin/webhook-admin.service';
 export type { WebhookAdminRoutesOptions } from './admin/webhook-admin.controller';
-export type {
-  WebhookEventFilter,
-  WebhookEventListOptions,
-  WebhookEventDetails,
-  WebhookReplayOptions,
-  WebhookReplayReport,
-  WebhookPurgeOptions,
-  WebhookInboxStats,
-} from './admin/webhook-admin.service';
 
+export { OnPaymentEvent } from './handlers/on-payment-event.decorator';
+export type {
+  OnPaymentEventOptions,
+  PaymentEventPattern,
+} from './handlers/on-payment-event.decorator';
+export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
+export { PaymentWebhook } from './ingress/payment-webhook.decorator';
+export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
+export type { PaymentEventType } from './core/payment-event-types';
+
+export * from './providers/endpoints';
+
+export { NonRetryableError } from './dispatch/non-retryable.error';
+export {
+  ProviderStatusError,
+  WebhookConfigurationError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from './core/webhook-errors';
+export type { WebhookRejectionReason, ProviderStatusFailure } from './core/webhook-errors';
 export {
   WebhookSignatureException,
   WebhookPayloadException,
@@ -122,6 +63,59 @@ export {
   WebhookSourceForbiddenException,
 } from './ingress/webhook-ingress.exceptions';
 
-export * from './payments';
+export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
+export { WebhookTransactions } from './store/webhook-transactions.service';
+export { ReconciliationService } from './reconciliation/reconciliation.service';
+export type {
+  ReconcileOptions,
+  ReconciliationReport,
+  ReconciliationFailure,
+} from './reconciliation/reconciliation.service';
+export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
+export type {
+  PendingPayment,
+  PendingPaymentsQuery,
+} from './reconciliation/pending-payments.source';
+export { WebhookRetention } from './retention/webhook-retention.service';
+export type { RetentionReport } from './retention/webhook-retention.service';
+export { WebhookAdmin } from './admin/webhook-admin.service';
+export type {
+  WebhookEventFilter,
+  WebhookEventListOptions,
+  WebhookEventDetails,
+  WebhookReplayOptions,
+  WebhookReplayReport,
+  WebhookPurgeOptions,
+  WebhookInboxStats,
+} from './admin/webhook-admin.service';
+export { WebhookTelemetry } from './observability/webhook-telemetry';
+export type { WebhookTelemetryListener } from './observability/webhook-telemetry';
+export { WebhooksMetrics } from './observability/webhooks-metrics';
+export { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
+export type {
+  WebhooksHealthReport,
+  WebhooksHealthIndicatorResult,
+} from './observability/webhooks-health.indicator';
+export { WebhookAlerts } from './observability/webhook-alerts';
+export type { WebhookAlert, WebhookAlertListener } from './observability/webhook-alert.interface';
 
+export { webhooksMigrations } from './store/migrations';
+export { webhookEntities } from './store/entities';
+export { WebhookStore } from './store/webhook-store.interface';
+export type {
+  NewWebhookEvent,
+  RecordResult,
+  ProcessedResult,
+} from './store/webhook-store.interface';
+export type { WebhookEventStatus } from './store/webhook-event-status';
+export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
+export type {
+  DeletedEvents,
+  InboxSampleRows,
+  PaymentEventTime,
+  PrunedPayload,
+  SettledEventSelection,
+} from './store/ports';
+
+export * from './payments/root-exports.deprecated';
 export * from './idempotency/root-exports.deprecated';

@@ -1,5 +1,5 @@
 import { WebhookConfigurationError } from './core/webhook-errors';
-import { qvardEndpoint, stripeEndpoint } from './providers';
+import { qvardEndpoint, stripeEndpoint } from './providers/endpoints';
 import { resolveWebhooksOptions } from './webhooks-options.resolver';
 
 describe('resolveWebhooksOptions', () => {

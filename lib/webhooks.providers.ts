@@ -21,7 +21,10 @@ import {
 } from './interfaces/webhooks-module-options.interface';
 import { InboxSampler } from './observability/inbox-sampler';
 import { useNestLogger } from './observability/nest-logger';
-import { optionalObservabilityParts } from './observability/observability.providers';
+import {
+  OptionalObservabilityParts,
+  optionalObservabilityParts,
+} from './observability/observability.providers';
 import { WebhookAlerts } from './observability/webhook-alerts';
 import { WebhookTelemetry } from './observability/webhook-telemetry';
 import { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
@@ -73,76 +76,9 @@ export function createWebhooksModuleParts(
       ...(extras.admin ? [createWebhookAdminController(extras.admin)] : []),
     ],
     providers: [
-      {
-        provide: WEBHOOKS_ENGINE,
-        useFactory: (
-          options: WebhooksModuleOptions,
-          dataSource: DataSource,
-          moduleRef: ModuleRef,
-          idempotency?: ExpiringIdempotencyRecords | null,
-        ) =>
-          WebhooksEngine.create({
-            options,
-            dataSource,
-            pendingPayments: () => optionalProvider(moduleRef, PendingPaymentsSource),
-            idempotency,
-          }),
-        inject: [
-          WEBHOOKS_MODULE_OPTIONS,
-          getDataSourceToken(extras.dataSource),
-          ModuleRef,
-          { token: IdempotencyStore, optional: true },
-        ],
-      },
-      fromEngine(WEBHOOKS_RESOLVED_OPTIONS, (engine) => engine.options),
+      ...engineProviders(extras, observability),
       { provide: WEBHOOKS_ROUTE_PATH, useValue: path },
-      fromEngine(WebhookStore, (engine) => engine.store),
-      fromEngine(InboxWriter, (engine) => engine.store),
-      fromEngine(InboxWorker, (engine) => engine.store),
-      fromEngine(InboxQueries, (engine) => engine.store.queries),
-      fromEngine(InboxSignal, (engine) => engine.signal),
-      fromEngine(WebhookHandlerRegistry, (engine) => engine.registry),
-      fromEngine(WebhookTelemetry, (engine) => engine.telemetry),
-      fromEngine(WebhookIngress, (engine) => engine.ingress),
-      fromEngine(WebhookDispatcher, (engine) => engine.dispatcher),
-      fromEngine(WebhookTransactions, (engine) => engine.transactions),
-      fromEngine(WebhookAdmin, (engine) => engine.admin),
-      fromEngine(ReconciliationService, (engine) => engine.reconciliation),
-      fromEngine(WebhookRetention, (engine) => engine.retention),
-      fromEngine(InboxSampler, (engine) => engine.sampler),
-      fromEngine(WebhooksHealthIndicator, (engine) => engine.health),
-      ...(observability.metrics ? [fromEngine(WebhooksMetrics, (engine) => engine.metrics)] : []),
-      ...(observability.alerts ? [fromEngine(WebhookAlerts, (engine) => engine.alerts)] : []),
-      WebhooksMetadataAccessor,
-      WebhookHandlersExplorer,
-      {
-        provide: WebhookSourceGate,
-        useFactory: (
-          host: HttpAdapterHost,
-          ingress: WebhookIngress,
-          options: ResolvedWebhooksOptions,
-        ) => new WebhookSourceGate(host, ingress, options, path),
-        inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
-      },
-      {
-        provide: PlatformDeliveries,
-        useFactory: (
-          ingress: WebhookIngress,
-          options: ResolvedWebhooksOptions,
-          host: HttpAdapterHost,
-          moduleRef: ModuleRef,
-        ) =>
-          new PlatformDeliveries(
-            ingress,
-            options,
-            () => host.httpAdapter,
-            appKeepsRawBody(moduleRef),
-          ),
-        inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
-      },
-      PaymentWebhookRoutesExplorer,
-      WebhooksStartupSummary,
-      WebhooksLifecycle,
+      ...adapterProviders(path),
     ],
     exports: [
       // NOTE: for the guard and interceptor of @PaymentWebhook() routes in the app's modules.
@@ -178,4 +114,88 @@ function optionalProvider<T>(moduleRef: ModuleRef, token: abstract new () => T):
   } catch {
     return undefined;
   }
+}
+
+/** The engine, built from the module's options on its data source, and each of its parts. */
+function engineProviders(
+  extras: WebhooksModuleExtras,
+  observability: OptionalObservabilityParts,
+): Provider[] {
+  return [
+    {
+      provide: WEBHOOKS_ENGINE,
+      useFactory: (
+        options: WebhooksModuleOptions,
+        dataSource: DataSource,
+        moduleRef: ModuleRef,
+        idempotency?: ExpiringIdempotencyRecords | null,
+      ) =>
+        WebhooksEngine.create({
+          options,
+          dataSource,
+          pendingPayments: () => optionalProvider(moduleRef, PendingPaymentsSource),
+          idempotency,
+        }),
+      inject: [
+        WEBHOOKS_MODULE_OPTIONS,
+        getDataSourceToken(extras.dataSource),
+        ModuleRef,
+        { token: IdempotencyStore, optional: true },
+      ],
+    },
+    fromEngine(WEBHOOKS_RESOLVED_OPTIONS, (engine) => engine.options),
+    fromEngine(WebhookStore, (engine) => engine.store),
+    fromEngine(InboxWriter, (engine) => engine.store),
+    fromEngine(InboxWorker, (engine) => engine.store),
+    fromEngine(InboxQueries, (engine) => engine.store.queries),
+    fromEngine(InboxSignal, (engine) => engine.signal),
+    fromEngine(WebhookHandlerRegistry, (engine) => engine.registry),
+    fromEngine(WebhookTelemetry, (engine) => engine.telemetry),
+    fromEngine(WebhookIngress, (engine) => engine.ingress),
+    fromEngine(WebhookDispatcher, (engine) => engine.dispatcher),
+    fromEngine(WebhookTransactions, (engine) => engine.transactions),
+    fromEngine(WebhookAdmin, (engine) => engine.admin),
+    fromEngine(ReconciliationService, (engine) => engine.reconciliation),
+    fromEngine(WebhookRetention, (engine) => engine.retention),
+    fromEngine(InboxSampler, (engine) => engine.sampler),
+    fromEngine(WebhooksHealthIndicator, (engine) => engine.health),
+    ...(observability.metrics ? [fromEngine(WebhooksMetrics, (engine) => engine.metrics)] : []),
+    ...(observability.alerts ? [fromEngine(WebhookAlerts, (engine) => engine.alerts)] : []),
+  ];
+}
+
+/** What connects the engine to Nest: discovery, the platform's requests, the lifecycle. */
+function adapterProviders(path: string): Provider[] {
+  return [
+    WebhooksMetadataAccessor,
+    WebhookHandlersExplorer,
+    {
+      provide: WebhookSourceGate,
+      useFactory: (
+        host: HttpAdapterHost,
+        ingress: WebhookIngress,
+        options: ResolvedWebhooksOptions,
+      ) => new WebhookSourceGate(host, ingress, options, path),
+      inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
+    },
+    {
+      provide: PlatformDeliveries,
+      useFactory: (
+        ingress: WebhookIngress,
+        options: ResolvedWebhooksOptions,
+        host: HttpAdapterHost,
+        moduleRef: ModuleRef,
+      ) =>
+        new PlatformDeliveries(
+          ingress,
+          options,
+          () => host.httpAdapter,
+          appKeepsRawBody(moduleRef),
+        ),
+      inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
+    },
+    PaymentWebhookRoutesExplorer,
+    WebhooksStartupSummary,
+    WebhooksLifecycle,
+  ];
 }

@@ -6,8 +6,8 @@ import {
   OnPaymentEvent,
   PaymentEvent,
   stripeEndpoint,
-  WebhookEventEntity,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { cliJson, CliResult, ensureBuiltCli, runCli } from './support/cli';
 import { post } from './support/http';
 import { eventually, startTestApp, TestApp } from './support/test-app';

@@ -14,9 +14,9 @@ import {
   standardWebhooksEndpoint,
   stripeEndpoint,
   WebhookEndpoint,
-  WebhookEventEntity,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
 import { paddleEndpoint } from '../lib/providers/paddle/paddle.provider';
 import { paypalEndpoint } from '../lib/providers/paypal/paypal.provider';

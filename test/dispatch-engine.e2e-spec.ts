@@ -2,10 +2,9 @@ import {
   NewWebhookEvent,
   NonRetryableError,
   stripeEndpoint,
-  WebhookEventEntity,
-  WebhookHandlerRunEntity,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
 import { WebhookDispatcher } from '../lib/dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../lib/dispatch/webhook-event.processor';
 import { WebhookHandlerRegistry } from '../lib/handlers/webhook-handler.registry';

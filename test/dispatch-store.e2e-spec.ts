@@ -2,10 +2,9 @@ import {
   NewWebhookEvent,
   stripeEndpoint,
   WebhookDispatcher,
-  WebhookEventEntity,
-  WebhookHandlerRunEntity,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
 import { In } from 'typeorm';
 import {
   Database,

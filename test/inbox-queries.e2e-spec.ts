@@ -1,10 +1,5 @@
-import {
-  NewWebhookEvent,
-  stripeEndpoint,
-  WebhookEventEntity,
-  WebhookHandlerRunEntity,
-  WebhookStore,
-} from 'nestjs-payment-webhooks';
+import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
 import { InboxQueries } from '../lib/store/ports';
 import { WebhookEventStatus } from '../lib/store/webhook-event-status';
 import { Database, startTestApp, TestApp } from './support/test-app';

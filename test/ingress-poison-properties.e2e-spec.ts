@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { WebhookEventEntity } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
 import {
   POISON_CASES,

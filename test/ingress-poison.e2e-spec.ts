@@ -8,16 +8,16 @@ import {
   NormalizedNotification,
   paddleEndpoint,
   sberEndpoint,
-  SberWebhookProvider,
   standardWebhooksEndpoint,
   stripeEndpoint,
   WebhookAdmin,
   WebhookAlert,
-  WebhookEventEntity,
   WebhookProvider,
   WebhookVerificationError,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
+import { SberWebhookProvider } from '../lib/providers/sber/sber.provider';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   adyenNotificationItem,
   paddleFixtures,

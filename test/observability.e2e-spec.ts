@@ -13,10 +13,10 @@ import {
   OnPaymentEvent,
   stripeEndpoint,
   WebhookAdmin,
-  WebhookEventEntity,
   WebhooksModule,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { WebhookAlert } from '../lib/observability/webhook-alert.interface';
 import { WebhookAlerts } from '../lib/observability/webhook-alerts';
 import { WebhooksHealthIndicator } from '../lib/observability/webhooks-health.indicator';

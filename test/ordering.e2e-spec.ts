@@ -5,8 +5,8 @@ import {
   PaymentEvent,
   stripeEndpoint,
   WebhookDispatcher,
-  WebhookEventEntity,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { post } from './support/http';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';
 

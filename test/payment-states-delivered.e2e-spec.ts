@@ -2,15 +2,17 @@ import { Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import {
-  applyPaymentEvent,
-  definePaymentStates,
   OnPaymentEvent,
   PaymentEvent,
-  paymentStateTarget,
   stripeEndpoint,
   WebhookContext,
-  WebhookEventEntity,
 } from 'nestjs-payment-webhooks';
+import {
+  applyPaymentEvent,
+  definePaymentStates,
+  paymentStateTarget,
+} from 'nestjs-payment-webhooks/payments';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { post } from './support/http';
 import { Database, eventually, Platform, startTestApp, TestApp } from './support/test-app';
 

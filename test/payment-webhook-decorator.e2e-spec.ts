@@ -24,11 +24,11 @@ import {
   PaymentWebhook,
   stripeEndpoint,
   tbankEndpoint,
-  WebhookEventEntity,
   WebhooksModule,
   WebhooksModuleOptions,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   adyenNotificationItem,
   signTBankDelivery,

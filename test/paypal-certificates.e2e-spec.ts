@@ -1,6 +1,7 @@
 import { createServer, get, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { DeliveryRecord, WebhookTelemetry, paypalEndpoint } from 'nestjs-payment-webhooks';
+import { WebhookTelemetry, paypalEndpoint } from 'nestjs-payment-webhooks';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import {
   WebhookTestClient,
   paypalFixtures,

@@ -6,9 +6,9 @@ import {
   squareEndpoint,
   stripeEndpoint,
   tbankEndpoint,
-  WebhookEventEntity,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,

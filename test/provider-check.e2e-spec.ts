@@ -8,9 +8,9 @@ import {
   ReconciliationService,
   WebhookContext,
   tbankEndpoint,
-  WebhookEventEntity,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   signTBankDelivery,
   tbankFixtures,

@@ -1,12 +1,12 @@
 import {
   adyenEndpoint,
-  DeliveryRecord,
   sberEndpoint,
   squareEndpoint,
-  WebhookEventEntity,
   WebhookTelemetry,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   adyenNotificationItem,
   sberFixtures,

@@ -8,14 +8,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   stripeEndpoint,
   WebhookConfigurationError,
-  WebhookEventEntity,
   WebhookEventStatus,
-  WebhookHandlerRunEntity,
   WebhooksModule,
   webhooksMigrations,
   WebhooksModuleOptions,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
 import { IdempotencyKeyEntity } from '../lib/idempotency/entities/idempotency-key.entity';
 import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
 import { WebhookRetention } from '../lib/retention/webhook-retention.service';

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
-import { stripeEndpoint, WebhookEventEntity } from 'nestjs-payment-webhooks';
+import { stripeEndpoint } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { post } from './support/http';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';
 

@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import {
-  ReconciliationService,
-  WebhookEventEntity,
-  WebhookTransactions,
-} from 'nestjs-payment-webhooks';
+import { ReconciliationService, WebhookTransactions } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import {
   adyenNotificationItem,
   paddleFixtures,

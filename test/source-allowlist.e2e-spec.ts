@@ -8,13 +8,13 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import Stripe from 'stripe';
 import {
-  DeliveryRecord,
   stripeEndpoint,
-  WebhookEventEntity,
   WebhooksModule,
   webhooksMigrations,
   WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { post } from './support/http';
 import { Platform, startTestApp, TestApp } from './support/test-app';
 

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
-import { stripeEndpoint, WebhookEventEntity, WebhookTelemetry } from 'nestjs-payment-webhooks';
+import { stripeEndpoint, WebhookTelemetry } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity } from '../lib/store/entities';
 import { DeliveryRecord } from '../lib/observability/webhook-telemetry';
 import { post } from './support/http';
 import { stripePaymentEvent, StripeTestEvent } from './support/stripe-event';

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { stripeEndpoint } from '../providers';
+import { stripeEndpoint } from '../providers/endpoints';
 import { resolveWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookObservabilityOptions } from './webhooks-observability-options.interface';
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { stripeEndpoint } from '../providers';
+import { stripeEndpoint } from '../providers/endpoints';
 import { resolveWebhooksOptions } from '../webhooks-options.resolver';
 import { WebhookAlert } from './webhook-alert.interface';
 import { WebhookAlerts } from './webhook-alerts';

@@ -1,5 +1,5 @@
 import { register, Registry } from 'prom-client';
-import { stripeEndpoint } from '../providers';
+import { stripeEndpoint } from '../providers/endpoints';
 import { resolveWebhooksOptions } from '../webhooks-options.resolver';
 import { InboxSample, InboxSampler } from './inbox-sampler';
 import { WebhookObservabilityOptions } from './webhooks-observability-options.interface';

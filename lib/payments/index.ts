@@ -1,3 +1,7 @@
+/**
+ * `nestjs-payment-webhooks/payments`: the payment-state helpers a handler uses to move its own
+ * rows (`definePaymentStates`, `paymentStateTarget`, `transition`, `applyPaymentEvent`).
+ */
 export { definePaymentStates, isPaymentStateMachine } from './payment-state-machine';
 export type {
   PaymentStateEventType,

@@ -176,48 +176,66 @@ export function definePaymentStates<const S extends string>(
   if (!isRecord(definition)) {
     throw new WebhookConfigurationError(MACHINE_NOT_AN_OBJECT);
   }
-  const problems: string[] = [];
-  for (const option of Object.keys(definition)) {
-    if (!OPTIONS.has(option)) {
-      problems.push(unknownMachineOption(option));
-    }
+  const problems: string[] = Object.keys(definition)
+    .filter((option) => !OPTIONS.has(option))
+    .map(unknownMachineOption);
+  const states = statesOf<S>(definition.states, problems);
+  const transitions = transitionsOf(definition.transitions, states, problems);
+  const events = eventsOf(definition.events, states, transitions, problems);
+  const initial: unknown = definition.initial === undefined ? states[0] : definition.initial;
+  if (definition.initial !== undefined && !states.includes(initial as S)) {
+    problems.push(unknownInitialState(initial, states));
   }
+  if (problems.length > 0) {
+    throw new WebhookConfigurationError(invalidMachineMessage(problems));
+  }
+  const frozen = Object.fromEntries(
+    states.map((state) => [state, Object.freeze([...transitions[state]])]),
+  ) as Record<S, readonly S[]>;
+  return new DefinedPaymentStateMachine(states, initial as S, frozen, events);
+}
 
+/** The declared states, each a unique non-blank name; what is wrong goes to `problems`. */
+function statesOf<S extends string>(rawStates: unknown, problems: string[]): S[] {
   const states: S[] = [];
-  const rawStates: unknown = definition.states;
   if (!Array.isArray(rawStates) || rawStates.length === 0) {
     problems.push(STATES_REQUIRED);
-  } else {
-    rawStates.forEach((state: unknown, index) => {
-      if (typeof state !== 'string' || state === '' || state.trim() !== state) {
-        problems.push(invalidStateName(index, state));
-      } else if (states.includes(state as S)) {
-        problems.push(duplicateState(state));
-      } else {
-        states.push(state as S);
-      }
-    });
+    return states;
   }
+  rawStates.forEach((state: unknown, index) => {
+    if (typeof state !== 'string' || state === '' || state.trim() !== state) {
+      problems.push(invalidStateName(index, state));
+    } else if (states.includes(state as S)) {
+      problems.push(duplicateState(state));
+    } else {
+      states.push(state as S);
+    }
+  });
+  return states;
+}
+
+/** The allowed moves from each state, between declared states only. */
+function transitionsOf<S extends string>(
+  rawTransitions: unknown,
+  states: readonly S[],
+  problems: string[],
+): Record<S, S[]> {
   const declared = (value: unknown): value is S =>
     typeof value === 'string' && states.includes(value as S);
-
   const transitions = Object.fromEntries(states.map((state) => [state, [] as S[]])) as Record<
     S,
     S[]
   >;
-  const rawTransitions: unknown = definition.transitions;
   if (!isRecord(rawTransitions)) {
     problems.push(TRANSITIONS_REQUIRED);
-  } else {
-    for (const [from, targets] of Object.entries(rawTransitions)) {
-      if (!declared(from)) {
-        problems.push(unknownFromState(from, states));
-        continue;
-      }
-      if (!Array.isArray(targets)) {
-        problems.push(targetsNotAList(from, targets));
-        continue;
-      }
+    return transitions;
+  }
+  for (const [from, targets] of Object.entries(rawTransitions)) {
+    if (!declared(from)) {
+      problems.push(unknownFromState(from, states));
+    } else if (!Array.isArray(targets)) {
+      problems.push(targetsNotAList(from, targets));
+    } else {
       for (const to of targets as unknown[]) {
         if (!declared(to)) {
           problems.push(unknownToState(from, to, states));
@@ -230,42 +248,40 @@ export function definePaymentStates<const S extends string>(
         }
       }
     }
-    if (states.length > 0 && states.every((state) => transitions[state].length === 0)) {
-      if (problems.length === 0) {
-        problems.push(NO_TRANSITIONS);
-      }
-    }
+  }
+  const none = states.length > 0 && states.every((state) => transitions[state].length === 0);
+  if (none && problems.length === 0) {
+    problems.push(NO_TRANSITIONS);
+  }
+  return transitions;
+}
+
+/** The state each event type moves a payment to: a declared state some transition reaches. */
+function eventsOf<S extends string>(
+  rawEvents: unknown,
+  states: readonly S[],
+  transitions: Record<S, S[]>,
+  problems: string[],
+): Partial<Record<PaymentStateEventType, S>> {
+  const events: Partial<Record<PaymentStateEventType, S>> = {};
+  if (rawEvents === undefined) {
+    return events;
+  }
+  if (!isRecord(rawEvents)) {
+    problems.push(eventsNotAnObject(rawEvents));
+    return events;
   }
   const reachable = new Set(states.flatMap((state) => transitions[state]));
-
-  const events: Partial<Record<PaymentStateEventType, S>> = {};
-  const rawEvents: unknown = definition.events;
-  if (rawEvents !== undefined && !isRecord(rawEvents)) {
-    problems.push(eventsNotAnObject(rawEvents));
-  } else if (rawEvents !== undefined) {
-    for (const [type, to] of Object.entries(rawEvents)) {
-      if (!isEventTypeName(type)) {
-        problems.push(unknownEventType(type, PAYMENT_EVENT_TYPES));
-      } else if (!declared(to)) {
-        problems.push(eventToUnknownState(type, to, states));
-      } else if (!reachable.has(to)) {
-        problems.push(eventToUnreachableState(type, to));
-      } else {
-        events[type as PaymentStateEventType] = to;
-      }
+  for (const [type, to] of Object.entries(rawEvents)) {
+    if (!isEventTypeName(type)) {
+      problems.push(unknownEventType(type, PAYMENT_EVENT_TYPES));
+    } else if (typeof to !== 'string' || !states.includes(to as S)) {
+      problems.push(eventToUnknownState(type, to, states));
+    } else if (!reachable.has(to as S)) {
+      problems.push(eventToUnreachableState(type, to));
+    } else {
+      events[type as PaymentStateEventType] = to as S;
     }
   }
-
-  const initial: unknown = definition.initial === undefined ? states[0] : definition.initial;
-  if (definition.initial !== undefined && !declared(initial)) {
-    problems.push(unknownInitialState(initial, states));
-  }
-
-  if (problems.length > 0) {
-    throw new WebhookConfigurationError(invalidMachineMessage(problems));
-  }
-  const frozen = Object.fromEntries(
-    states.map((state) => [state, Object.freeze([...transitions[state]])]),
-  ) as Record<S, readonly S[]>;
-  return new DefinedPaymentStateMachine(states, initial as S, frozen, events);
+  return events;
 }

@@ -1,5 +1,5 @@
 import { PROVIDER_DESCRIPTORS, descriptorNamed, descriptorOfKind } from './descriptors';
-import * as providers from './index';
+import * as providers from './endpoints';
 import { PAYPAL_TEST_CA_PEM, PAYPAL_TEST_CERTIFICATE_PEM } from './paypal/paypal-test-certificate';
 import { WebhookEndpoint } from './webhook-provider.interface';
 

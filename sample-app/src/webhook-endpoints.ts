@@ -3,7 +3,6 @@ import {
   hmacEndpoint,
   paddleEndpoint,
   paypalEndpoint,
-  PayPalCertificateResolver,
   qvardEndpoint,
   sberEndpoint,
   squareEndpoint,
@@ -11,11 +10,14 @@ import {
   stripeEndpoint,
   tbankEndpoint,
   WebhookEndpoint,
-  YOOKASSA_API_URL,
-  YOOKASSA_IP_RANGES,
   yookassaEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
+import {
+  PayPalCertificateResolver,
+  YOOKASSA_API_URL,
+  YOOKASSA_IP_RANGES,
+} from 'nestjs-payment-webhooks/providers';
 import { secret, setting } from './config';
 
 /** What tests (or a staging setup) may replace in the shop's endpoints. */

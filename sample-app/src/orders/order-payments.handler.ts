@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { OnPaymentEvent } from 'nestjs-payment-webhooks';
 import {
   applyPaymentEvent,
   definePaymentStates,
-  OnPaymentEvent,
   paymentStateTarget,
-} from 'nestjs-payment-webhooks';
+} from 'nestjs-payment-webhooks/payments';
 import type { PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
 import { Order } from './order.entity';
 

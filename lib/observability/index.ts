@@ -1,0 +1,20 @@
+/**
+ * `nestjs-payment-webhooks/observability`: the shapes a telemetry or alert listener and a health
+ * check read, for code that names them (the services themselves, `WebhookTelemetry`,
+ * `WebhookAlerts`, `WebhooksMetrics` and `WebhooksHealthIndicator`, are in the root entry).
+ */
+export type {
+  DeliveryDecision,
+  DeliveryRecord,
+  AttemptRecord,
+  SettledRecord,
+} from './webhook-telemetry';
+export type {
+  WebhookAlertKind,
+  DeadLetterAlert,
+  SignatureFailuresAlert,
+  EndpointSilentAlert,
+  PaymentEventStormAlert,
+} from './webhook-alert.interface';
+export type { WebhooksHealthDetails, WebhooksHealthMeasure } from './webhooks-health.indicator';
+export type { SilentEndpoint } from './inbox-sampler';
