@@ -16,6 +16,7 @@ module.exports = {
     '^nestjs-payment-webhooks$': '<rootDir>/lib/index.ts',
     '^nestjs-payment-webhooks/testing$': '<rootDir>/lib/testing/index.ts',
     '^nestjs-payment-webhooks/idempotency$': '<rootDir>/lib/idempotency/index.ts',
+    '^nestjs-payment-webhooks/express$': '<rootDir>/lib/express/index.ts',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
