@@ -1,18 +1,35 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';
 import express from 'express';
 import { Client } from 'pg';
 import {
   adyenEndpoint,
+  paddleEndpoint,
+  sberEndpoint,
+  squareEndpoint,
   stripeEndpoint,
   tbankEndpoint,
+  yookassaEndpoint,
+  yoomoneyEndpoint,
   WebhookConfigurationError,
   WebhooksRouterOptions,
 } from 'nestjs-payment-webhooks/express';
 import {
   adyenNotificationItem,
+  paddleFixtures,
+  sberFixtures,
   signAdyenDelivery,
+  signPaddleDelivery,
+  signSberDelivery,
+  signSquareDelivery,
   signTBankDelivery,
+  signYooMoneyDelivery,
+  SignedDelivery,
+  squareFixtures,
   tbankFixtures,
+  yookassaDelivery,
+  yookassaPayment,
+  yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
 import { FakeProviderApi } from './support/fake-provider-api';
 import { post } from './support/http';
@@ -187,6 +204,152 @@ describe.each<Database>(['sqlite', 'postgres'])('the plain Express router on %s'
     }
   });
 });
+
+const SQUARE_URL = 'https://shop.example.test/webhooks/square';
+const PROVIDER_SECRETS = {
+  paddle: 'pdl_ntfset_express_router_secret',
+  yoomoney: 'yoomoney-express-router-secret',
+  square: 'square-express-router-key',
+  sber: 'sber-express-router-token',
+};
+
+/** A genuine "payment succeeded" for `orderId` from each provider kind, and its exact answer. */
+const KINDS: {
+  endpoint: string;
+  answer: string;
+  paid: (orderId: string, fake: FakeProviderApi) => SignedDelivery;
+}[] = [
+  {
+    endpoint: 'tbank',
+    answer: 'OK',
+    paid: (orderId) =>
+      signTBankDelivery({
+        password: TBANK_PASSWORD,
+        payload: tbankFixtures.confirmed({ orderId, amount: 1999 }),
+      }),
+  },
+  {
+    endpoint: 'sber',
+    answer: '',
+    paid: (orderId) =>
+      signSberDelivery({
+        method: 'POST',
+        callbackToken: PROVIDER_SECRETS.sber,
+        payload: sberFixtures.deposited({ orderNumber: orderId, amount: 1999 }),
+      }),
+  },
+  {
+    endpoint: 'adyen',
+    answer: '[accepted]',
+    paid: (orderId) =>
+      signAdyenDelivery({
+        hmacKey: ADYEN_HMAC_KEY,
+        items: [
+          adyenNotificationItem('CAPTURE', {
+            merchantReference: orderId,
+            pspReference: randomBytes(8).toString('hex').toUpperCase(),
+            originalReference: randomBytes(8).toString('hex').toUpperCase(),
+          }),
+        ],
+      }),
+  },
+  {
+    endpoint: 'paddle',
+    answer: '',
+    paid: (orderId) =>
+      signPaddleDelivery({
+        secret: PROVIDER_SECRETS.paddle,
+        payload: paddleFixtures.transactionCompleted({ orderId, amount: 1999 }),
+      }),
+  },
+  {
+    endpoint: 'yoomoney',
+    answer: '',
+    paid: (orderId) =>
+      signYooMoneyDelivery({
+        notificationSecret: PROVIDER_SECRETS.yoomoney,
+        payload: yoomoneyFixtures.p2pIncoming({ label: orderId, amount: '19.99' }),
+      }),
+  },
+  {
+    endpoint: 'square',
+    answer: '',
+    paid: (orderId) =>
+      signSquareDelivery({
+        signatureKey: PROVIDER_SECRETS.square,
+        notificationUrl: SQUARE_URL,
+        payload: squareFixtures.paymentUpdated({ status: 'COMPLETED', orderId, amount: 1999 }),
+      }),
+  },
+  {
+    endpoint: 'yookassa',
+    answer: '',
+    paid: (orderId, fake) => {
+      const payment = yookassaPayment('succeeded', { id: randomUUID(), metadata: { orderId } });
+      fake.setPayment('yookassa', payment.id, { ...payment, status: 'succeeded', paid: true });
+      return yookassaDelivery({ event: 'payment.succeeded', object: payment });
+    },
+  },
+];
+
+describe.each<Database>(['sqlite', 'postgres'])(
+  'every provider kind over the router on %s',
+  (database) => {
+    let t: RouterTestApp;
+    let fake: FakeProviderApi;
+
+    beforeAll(async () => {
+      fake = await FakeProviderApi.start();
+      const yookassa = fake.clientOptions('yookassa');
+      t = await startRouterApp({
+        database,
+        webhooks: {
+          endpoints: [
+            tbankEndpoint({ name: 'tbank', password: TBANK_PASSWORD }),
+            sberEndpoint({ name: 'sber', callbackToken: PROVIDER_SECRETS.sber }),
+            adyenEndpoint({ name: 'adyen', hmacKey: ADYEN_HMAC_KEY }),
+            paddleEndpoint({ name: 'paddle', secret: PROVIDER_SECRETS.paddle }),
+            yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: PROVIDER_SECRETS.yoomoney }),
+            squareEndpoint({
+              name: 'square',
+              signatureKey: PROVIDER_SECRETS.square,
+              notificationUrl: SQUARE_URL,
+            }),
+            yookassaEndpoint({ name: 'yookassa', ...yookassa, allowedIps: ['127.0.0.1', '::1'] }),
+          ],
+          dispatch: { pollIntervalMs: 50 },
+        },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await fake?.close();
+    });
+
+    it.each(KINDS)(
+      '$endpoint: answers both deliveries exactly, stores one row and applies the payment once',
+      async ({ endpoint, answer, paid }) => {
+        const orderId = `order-${endpoint}-${randomUUID()}`;
+        const delivery = paid(orderId, fake);
+        const send = () =>
+          post(`${t.url}/webhooks/${endpoint}`, delivery.body, { ...delivery.headers });
+        const [first, again] = [await send(), await send()];
+        expect([first.status, first.body]).toEqual([200, answer]);
+        expect([again.status, again.body]).toEqual([200, answer]);
+        const effects = () =>
+          t.dataSource.getRepository(TestEffect).countBy({ merchantRef: orderId });
+        await eventually(async () => (await effects()) === 1);
+        const [row] = (await t.dataSource.query(
+          `SELECT count(*) AS n, max(delivery_count) AS deliveries FROM webhook_events WHERE endpoint = ${database === 'postgres' ? '$1' : '?'} AND merchant_ref = ${database === 'postgres' ? '$2' : '?'}`,
+          [endpoint, orderId],
+        )) as { n: string | number; deliveries: string | number }[];
+        expect([Number(row.n), Number(row.deliveries)]).toEqual([1, 2]);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect(await effects()).toBe(1);
+      },
+    );
+  },
+);
 
 describe('the context function handlers get', () => {
   it('carries the transaction manager, the attempt, a stable idempotency key, a logger and fetchStatus', async () => {

@@ -244,7 +244,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
 }
 
 /** Options that boot another instance (or a restart) on the database of `app`. */
-export function sameDatabaseAs(app: TestApp): Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'> {
+export function sameDatabaseAs(
+  app: Pick<TestApp, 'databaseUrl' | 'sqliteFile'>,
+): Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'> {
   return { databaseUrl: app.databaseUrl, sqliteFile: app.sqliteFile };
 }
 
