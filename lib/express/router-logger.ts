@@ -13,11 +13,12 @@ type LogMethod = (message: unknown, ...params: unknown[]) => void;
  * fit. `log` or `info` takes the informational lines; `debug` is optional.
  */
 export interface WebhooksRouterLogger {
-  log?: LogMethod;
-  info?: LogMethod;
-  warn: LogMethod;
-  error: LogMethod;
-  debug?: LogMethod;
+  // NOTE: method signatures, so loggers whose methods take `string` (pino, winston) are accepted.
+  log?(message: unknown, ...params: unknown[]): void;
+  info?(message: unknown, ...params: unknown[]): void;
+  warn(message: unknown, ...params: unknown[]): void;
+  error(message: unknown, ...params: unknown[]): void;
+  debug?(message: unknown, ...params: unknown[]): void;
 }
 
 /**
