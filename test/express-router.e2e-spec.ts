@@ -1,41 +1,23 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo, connect } from 'node:net';
 import express from 'express';
 import { Client } from 'pg';
 import {
   adyenEndpoint,
-  paddleEndpoint,
-  sberEndpoint,
-  squareEndpoint,
   stripeEndpoint,
   tbankEndpoint,
-  yookassaEndpoint,
-  yoomoneyEndpoint,
   WebhookConfigurationError,
   WebhooksRouterOptions,
 } from 'nestjs-payment-webhooks/express';
 import {
   adyenNotificationItem,
-  paddleFixtures,
-  sberFixtures,
   signAdyenDelivery,
-  signPaddleDelivery,
-  signSberDelivery,
-  signSquareDelivery,
   signTBankDelivery,
-  signYooMoneyDelivery,
-  SignedDelivery,
-  squareFixtures,
   tbankFixtures,
-  yookassaDelivery,
-  yookassaPayment,
-  yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
-import { FakeProviderApi } from './support/fake-provider-api';
 import { post } from './support/http';
-import { startRouterApp, RouterTestApp } from './support/router-app';
+import { inboxStatuses, RouterTestApp, startRouterApp } from './support/router-app';
 import { stripePaymentEvent } from './support/stripe-event';
-import { countEffects, Database, eventually, HandlerControl, TestEffect } from './support/test-app';
+import { countEffects, Database, eventually, HandlerControl } from './support/test-app';
 
 const STRIPE_SECRET = 'whsec_express_router';
 const TBANK_PASSWORD = 'tbank-express-router-password';
@@ -57,13 +39,6 @@ function webhooks(
 }
 
 const stripeEvent = () => stripePaymentEvent(STRIPE_SECRET);
-
-async function rowsOf(t: RouterTestApp, eventId: string): Promise<{ status: string }[]> {
-  return t.dataSource.query(
-    `SELECT status FROM webhook_events WHERE event_id = ${t.databaseUrl ? '$1' : '?'}`,
-    [eventId],
-  );
-}
 
 async function storedCount(t: RouterTestApp): Promise<number> {
   const [row] = (await t.dataSource.query('SELECT count(*) AS n FROM webhook_events')) as {
@@ -114,8 +89,8 @@ describe.each<Database>(['sqlite', 'postgres'])('the plain Express router on %s'
     const again = await post(`${t.url}/webhooks/stripe`, event.body, event.headers());
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(first.body).toBe('');
-    await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'processed');
-    expect(await rowsOf(t, event.id)).toHaveLength(1);
+    await eventually(async () => (await inboxStatuses(t, event.id))[0]?.status === 'processed');
+    expect(await inboxStatuses(t, event.id)).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await countEffects(t, event.id)).toBe(1);
   });
@@ -126,7 +101,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the plain Express router on %s'
       'stripe-signature': 't=1,v1=00',
     });
     expect(answer.status).toBe(400);
-    expect(await rowsOf(t, event.id)).toHaveLength(0);
+    expect(await inboxStatuses(t, event.id)).toHaveLength(0);
   });
 
   it("answers T-Bank with OK and Adyen with [accepted], each provider's exact success", async () => {
@@ -176,7 +151,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the plain Express router on %s'
     const event = stripeEvent();
     t.control.scripts.set(event.id, { failTimes: 1 });
     expect((await post(`${t.url}/webhooks/stripe`, event.body, event.headers())).status).toBe(200);
-    await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'processed');
+    await eventually(async () => (await inboxStatuses(t, event.id))[0]?.status === 'processed');
     expect(t.control.calls.filter((call) => call.eventId === event.id)).toHaveLength(2);
     expect(await countEffects(t, event.id)).toBe(1);
   });
@@ -201,220 +176,6 @@ describe.each<Database>(['sqlite', 'postgres'])('the plain Express router on %s'
       );
     } finally {
       server.close();
-    }
-  });
-});
-
-const SQUARE_URL = 'https://shop.example.test/webhooks/square';
-const PROVIDER_SECRETS = {
-  paddle: 'pdl_ntfset_express_router_secret',
-  yoomoney: 'yoomoney-express-router-secret',
-  square: 'square-express-router-key',
-  sber: 'sber-express-router-token',
-};
-
-/** A genuine "payment succeeded" for `orderId` from each provider kind, and its exact answer. */
-const KINDS: {
-  endpoint: string;
-  answer: string;
-  paid: (orderId: string, fake: FakeProviderApi) => SignedDelivery;
-}[] = [
-  {
-    endpoint: 'tbank',
-    answer: 'OK',
-    paid: (orderId) =>
-      signTBankDelivery({
-        password: TBANK_PASSWORD,
-        payload: tbankFixtures.confirmed({ orderId, amount: 1999 }),
-      }),
-  },
-  {
-    endpoint: 'sber',
-    answer: '',
-    paid: (orderId) =>
-      signSberDelivery({
-        method: 'POST',
-        callbackToken: PROVIDER_SECRETS.sber,
-        payload: sberFixtures.deposited({ orderNumber: orderId, amount: 1999 }),
-      }),
-  },
-  {
-    endpoint: 'adyen',
-    answer: '[accepted]',
-    paid: (orderId) =>
-      signAdyenDelivery({
-        hmacKey: ADYEN_HMAC_KEY,
-        items: [
-          adyenNotificationItem('CAPTURE', {
-            merchantReference: orderId,
-            pspReference: randomBytes(8).toString('hex').toUpperCase(),
-            originalReference: randomBytes(8).toString('hex').toUpperCase(),
-          }),
-        ],
-      }),
-  },
-  {
-    endpoint: 'paddle',
-    answer: '',
-    paid: (orderId) =>
-      signPaddleDelivery({
-        secret: PROVIDER_SECRETS.paddle,
-        payload: paddleFixtures.transactionCompleted({ orderId, amount: 1999 }),
-      }),
-  },
-  {
-    endpoint: 'yoomoney',
-    answer: '',
-    paid: (orderId) =>
-      signYooMoneyDelivery({
-        notificationSecret: PROVIDER_SECRETS.yoomoney,
-        payload: yoomoneyFixtures.p2pIncoming({ label: orderId, amount: '19.99' }),
-      }),
-  },
-  {
-    endpoint: 'square',
-    answer: '',
-    paid: (orderId) =>
-      signSquareDelivery({
-        signatureKey: PROVIDER_SECRETS.square,
-        notificationUrl: SQUARE_URL,
-        payload: squareFixtures.paymentUpdated({ status: 'COMPLETED', orderId, amount: 1999 }),
-      }),
-  },
-  {
-    endpoint: 'yookassa',
-    answer: '',
-    paid: (orderId, fake) => {
-      const payment = yookassaPayment('succeeded', { id: randomUUID(), metadata: { orderId } });
-      fake.setPayment('yookassa', payment.id, { ...payment, status: 'succeeded', paid: true });
-      return yookassaDelivery({ event: 'payment.succeeded', object: payment });
-    },
-  },
-];
-
-describe.each<Database>(['sqlite', 'postgres'])(
-  'every provider kind over the router on %s',
-  (database) => {
-    let t: RouterTestApp;
-    let fake: FakeProviderApi;
-
-    beforeAll(async () => {
-      fake = await FakeProviderApi.start();
-      const yookassa = fake.clientOptions('yookassa');
-      t = await startRouterApp({
-        database,
-        webhooks: {
-          endpoints: [
-            tbankEndpoint({ name: 'tbank', password: TBANK_PASSWORD }),
-            sberEndpoint({ name: 'sber', callbackToken: PROVIDER_SECRETS.sber }),
-            adyenEndpoint({ name: 'adyen', hmacKey: ADYEN_HMAC_KEY }),
-            paddleEndpoint({ name: 'paddle', secret: PROVIDER_SECRETS.paddle }),
-            yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: PROVIDER_SECRETS.yoomoney }),
-            squareEndpoint({
-              name: 'square',
-              signatureKey: PROVIDER_SECRETS.square,
-              notificationUrl: SQUARE_URL,
-            }),
-            yookassaEndpoint({ name: 'yookassa', ...yookassa, allowedIps: ['127.0.0.1', '::1'] }),
-          ],
-          dispatch: { pollIntervalMs: 50 },
-        },
-      });
-    });
-    afterAll(async () => {
-      await t?.close();
-      await fake?.close();
-    });
-
-    it.each(KINDS)(
-      '$endpoint: answers both deliveries exactly, stores one row and applies the payment once',
-      async ({ endpoint, answer, paid }) => {
-        const orderId = `order-${endpoint}-${randomUUID()}`;
-        const delivery = paid(orderId, fake);
-        const send = () =>
-          post(`${t.url}/webhooks/${endpoint}`, delivery.body, { ...delivery.headers });
-        const [first, again] = [await send(), await send()];
-        expect([first.status, first.body]).toEqual([200, answer]);
-        expect([again.status, again.body]).toEqual([200, answer]);
-        const effects = () =>
-          t.dataSource.getRepository(TestEffect).countBy({ merchantRef: orderId });
-        await eventually(async () => (await effects()) === 1);
-        const [row] = (await t.dataSource.query(
-          `SELECT count(*) AS n, max(delivery_count) AS deliveries FROM webhook_events WHERE endpoint = ${database === 'postgres' ? '$1' : '?'} AND merchant_ref = ${database === 'postgres' ? '$2' : '?'}`,
-          [endpoint, orderId],
-        )) as { n: string | number; deliveries: string | number }[];
-        expect([Number(row.n), Number(row.deliveries)]).toEqual([1, 2]);
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        expect(await effects()).toBe(1);
-      },
-    );
-  },
-);
-
-describe('the context function handlers get', () => {
-  it('carries the transaction manager, the attempt, a stable idempotency key, a logger and fetchStatus', async () => {
-    const seen: { attempt: number; key: string; status: string }[] = [];
-    const lines: string[] = [];
-    const fake = await FakeProviderApi.start();
-    const t = await startRouterApp({
-      database: 'sqlite',
-      webhooks: {
-        endpoints: [
-          stripeEndpoint({
-            name: 'stripe',
-            secret: STRIPE_SECRET,
-            api: fake.clientOptions('stripe'),
-          }),
-        ],
-        dispatch: {
-          pollIntervalMs: 50,
-          retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20 },
-        },
-        logger: {
-          log: (line: unknown) => lines.push(String(line)),
-          warn: (line: unknown) => lines.push(String(line)),
-          error: () => undefined,
-        },
-      },
-      handlers: [
-        {
-          on: 'payment.succeeded',
-          name: 'fulfil',
-          handle: async (event, ctx) => {
-            const { status } = await ctx.fetchStatus();
-            seen.push({ attempt: ctx.attempt, key: ctx.idempotencyKey, status });
-            ctx.logger.log(`fulfilling ${event.eventId}`);
-            await ctx.manager.insert(TestEffect, {
-              eventId: event.eventId,
-              handler: 'fulfil',
-              merchantRef: event.merchantRef,
-            });
-            if (ctx.attempt === 1) {
-              throw new Error('first attempt fails');
-            }
-          },
-        },
-      ],
-    });
-    try {
-      const event = stripeEvent();
-      fake.setPayment('stripe', `pi_${event.id}`, {
-        status: 'succeeded',
-        amount: 1999,
-        currency: 'usd',
-      });
-      await post(`${t.url}/webhooks/stripe`, event.body, event.headers());
-      await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'processed');
-      expect(seen.map((call) => call.attempt)).toEqual([1, 2]);
-      expect(seen[0].key).toBe(seen[1].key);
-      expect(seen[0].key).not.toBe('');
-      expect(seen[0].status).toBe('succeeded');
-      expect(lines.some((line) => line.includes(`fulfilling ${event.id}`))).toBe(true);
-      // The failed attempt's insert rolled back with its transaction.
-      expect(await countEffects(t, event.id)).toBe(1);
-    } finally {
-      await t.close();
-      await fake.close();
     }
   });
 });
@@ -498,7 +259,7 @@ describe('the plain Express router across a restart', () => {
           expect(
             (await post(`${first.url}/webhooks/stripe`, event.body, event.headers())).status,
           ).toBe(200);
-          expect(await rowsOf(first, event.id)).toEqual([{ status: 'pending' }]);
+          expect(await inboxStatuses(first, event.id)).toEqual([{ status: 'pending' }]);
         } finally {
           await first.stop();
         }
@@ -511,7 +272,9 @@ describe('the plain Express router across a restart', () => {
         });
       })();
       try {
-        await eventually(async () => (await rowsOf(second, event.id))[0]?.status === 'processed');
+        await eventually(
+          async () => (await inboxStatuses(second, event.id))[0]?.status === 'processed',
+        );
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(await countEffects(second, event.id)).toBe(1);
         expect(control.calls.filter((call) => call.eventId === event.id)).toHaveLength(1);
@@ -544,7 +307,7 @@ describe('the plain Express router with a blocked store', () => {
         200,
       );
       await eventually(async () => (await countEffects(t, event.id)) === 1);
-      expect(await rowsOf(t, event.id)).toHaveLength(1);
+      expect(await inboxStatuses(t, event.id)).toHaveLength(1);
     } finally {
       await locker.end();
       await t.close();
@@ -600,7 +363,7 @@ describe('the plain Express router with metrics and admin routes', () => {
     const event = stripeEvent();
     t.control.scripts.set(event.id, { nonRetryable: true });
     await post(`${t.url}/webhooks/stripe`, event.body, event.headers());
-    await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'dead');
+    await eventually(async () => (await inboxStatuses(t, event.id))[0]?.status === 'dead');
 
     expect((await admin('GET', 'events', undefined, 'wrong')).status).toBe(403);
     const list = await admin('GET', 'events?status=dead');
@@ -619,7 +382,7 @@ describe('the plain Express router with metrics and admin routes', () => {
     const redelivered = await admin('POST', `events/${dead!.id}/redeliver`);
     expect(redelivered.status).toBe(200);
     expect(await redelivered.json()).toEqual({ redelivered: dead!.id });
-    await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'processed');
+    await eventually(async () => (await inboxStatuses(t, event.id))[0]?.status === 'processed');
     expect(await countEffects(t, event.id)).toBe(1);
     const stats = await admin('GET', 'stats');
     expect(stats.status).toBe(200);
@@ -629,7 +392,7 @@ describe('the plain Express router with metrics and admin routes', () => {
     const event = stripeEvent();
     t.control.scripts.set(event.id, { alwaysFail: true });
     await post(`${t.url}/webhooks/stripe`, event.body, event.headers());
-    await eventually(async () => (await rowsOf(t, event.id))[0]?.status === 'dead');
+    await eventually(async () => (await inboxStatuses(t, event.id))[0]?.status === 'dead');
     const [row] = (await t.dataSource.query('SELECT id FROM webhook_events WHERE event_id = ?', [
       event.id,
     ])) as { id: string }[];
@@ -638,7 +401,7 @@ describe('the plain Express router with metrics and admin routes', () => {
       reason: 'refunded by hand',
     });
     expect(settled.status).toBe(200);
-    expect(await rowsOf(t, event.id)).toEqual([{ status: 'ignored' }]);
+    expect(await inboxStatuses(t, event.id)).toEqual([{ status: 'ignored' }]);
   });
 });
 

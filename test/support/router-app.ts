@@ -151,6 +151,17 @@ export async function startRouterApp(options: RouterAppOptions): Promise<RouterT
   };
 }
 
+/** The statuses of the inbox rows of a provider event id (one row, or none). */
+export function inboxStatuses(
+  t: Pick<MatrixApp, 'dataSource' | 'databaseUrl'>,
+  eventId: string,
+): Promise<{ status: string }[]> {
+  return t.dataSource.query(
+    `SELECT status FROM webhook_events WHERE event_id = ${t.databaseUrl ? '$1' : '?'}`,
+    [eventId],
+  );
+}
+
 /**
  * Boots the app of a matrix case: a Nest app through `startTestApp`, or the plain Express
  * router with the same handlers (as functions) on the same kind of database.
