@@ -406,7 +406,7 @@ describe('the plain Express router with metrics and admin routes', () => {
 });
 
 describe('createWebhooksRouter options', () => {
-  it('refuses an uninitialized data source, a handler without a name and an admin router without authorize, naming the fix', async () => {
+  it('refuses an uninitialized data source, a handler without a name or with a taken one, and an admin router without authorize, naming the fix', async () => {
     const t = await startRouterApp({ database: 'sqlite', webhooks: webhooks() });
     try {
       await t.dataSource.destroy();
@@ -419,6 +419,14 @@ describe('createWebhooksRouter options', () => {
           handlers: [{ on: 'payment.succeeded', name: '', handle: async () => undefined }],
         }),
       ).rejects.toThrow(WebhookConfigurationError);
+      const fulfil = {
+        on: 'payment.succeeded' as const,
+        name: 'fulfil',
+        handle: async () => undefined,
+      };
+      await expect(createRouterOn(t, { handlers: [fulfil, { ...fulfil }] })).rejects.toThrow(
+        /named "fulfil".*a name of its own/,
+      );
       expect(() =>
         t.router.adminRouter(undefined as unknown as { authorize: () => boolean }),
       ).toThrow(/authorize\(request\)/);

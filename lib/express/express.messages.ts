@@ -23,6 +23,10 @@ export const INVALID_HANDLER = (index: number) =>
   "type or a list of them (e.g. 'payment.succeeded'), `name` a non-empty string kept as the " +
   'handler ledger key, and `handle` a function `(event, ctx) => Promise<void>`.';
 
+export const DUPLICATE_HANDLER = (name: string) =>
+  `Two handlers given to createWebhooksRouter() are named "${name}": the name is the handler's ` +
+  'ledger key, so give each handler a name of its own.';
+
 export const ADMIN_NEEDS_AUTHORIZE =
   'The webhook admin routes replay and settle payment events: give adminRouter() an ' +
   '`authorize(request)` callback that checks your own authentication, e.g. ' +

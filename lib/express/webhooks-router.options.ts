@@ -24,7 +24,8 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
   handlers?: readonly WebhookHandlerDefinition[];
   /**
    * Where the package's lines go: `console`, a pino or a winston logger (anything with `warn`,
-   * `error`, and `log` or `info`). Also what handlers get as `ctx.logger`.
+   * `error`, and `log` or `info`). Also what handlers get as `ctx.logger`. One choice per
+   * process, as with Nest's logger: the router created last sets it.
    * @default one line per message on stdout (stderr for warnings and errors)
    */
   logger?: WebhooksRouterLogger;

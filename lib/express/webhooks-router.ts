@@ -9,6 +9,7 @@ import { adminRouter, WebhookAdminRouterOptions } from './admin-router';
 import { deliveryHandler, RequestHandler } from './delivery-handler';
 import {
   DATA_SOURCE_NOT_INITIALIZED,
+  DUPLICATE_HANDLER,
   ENTITIES_NOT_REGISTERED,
   INVALID_HANDLER,
   ROUTER_STOPPED,
@@ -83,21 +84,28 @@ export async function createWebhooksRouter(
     throw new WebhookConfigurationError(ENTITIES_NOT_REGISTERED);
   }
   handlers.forEach(checkHandler);
+  const duplicate = handlers.find((handler, index) =>
+    handlers.some((other, before) => before < index && other.name === handler.name),
+  );
+  if (duplicate) {
+    throw new WebhookConfigurationError(DUPLICATE_HANDLER(duplicate.name));
+  }
   useWebhooksLogger(routerLoggerFactory(logger));
   const engine = await WebhooksEngine.create({
     options: module,
     dataSource,
     pendingPayments: () => pendingPayments,
   });
+  const router = routerOf(engine);
   try {
     handlers.forEach((handler) => engine.registry.register(handler));
+    if (start) {
+      router.start();
+    }
   } catch (error) {
-    await engine.close();
+    // NOTE: a refused handler or metric must not leave the store's own connection open.
+    await router.stop();
     throw error;
-  }
-  const router = routerOf(engine);
-  if (start) {
-    router.start();
   }
   return router;
 }
