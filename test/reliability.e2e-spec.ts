@@ -21,6 +21,7 @@ import {
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { createTestDatabase, TestDatabase } from './support/postgres';
+import { MatrixPlatform, startMatrixApp } from './support/router-app';
 import { post } from './support/http';
 import {
   countEffects,
@@ -76,7 +77,7 @@ function placeholder(database: Database, index: number): string {
   return database === 'postgres' ? `$${index}` : '?';
 }
 
-async function eventRow(t: TestApp, database: Database, eventId: string) {
+async function eventRow(t: Pick<TestApp, 'dataSource'>, database: Database, eventId: string) {
   const [row] = (await t.dataSource.query(
     `SELECT id, status, attempts, locked_by, delivery_count, last_error FROM webhook_events WHERE event_id = ${placeholder(database, 1)}`,
     [eventId],
@@ -91,12 +92,14 @@ async function eventRow(t: TestApp, database: Database, eventId: string) {
   return row;
 }
 
-describe.each<[Platform, Database]>([
+describe.each<[MatrixPlatform, Database]>([
   ['express', 'sqlite'],
   ['fastify', 'postgres'],
+  ['router', 'sqlite'],
+  ['router', 'postgres'],
 ])('reliability over %s on %s', (platform, database) => {
   it('answers 503 while the store cannot write, acknowledges nothing, and recovers', async () => {
-    const t = await startTestApp({ platform, database, webhooks: options() });
+    const t = await startMatrixApp({ platform, database, webhooks: options() });
     try {
       const event = signedEvent();
       await t.dataSource.query('ALTER TABLE webhook_events RENAME TO webhook_events_away');
@@ -120,7 +123,7 @@ describe.each<[Platform, Database]>([
   });
 
   it('reclaims an event whose worker died holding it, once the lease has expired', async () => {
-    const ingressOnly = await startTestApp({
+    const ingressOnly = await startMatrixApp({
       platform,
       database,
       webhooks: options({ enabled: false }),
@@ -140,9 +143,9 @@ describe.each<[Platform, Database]>([
         ],
       );
     } finally {
-      await ingressOnly.app.close();
+      await ingressOnly.stop();
     }
-    const worker = await startTestApp({
+    const worker = await startMatrixApp({
       platform,
       database,
       webhooks: options(),
@@ -164,7 +167,7 @@ describe.each<[Platform, Database]>([
   });
 
   it('moves an event to dead when its worker died holding it on every allowed attempt', async () => {
-    const ingressOnly = await startTestApp({
+    const ingressOnly = await startMatrixApp({
       platform,
       database,
       webhooks: options({ enabled: false }),
@@ -193,9 +196,9 @@ describe.each<[Platform, Database]>([
         );
       }
     } finally {
-      await ingressOnly.app.close();
+      await ingressOnly.stop();
     }
-    const worker = await startTestApp({
+    const worker = await startMatrixApp({
       platform,
       database,
       webhooks: options(),
@@ -227,7 +230,7 @@ describe.each<[Platform, Database]>([
 
   it('gives a held event back on shutdown and another instance applies it once', async () => {
     const control = new HandlerControl();
-    const first = await startTestApp({
+    const first = await startMatrixApp({
       platform,
       database,
       control,
@@ -239,9 +242,9 @@ describe.each<[Platform, Database]>([
       200,
     );
     await eventually(() => control.calls.some((c) => c.eventId === event.id));
-    await first.app.close();
+    await first.stop();
     control.scripts.delete(event.id);
-    const second = await startTestApp({
+    const second = await startMatrixApp({
       platform,
       database,
       control,
@@ -258,7 +261,12 @@ describe.each<[Platform, Database]>([
       await second.close();
     }
   });
+});
 
+describe.each<[Platform, Database]>([
+  ['express', 'sqlite'],
+  ['fastify', 'postgres'],
+])('the Nest app without rawBody over %s on %s', (platform, database) => {
   it('fails the request with a 500 that names the fix when the app was created without rawBody', async () => {
     const t = await startTestApp({ platform, database, webhooks: options(), rawBody: false });
     try {

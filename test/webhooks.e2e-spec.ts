@@ -7,14 +7,8 @@ import {
 } from 'nestjs-payment-webhooks';
 import { sberFixtures, signQvard, signSberDelivery } from 'nestjs-payment-webhooks/testing';
 import { post } from './support/http';
-import {
-  Database,
-  eventually,
-  Platform,
-  startTestApp,
-  TestApp,
-  TestEffect,
-} from './support/test-app';
+import { MatrixApp, MatrixPlatform, startMatrixApp } from './support/router-app';
+import { Database, eventually, TestEffect } from './support/test-app';
 
 const STRIPE_SECRET = 'whsec_e2e_primary_secret';
 const QVARD_SECRET = 'qvard-e2e-secret';
@@ -66,7 +60,7 @@ function stripeHeaders(body: string, timestamp?: number): Record<string, string>
   };
 }
 
-const matrix: [Platform, Database, boolean][] = [
+const matrix: [MatrixPlatform, Database, boolean][] = [
   ['express', 'sqlite', false],
   ['express', 'sqlite', true],
   ['express', 'postgres', false],
@@ -75,10 +69,13 @@ const matrix: [Platform, Database, boolean][] = [
   ['fastify', 'sqlite', true],
   ['fastify', 'postgres', false],
   ['fastify', 'postgres', true],
+  // NOTE: the plain router takes its options directly; there is no forRootAsync to vary.
+  ['router', 'sqlite', false],
+  ['router', 'postgres', false],
 ];
 
 describe.each(matrix)('webhooks over %s on %s (forRootAsync: %s)', (platform, database, async) => {
-  let t: TestApp;
+  let t: MatrixApp;
   const endpointUrl = (name: string) => `${t.url}/webhooks/${name}`;
   const row = async (eventId: string) =>
     (await t.dataSource.query(
@@ -94,7 +91,7 @@ describe.each(matrix)('webhooks over %s on %s (forRootAsync: %s)', (platform, da
   const effects = (eventId: string) => t.dataSource.getRepository(TestEffect).countBy({ eventId });
 
   beforeAll(async () => {
-    t = await startTestApp({ platform, database, async, webhooks: webhookOptions() });
+    t = await startMatrixApp({ platform, database, async, webhooks: webhookOptions() });
   });
   afterAll(async () => {
     await t?.close();

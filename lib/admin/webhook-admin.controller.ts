@@ -14,17 +14,27 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { WebhookEventStatus } from '../store/webhook-event-status';
-import { WebhookAdmin, WebhookEventFilter } from './webhook-admin.service';
+import { WebhookAdmin } from './webhook-admin.service';
+import {
+  WebhookAdminFilterQuery,
+  WebhookAdminRequestError,
+  WebhookAdminRequests,
+  WebhookAdminSettleBody,
+} from './webhook-admin.requests';
 
-const STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
+/** The request's result, with a refused request as Nest's 400 or 404 exception. */
+async function answer<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WebhookAdminRequestError) {
+      throw error.status === 404
+        ? new NotFoundException(error.message)
+        : new BadRequestException(error.message);
+    }
+    throw error;
+  }
+}
 
 /** Where the admin routes are mounted, and who may use them. */
 export interface WebhookAdminRoutesOptions {
@@ -38,48 +48,6 @@ export interface WebhookAdminRoutesOptions {
    * @default 'webhooks-admin'
    */
   path?: string;
-}
-
-/** Query parameters of the list and replay routes. */
-interface FilterQuery {
-  endpoint?: string;
-  status?: string;
-  type?: string;
-  paymentRef?: string;
-  merchantRef?: string;
-  since?: string;
-  until?: string;
-  limit?: string;
-}
-
-function parseDate(name: string, value: string | undefined): Date | undefined {
-  if (value === undefined) {
-    return undefined;
-  }
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) {
-    throw new BadRequestException(`${name} must be an ISO 8601 time, e.g. 2026-11-29T10:00:00Z`);
-  }
-  return date;
-}
-
-function parseFilter(query: FilterQuery): WebhookEventFilter {
-  const statuses = query.status?.split(',').map((status) => status.trim());
-  const unknown = statuses?.filter((status) => !STATUSES.includes(status as WebhookEventStatus));
-  if (unknown && unknown.length > 0) {
-    throw new BadRequestException(
-      `status must be one or more of ${STATUSES.join(', ')} (got ${unknown.join(', ')})`,
-    );
-  }
-  return {
-    endpoint: query.endpoint,
-    status: statuses as WebhookEventStatus[] | undefined,
-    type: query.type,
-    paymentRef: query.paymentRef,
-    merchantRef: query.merchantRef,
-    since: parseDate('since', query.since),
-    until: parseDate('until', query.until),
-  };
 }
 
 /**
@@ -100,66 +68,43 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
   @Controller(path)
   @UseGuards(...options.guards)
   class WebhookAdminController {
-    constructor(private readonly admin: WebhookAdmin) {}
+    private readonly requests: WebhookAdminRequests;
+
+    constructor(admin: WebhookAdmin) {
+      this.requests = new WebhookAdminRequests(admin);
+    }
 
     @Get('events')
-    list(@Query() query: FilterQuery) {
-      const limit = query.limit === undefined ? undefined : Number(query.limit);
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)) {
-        throw new BadRequestException('limit must be an integer from 1 to 1000');
-      }
-      return this.admin.list({ ...parseFilter(query), limit });
+    list(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.list(query));
     }
 
     @Get('events/:id')
-    async show(@Param('id', ParseUUIDPipe) id: string) {
-      const details = await this.admin.show(id);
-      if (!details) {
-        throw new NotFoundException(`No stored event ${id}`);
-      }
-      return details;
+    show(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.show(id));
     }
 
     @Post('events/:id/redeliver')
     @HttpCode(200)
-    async redeliver(@Param('id', ParseUUIDPipe) id: string) {
-      if (!(await this.admin.redeliver(id))) {
-        throw new NotFoundException(
-          `Event ${id} was not put back: there is none, it is already waiting, or a worker holds it`,
-        );
-      }
-      return { redelivered: id };
+    redeliver(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.redeliver(id));
     }
 
     @Post('events/:id/settle')
     @HttpCode(200)
-    async settle(
-      @Param('id', ParseUUIDPipe) id: string,
-      @Body() body: { status?: string; reason?: string },
-    ) {
-      if (body?.status !== 'dead' && body?.status !== 'ignored') {
-        throw new BadRequestException('status must be "dead" or "ignored"');
-      }
-      if (typeof body.reason !== 'string' || body.reason.trim() === '') {
-        throw new BadRequestException('reason must say why the event is settled by hand');
-      }
-      if (!(await this.admin.settle(id, body.status, body.reason))) {
-        throw new NotFoundException(
-          `Event ${id} was not settled: there is none or a worker holds it`,
-        );
-      }
-      return { settled: id, status: body.status };
+    settle(@Param('id', ParseUUIDPipe) id: string, @Body() body: WebhookAdminSettleBody) {
+      return answer(() => this.requests.settle(id, body));
     }
 
     @Post('replay')
     @HttpCode(200)
-    replay(@Query() query: FilterQuery) {
-      return this.admin.replay(parseFilter(query));
+    replay(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.replay(query));
     }
 
     @Get('stats')
     stats() {
-      return this.admin.stats();
+      return answer(() => this.requests.stats());
     }
   }
   return WebhookAdminController;

@@ -6,6 +6,7 @@ import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { SafeLogger } from '../observability/safe-logger';
 import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { writeAnswer } from './http-answer';
 import { readRequestBody, RouterRequest } from './request-body';
 
 /** What of the engine's ingress the router calls. */
@@ -66,7 +67,7 @@ async function deliver(
   if (refusal) {
     // NOTE: closing keeps the unread body from being drained before the connection is reused.
     response.setHeader('Connection', 'close');
-    write(response, refusedAnswer(refusal));
+    writeAnswer(response, refusedAnswer(refusal));
     return;
   }
   let rawBody: Buffer;
@@ -80,10 +81,10 @@ async function deliver(
     if (error.kind === 'raw_body_unavailable') {
       logger.error(error.message);
     }
-    write(response, refusedAnswer(error));
+    writeAnswer(response, refusedAnswer(error));
     return;
   }
-  write(response, await ingress.ingest({ ...head, rawBody }));
+  writeAnswer(response, await ingress.ingest({ ...head, rawBody }));
 }
 
 /** The endpoint name of `/{endpoint}` (a trailing `/` allowed), if the path is one. */
@@ -104,14 +105,4 @@ function endpointOf(url: string): string | undefined {
 function queryOf(request: RouterRequest): Buffer {
   const url = request.url ?? '';
   return Buffer.from(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '', 'latin1');
-}
-
-function write(response: ServerResponse, answer: IngressAnswer): void {
-  response.statusCode = answer.status;
-  for (const [name, value] of Object.entries(answer.headers)) {
-    response.setHeader(name, value);
-  }
-  const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  response.setHeader('Content-Length', Buffer.byteLength(body));
-  response.end(body);
 }

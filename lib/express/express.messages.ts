@@ -4,6 +4,42 @@ export const BODY_ALREADY_PARSED = (contentType: string | undefined) =>
   "router before any parser: `app.use('/webhooks', webhooks)` first, then `app.use(express.json())`; " +
   'or keep the bytes with `express.raw({ type: () => true })` on the webhooks path.';
 
-export const ROUTER_NOT_READY =
-  'The webhooks router is not started: `await webhooks.start()` (or `createWebhooksRouter()`, ' +
-  'which starts it) before the app listens.';
+export const DATA_SOURCE_NOT_INITIALIZED =
+  'createWebhooksRouter() needs an initialized TypeORM data source: `await dataSource.initialize()` ' +
+  '(with `webhooksMigrations` in its migrations, run by `migrationsRun: true` or ' +
+  '`dataSource.runMigrations()`) and pass it as `dataSource`.';
+
+export const ENTITIES_NOT_REGISTERED =
+  "The webhook entities are not in the app's TypeORM data source: add `...webhookEntities` " +
+  "(from 'nestjs-payment-webhooks/express') to its `entities`, and `...webhooksMigrations` to " +
+  'its `migrations`.';
+
+export const LOGGER_SHAPE =
+  'The `logger` option of createWebhooksRouter() needs `warn`, `error`, and `log` or `info` ' +
+  'methods (console, pino and winston loggers have them); leave it out to log to stdout/stderr.';
+
+export const INVALID_HANDLER = (index: number) =>
+  `handlers[${index}] of createWebhooksRouter() must be { on, name, handle }: \`on\` an event ` +
+  "type or a list of them (e.g. 'payment.succeeded'), `name` a non-empty string kept as the " +
+  'handler ledger key, and `handle` a function `(event, ctx) => Promise<void>`.';
+
+export const DUPLICATE_HANDLER = (name: string) =>
+  `Two handlers given to createWebhooksRouter() are named "${name}": the name is the handler's ` +
+  'ledger key, so give each handler a name of its own.';
+
+export const ADMIN_NEEDS_AUTHORIZE =
+  'The webhook admin routes replay and settle payment events: give adminRouter() an ' +
+  '`authorize(request)` callback that checks your own authentication, e.g. ' +
+  "adminRouter({ authorize: (req) => req.headers['x-admin-token'] === process.env.ADMIN_TOKEN }).";
+
+export const ADMIN_FORBIDDEN = 'Not allowed to use the webhook admin routes';
+
+export const ADMIN_BODY_INVALID = 'The request body must be a JSON object of at most 64 KiB';
+
+export const METRICS_OFF =
+  'Webhook metrics are off: set `observability: { metrics: true }` in the options of ' +
+  'createWebhooksRouter() (and `npm i prom-client`).';
+
+export const ROUTER_STOPPED =
+  'This webhooks router was stopped and its connections closed: create a new one with ' +
+  'createWebhooksRouter() to receive and dispatch again.';

@@ -26,7 +26,7 @@ export async function readRequestBody(request: RouterRequest, limit: number): Pr
   if (Buffer.isBuffer(request.body)) {
     return request.body;
   }
-  if (request.readableEnded || request.body !== undefined) {
+  if (request.readableEnded || !unread(request.body)) {
     throw WebhookRefusal.rawBodyUnavailable(BODY_ALREADY_PARSED(request.headers['content-type']));
   }
   const declared = Number(request.headers['content-length']);
@@ -34,6 +34,20 @@ export async function readRequestBody(request: RouterRequest, limit: number): Pr
     throw WebhookRefusal.tooLarge(limit);
   }
   return readStream(request, limit);
+}
+
+/**
+ * Whether `body` is what a parser leaves when it did not read the request: nothing, or (Express
+ * 4's body-parser, for a content type it does not take) an empty object.
+ */
+function unread(body: unknown): boolean {
+  return (
+    body === undefined ||
+    (typeof body === 'object' &&
+      body !== null &&
+      Object.getPrototypeOf(body) === Object.prototype &&
+      Object.keys(body).length === 0)
+  );
 }
 
 function readStream(stream: IncomingMessage, limit: number): Promise<Buffer> {

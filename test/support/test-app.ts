@@ -66,37 +66,46 @@ export class HandlerControl {
   readonly calls: { eventId: string; attempt: number; handler: string }[] = [];
 }
 
+/**
+ * What the test handlers do, on every platform: record the call, insert an effect row through
+ * `ctx.manager`, then wait or fail as the event's script says.
+ */
+export async function applyTestEffect(
+  control: HandlerControl,
+  handler: string,
+  event: PaymentEvent,
+  ctx: WebhookContext,
+): Promise<void> {
+  control.calls.push({ eventId: event.eventId, attempt: ctx.attempt, handler });
+  await ctx.manager.insert(TestEffect, {
+    eventId: event.eventId,
+    handler,
+    merchantRef: event.merchantRef,
+  });
+  const script = control.scripts.get(event.eventId) ?? {};
+  if (script.delayMs) {
+    await new Promise((resolve) => setTimeout(resolve, script.delayMs));
+  }
+  if (script.nonRetryable) {
+    throw new NonRetryableError(`order for ${event.eventId} can never be applied`);
+  }
+  if (script.alwaysFail || (script.failTimes ?? 0) >= ctx.attempt) {
+    throw new Error(`handler failure on attempt ${ctx.attempt}`);
+  }
+}
+
 @Injectable()
 export class TestPaymentHandlers {
   constructor(private readonly control: HandlerControl) {}
 
   @OnPaymentEvent(['payment.succeeded', 'payment.canceled', 'payment.failed'])
   async onPayment(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
-    await this.apply('payments', event, ctx);
+    await applyTestEffect(this.control, 'payments', event, ctx);
   }
 
   @OnPaymentEvent('refund.succeeded')
   async onRefund(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
-    await this.apply('refunds', event, ctx);
-  }
-
-  private async apply(handler: string, event: PaymentEvent, ctx: WebhookContext): Promise<void> {
-    this.control.calls.push({ eventId: event.eventId, attempt: ctx.attempt, handler });
-    await ctx.manager.insert(TestEffect, {
-      eventId: event.eventId,
-      handler,
-      merchantRef: event.merchantRef,
-    });
-    const script = this.control.scripts.get(event.eventId) ?? {};
-    if (script.delayMs) {
-      await new Promise((resolve) => setTimeout(resolve, script.delayMs));
-    }
-    if (script.nonRetryable) {
-      throw new NonRetryableError(`order for ${event.eventId} can never be applied`);
-    }
-    if (script.alwaysFail || (script.failTimes ?? 0) >= ctx.attempt) {
-      throw new Error(`handler failure on attempt ${ctx.attempt}`);
-    }
+    await applyTestEffect(this.control, 'refunds', event, ctx);
   }
 }
 
@@ -235,12 +244,14 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
 }
 
 /** Options that boot another instance (or a restart) on the database of `app`. */
-export function sameDatabaseAs(app: TestApp): Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'> {
+export function sameDatabaseAs(
+  app: Pick<TestApp, 'databaseUrl' | 'sqliteFile'>,
+): Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'> {
   return { databaseUrl: app.databaseUrl, sqliteFile: app.sqliteFile };
 }
 
 /** How many times the test handlers applied an effect for a provider event id. */
-export function countEffects(app: TestApp, eventId: string): Promise<number> {
+export function countEffects(app: Pick<TestApp, 'dataSource'>, eventId: string): Promise<number> {
   return app.dataSource.getRepository(TestEffect).countBy({ eventId });
 }
 

@@ -1,0 +1,143 @@
+import { URLSearchParams } from 'node:url';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import {
+  WebhookAdminFilterQuery,
+  WebhookAdminRequestError,
+  WebhookAdminRequests,
+  WebhookAdminSettleBody,
+} from '../admin/webhook-admin.requests';
+import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { WebhookRefusal } from '../ingress/webhook-refusal';
+import { RequestHandler } from './delivery-handler';
+import { ADMIN_BODY_INVALID, ADMIN_FORBIDDEN, ADMIN_NEEDS_AUTHORIZE } from './express.messages';
+import { errorBody, writeJson } from './http-answer';
+import { readRequestBody, RouterRequest } from './request-body';
+
+/** Who may use the admin routes. */
+export interface WebhookAdminRouterOptions {
+  /**
+   * Decides whether a request may use the admin routes, e.g. by checking your session or an
+   * admin token; a request it refuses (false, or a thrown error) gets 403. Required: the
+   * routes replay and settle payment events.
+   */
+  authorize: (request: RouterRequest) => boolean | Promise<boolean>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+type Route = (requests: WebhookAdminRequests, request: RouterRequest) => Promise<unknown>;
+
+/** The routes of the Nest admin controller, by method and path under the mount point. */
+function routeOf(method: string | undefined, path: string): Route | undefined {
+  const parts = path.split('/').filter((part) => part !== '');
+  const [first, id, action] = parts.map((part) => safeDecode(part));
+  if (method === 'GET' && parts.length === 1 && first === 'events') {
+    return (requests, request) => requests.list(queryOf(request));
+  }
+  if (method === 'GET' && parts.length === 1 && first === 'stats') {
+    return (requests) => requests.stats();
+  }
+  if (method === 'POST' && parts.length === 1 && first === 'replay') {
+    return (requests, request) => requests.replay(queryOf(request));
+  }
+  if (first !== 'events' || id === undefined) {
+    return undefined;
+  }
+  if (method === 'GET' && parts.length === 2) {
+    return (requests) => requests.show(id);
+  }
+  if (method === 'POST' && parts.length === 3 && action === 'redeliver') {
+    return (requests) => requests.redeliver(id);
+  }
+  if (method === 'POST' && parts.length === 3 && action === 'settle') {
+    return async (requests, request) => requests.settle(id, await settleBodyOf(request));
+  }
+  return undefined;
+}
+
+/**
+ * The admin routes of the Nest module's admin controller, as Express middleware over the
+ * engine's `WebhookAdmin`: `GET events`, `GET events/:id`, `POST events/:id/redeliver`,
+ * `POST events/:id/settle`, `POST replay`, `GET stats`, each behind `authorize`.
+ * @throws WebhookConfigurationError when `authorize` is missing
+ */
+export function adminRouter(
+  admin: WebhookAdmin,
+  options: WebhookAdminRouterOptions,
+): RequestHandler {
+  if (typeof options?.authorize !== 'function') {
+    throw new WebhookConfigurationError(ADMIN_NEEDS_AUTHORIZE);
+  }
+  const requests = new WebhookAdminRequests(admin);
+  return (request, response, next) => {
+    const route = routeOf(request.method, (request.url ?? '').split('?')[0]);
+    if (!route) {
+      next();
+      return;
+    }
+    serve(options, requests, route, request)
+      .then(([status, body]) => writeJson(response, status, body))
+      .catch(next);
+  };
+}
+
+async function serve(
+  options: WebhookAdminRouterOptions,
+  requests: WebhookAdminRequests,
+  route: Route,
+  request: RouterRequest,
+): Promise<[number, unknown]> {
+  const allowed = await Promise.resolve()
+    .then(() => options.authorize(request))
+    .catch(() => false);
+  if (allowed !== true) {
+    return [403, errorBody(403, ADMIN_FORBIDDEN)];
+  }
+  try {
+    return [200, await route(requests, request)];
+  } catch (error) {
+    if (error instanceof WebhookAdminRequestError) {
+      return [error.status, errorBody(error.status, error.message)];
+    }
+    throw error;
+  }
+}
+
+function queryOf(request: RouterRequest): WebhookAdminFilterQuery {
+  const url = request.url ?? '';
+  const params = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  return Object.fromEntries(params) as WebhookAdminFilterQuery;
+}
+
+/** The settle body: parsed already by `express.json()`, or read and parsed here. */
+async function settleBodyOf(request: RouterRequest): Promise<WebhookAdminSettleBody> {
+  if (isObject(request.body)) {
+    return request.body;
+  }
+  let value: unknown;
+  try {
+    const raw = await readRequestBody(request, MAX_BODY_BYTES);
+    value = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError || error instanceof WebhookRefusal) {
+      throw new WebhookAdminRequestError(400, ADMIN_BODY_INVALID);
+    }
+    throw error;
+  }
+  if (!isObject(value)) {
+    throw new WebhookAdminRequestError(400, ADMIN_BODY_INVALID);
+  }
+  return value;
+}
+
+function isObject(value: unknown): value is WebhookAdminSettleBody {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}

@@ -1,0 +1,77 @@
+// NOTE: everything a plain Express app needs, and nothing that loads Nest: this entry must not
+// reach lib/index.ts, the Nest module or `@nestjs/*` (a test checks require.cache).
+export { createWebhooksRouter } from './webhooks-router';
+export type { WebhooksRouter } from './webhooks-router';
+export type { WebhooksRouterOptions } from './webhooks-router.options';
+export type { WebhooksRouterLogger } from './router-logger';
+export type { WebhookAdminRouterOptions } from './admin-router';
+export type { RequestHandler, NextFunction } from './delivery-handler';
+export type { RouterRequest } from './request-body';
+export type { WebhooksEngine } from '../webhooks-engine';
+
+export type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
+export type { PaymentEventPattern } from '../handlers/payment-event-pattern';
+export type { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+export type {
+  WebhooksModuleOptions,
+  WebhookDispatchOptions,
+  WebhookRetryOptions,
+  WebhookReconciliationSchedule,
+  WebhookRetentionOptions,
+} from '../interfaces/webhooks-module-options.interface';
+export type { WebhookObservabilityOptions } from '../observability/webhooks-observability-options.interface';
+export { NonRetryableError } from '../dispatch/non-retryable.error';
+export { PAYMENT_EVENT_TYPES, isPaymentEventType } from '../core/payment-event-types';
+export type { PaymentEventType } from '../core/payment-event-types';
+export {
+  ProviderStatusError,
+  WebhookConfigurationError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from '../core/webhook-errors';
+
+export { stripeEndpoint } from '../providers/stripe/stripe.provider';
+export type { StripeEndpointOptions } from '../providers/stripe/stripe.provider';
+export { standardWebhooksEndpoint } from '../providers/standard-webhooks/standard-webhooks.provider';
+export type { StandardWebhooksEndpointOptions } from '../providers/standard-webhooks/standard-webhooks.provider';
+export { qvardEndpoint } from '../providers/qvard/qvard.provider';
+export type { QvardEndpointOptions } from '../providers/qvard/qvard.provider';
+export { hmacEndpoint } from '../providers/hmac/hmac.provider';
+export type { HmacEndpointOptions, HmacSignatureEncoding } from '../providers/hmac/hmac.provider';
+export { adyenEndpoint } from '../providers/adyen/adyen.provider';
+export type { AdyenEndpointOptions } from '../providers/adyen/adyen.provider';
+export { yookassaEndpoint, YOOKASSA_IP_RANGES } from '../providers/yookassa/yookassa.provider';
+export type { YooKassaEndpointOptions } from '../providers/yookassa/yookassa.provider';
+export { tbankEndpoint } from '../providers/tbank/tbank.provider';
+export type { TBankEndpointOptions } from '../providers/tbank/tbank.provider';
+export { sberEndpoint } from '../providers/sber/sber.provider';
+export type { SberEndpointOptions } from '../providers/sber/sber.provider';
+export { yoomoneyEndpoint } from '../providers/yoomoney/yoomoney.provider';
+export type { YooMoneyEndpointOptions } from '../providers/yoomoney/yoomoney.provider';
+export { paypalEndpoint } from '../providers/paypal/paypal.provider';
+export type { PayPalEndpointOptions } from '../providers/paypal/paypal.provider';
+export { paddleEndpoint } from '../providers/paddle/paddle.provider';
+export type { PaddleEndpointOptions } from '../providers/paddle/paddle.provider';
+export { squareEndpoint } from '../providers/square/square.provider';
+export type { SquareEndpointOptions } from '../providers/square/square.provider';
+export { defineEndpoint } from '../providers/define-endpoint';
+export type { EndpointExtras } from '../providers/define-endpoint';
+export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';
+
+export { webhooksMigrations } from '../store/migrations';
+export { webhookEntities } from '../store/entities';
+export type { WebhookEventStatus } from '../store/webhook-event-status';
+export { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
+export type {
+  PendingPayment,
+  PendingPaymentsQuery,
+} from '../reconciliation/pending-payments.source';
+export type { WebhookAdmin } from '../admin/webhook-admin.service';
+export type {
+  WebhookEventFilter,
+  WebhookEventListOptions,
+  WebhookReplayReport,
+  WebhookInboxStats,
+} from '../admin/webhook-admin.service';
+export type { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
+export * from '../payments';

@@ -1,0 +1,40 @@
+import type { DataSource } from 'typeorm';
+import type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
+import type { WebhooksModuleOptions } from '../interfaces/webhooks-module-options.interface';
+import type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
+import type { WebhooksRouterLogger } from './router-logger';
+
+/**
+ * Options of `createWebhooksRouter()`: the options `WebhooksModule.forRoot()` takes (endpoints,
+ * dispatch, retention, observability, storeTimeoutMs, trustProxy, storage…), plus what a Nest
+ * app would have provided through its container.
+ */
+export interface WebhooksRouterOptions extends WebhooksModuleOptions {
+  /**
+   * The app's TypeORM data source holding the inbox, initialized, with `webhooksMigrations`
+   * run. The router never closes it: the app does, after `router.stop()`.
+   */
+  dataSource: DataSource;
+  /**
+   * The handlers, as functions: `{ on: 'payment.succeeded', name: 'fulfil', handle }`. Each
+   * runs once per event in effect: its ledger row and its writes through `ctx.manager` commit
+   * together.
+   * @default []
+   */
+  handlers?: readonly WebhookHandlerDefinition[];
+  /**
+   * Where the package's lines go: `console`, a pino or a winston logger (anything with `warn`,
+   * `error`, and `log` or `info`). Also what handlers get as `ctx.logger`. One choice per
+   * process, as with Nest's logger: the router created last sets it.
+   * @default one line per message on stdout (stderr for warnings and errors)
+   */
+  logger?: WebhooksRouterLogger;
+  /** The app's unfinished payments, for `reconciliation`. */
+  pendingPayments?: PendingPaymentsSource;
+  /**
+   * Whether the worker and the schedules start when the router is created. Set `false` to
+   * register more handlers through `router.engine.registry` first, then call `router.start()`.
+   * @default true
+   */
+  start?: boolean;
+}

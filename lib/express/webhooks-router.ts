@@ -1,0 +1,150 @@
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
+import { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
+import { useWebhooksLogger } from '../observability/webhooks-logger';
+import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { WebhooksEngine } from '../webhooks-engine';
+import { adminRouter, WebhookAdminRouterOptions } from './admin-router';
+import { deliveryHandler, RequestHandler } from './delivery-handler';
+import {
+  DATA_SOURCE_NOT_INITIALIZED,
+  DUPLICATE_HANDLER,
+  ENTITIES_NOT_REGISTERED,
+  INVALID_HANDLER,
+  ROUTER_STOPPED,
+} from './express.messages';
+import { healthHandler, metricsHandler } from './observability-handlers';
+import { routerLoggerFactory } from './router-logger';
+import { WebhooksRouterOptions } from './webhooks-router.options';
+
+/**
+ * The webhooks of a plain Express app: itself the middleware that receives deliveries
+ * (`app.use('/webhooks', router)`, before `express.json()`), with the worker's controls and
+ * the health, metrics and admin pieces beside it.
+ */
+export interface WebhooksRouter extends RequestHandler {
+  /** The engine behind the router (ingress, worker, registry, admin, metrics…). */
+  readonly engine: WebhooksEngine;
+  /** Lists, shows, redelivers, replays, settles and purges stored events. */
+  readonly admin: WebhookAdmin;
+  /**
+   * Answers `GET` with {@link health}'s report as JSON: 200 when up, 503 when down. For
+   * monitoring, not for the load balancer's probe of the instances that receive webhooks.
+   */
+  readonly healthHandler: RequestHandler;
+  /**
+   * Answers with the Prometheus text of the metrics registry when `observability.metrics` is
+   * on; 404 with a JSON message naming the option when it is off.
+   */
+  readonly metricsHandler: RequestHandler;
+  /** Starts the worker and schedules; done by `createWebhooksRouter()` unless `start: false`. */
+  start(): void;
+  /**
+   * Stops the worker (running handlers finish, up to `dispatch.shutdownTimeoutMs`; what was
+   * claimed and not started goes back to the inbox) and the schedules, then closes the
+   * package's own connections. Call it after `server.close()`, and before
+   * `dataSource.destroy()`. Final: create a new router to receive again.
+   */
+  stop(): Promise<void>;
+  /** Whether the inbox is reachable, writable and keeping up; never throws. */
+  health(): Promise<WebhooksHealthReport>;
+  /**
+   * The admin routes the Nest module offers, as middleware to mount where you like:
+   * `app.use('/webhooks-admin', express.json(), router.adminRouter({ authorize }))`.
+   * @throws WebhookConfigurationError when `authorize` is missing
+   */
+  adminRouter(options: WebhookAdminRouterOptions): RequestHandler;
+}
+
+/**
+ * Builds the webhooks of a plain Express app on its TypeORM data source: checks the options
+ * and the inbox's tables, registers the handlers, and starts the worker (unless `start: false`).
+ *
+ * @example
+ * ```ts
+ * const webhooks = await createWebhooksRouter({
+ *   dataSource,
+ *   endpoints: [stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET! })],
+ *   handlers: [{ on: 'payment.succeeded', name: 'fulfil', handle: fulfilOrder }],
+ * });
+ * app.use('/webhooks', webhooks);
+ * app.use(express.json());
+ * ```
+ * @throws WebhookConfigurationError naming the fix, for invalid options, handlers or tables
+ */
+export async function createWebhooksRouter(
+  options: WebhooksRouterOptions,
+): Promise<WebhooksRouter> {
+  const { dataSource, handlers = [], logger, pendingPayments, start = true, ...module } = options;
+  if (!dataSource?.isInitialized) {
+    throw new WebhookConfigurationError(DATA_SOURCE_NOT_INITIALIZED);
+  }
+  if (!dataSource.hasMetadata(WebhookEventEntity)) {
+    throw new WebhookConfigurationError(ENTITIES_NOT_REGISTERED);
+  }
+  handlers.forEach(checkHandler);
+  const duplicate = handlers.find((handler, index) =>
+    handlers.some((other, before) => before < index && other.name === handler.name),
+  );
+  if (duplicate) {
+    throw new WebhookConfigurationError(DUPLICATE_HANDLER(duplicate.name));
+  }
+  useWebhooksLogger(routerLoggerFactory(logger));
+  const engine = await WebhooksEngine.create({
+    options: module,
+    dataSource,
+    pendingPayments: () => pendingPayments,
+  });
+  const router = routerOf(engine);
+  try {
+    handlers.forEach((handler) => engine.registry.register(handler));
+    if (start) {
+      router.start();
+    }
+  } catch (error) {
+    // NOTE: a refused handler or metric must not leave the store's own connection open.
+    await router.stop();
+    throw error;
+  }
+  return router;
+}
+
+function routerOf(engine: WebhooksEngine): WebhooksRouter {
+  let stopped: Promise<void> | undefined;
+  const receive = deliveryHandler(() => engine.ingress, engine.options);
+  const router: RequestHandler = (request, response, next) => receive(request, response, next);
+  return Object.assign(router, {
+    engine,
+    admin: engine.admin,
+    healthHandler: healthHandler(() => engine.health.checkHealth()),
+    metricsHandler: metricsHandler(engine.metrics),
+    start(): void {
+      if (stopped) {
+        throw new WebhookConfigurationError(ROUTER_STOPPED);
+      }
+      engine.start();
+    },
+    stop(): Promise<void> {
+      stopped ??= engine.stop().finally(() => engine.close());
+      return stopped;
+    },
+    health: () => engine.health.checkHealth(),
+    adminRouter: (adminOptions: WebhookAdminRouterOptions) =>
+      adminRouter(engine.admin, adminOptions),
+  });
+}
+
+function checkHandler(handler: WebhookHandlerDefinition, index: number): void {
+  const on: unknown = handler?.on;
+  const patterns = Array.isArray(on) ? on : [on];
+  const valid =
+    typeof handler?.handle === 'function' &&
+    typeof handler.name === 'string' &&
+    handler.name.trim() !== '' &&
+    patterns.length > 0 &&
+    patterns.every((pattern) => typeof pattern === 'string' && pattern !== '');
+  if (!valid) {
+    throw new WebhookConfigurationError(INVALID_HANDLER(index));
+  }
+}
