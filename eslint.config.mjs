@@ -49,6 +49,41 @@ export default tseslint.config(
     },
   },
   {
+    // NOTE: the Express shop is what a plain Express app writes: no Nest, and the package only
+    // through its `/express` entry (the root entry loads the Nest module). The same holds for
+    // the Nest shop's plain files that the Express shop imports; types may come from anywhere.
+    files: [
+      'sample-express/**/*.ts',
+      'sample-app/src/shop-*.ts',
+      'sample-app/src/orders/*.migration.ts',
+      'sample-app/src/orders/order-migrations.ts',
+      'sample-app/src/orders/order.entity.ts',
+      'sample-app/src/orders/create-order.dto.ts',
+      'sample-app/src/orders/orders-awaiting-payment.source.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'nestjs-payment-webhooks',
+              allowTypeImports: true,
+              message: 'The Express shop imports the package from nestjs-payment-webhooks/express.',
+            },
+          ],
+          patterns: [
+            {
+              group: ['@nestjs/*', 'nestjs-payment-webhooks/*', '!nestjs-payment-webhooks/express'],
+              allowTypeImports: true,
+              message: 'The Express shop loads no Nest: import from nestjs-payment-webhooks/express.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
