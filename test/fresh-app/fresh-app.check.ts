@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,7 +13,8 @@ import { createTestDatabase, TestDatabase } from '../support/postgres';
  * app on each supported stack, installed with a plain `npm i` (no flags), built with `tsc` and
  * started on SQLite and on PostgreSQL with `synchronize: true`. A signed Stripe delivery, sent
  * twice, must answer 200 twice and leave one inbox row and one shipment; after a restart on the
- * same database (rows present, `synchronize` again) the same holds.
+ * same database (rows present, `synchronize` again) the same holds. The plain Express app is the
+ * one README's "Plain Express" section shows; it also survives a restart with a pending event.
  */
 
 const ROOT = join(__dirname, '..', '..');
@@ -83,6 +84,14 @@ function packPackage(into: string): string {
 interface RunningApp {
   readonly url: string;
   stop(): Promise<void>;
+}
+
+async function stopped<T>(app: RunningApp, work: (app: RunningApp) => Promise<T>): Promise<T> {
+  try {
+    return await work(app);
+  } finally {
+    await app.stop();
+  }
 }
 
 function startApp(dir: string, env: Record<string, string>): Promise<RunningApp> {
@@ -197,26 +206,18 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe.each(STACKS)('a new app on $name', (stack) => {
-  let dir: string;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(work, 'app-'));
-    cpSync(join(__dirname, 'app'), dir, { recursive: true });
-    run('npm', ['init', '-y'], dir);
-    run('npm', ['i', ...stack.packages, tarball], dir);
-    run('npm', ['i', '-D', ...stack.devPackages], dir);
-    run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], dir);
-  }, 600_000);
-
-  const databases: [
-    string,
-    () => Promise<{ env: Record<string, string>; count: Counter; drop(): Promise<void> }>,
-  ][] = [
+/** A fresh database of each kind for an app in `dir()`, with its counter and clean-up. */
+function databasesIn(
+  dir: () => string,
+): [
+  string,
+  () => Promise<{ env: Record<string, string>; count: Counter; drop(): Promise<void> }>,
+][] {
+  return [
     [
       'SQLite',
       async () => {
-        const file = join(dir, `shop-${Date.now()}.sqlite`);
+        const file = join(dir(), `shop-${Date.now()}.sqlite`);
         return {
           env: { SQLITE_FILE: file },
           count: sqliteCounter(file),
@@ -236,6 +237,21 @@ describe.each(STACKS)('a new app on $name', (stack) => {
       },
     ],
   ];
+}
+
+describe.each(STACKS)('a new app on $name', (stack) => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(work, 'app-'));
+    cpSync(join(__dirname, 'app'), dir, { recursive: true });
+    run('npm', ['init', '-y'], dir);
+    run('npm', ['i', ...stack.packages, tarball], dir);
+    run('npm', ['i', '-D', ...stack.devPackages], dir);
+    run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], dir);
+  }, 600_000);
+
+  const databases = databasesIn(() => dir);
 
   it.each(databases)(
     'answers a signed Stripe delivery twice with 200 and acts once, on %s, across a restart',
@@ -276,4 +292,79 @@ describe.each(STACKS)('a new app on $name', (stack) => {
     },
     120_000,
   );
+});
+
+/** The first TypeScript block of README's "Plain Express" section, if it has one. */
+function readmeExpressExample(): string | undefined {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = /^#+ Plain Express[^\n]*\n([\s\S]*?)(?=^#+ |$(?![\s\S]))/m.exec(readme);
+  return section ? /```ts\n([\s\S]*?)```/.exec(section[1])?.[1] : undefined;
+}
+
+describe('a new plain Express app built from the README', () => {
+  const template = join(__dirname, 'express-app');
+  let dir: string;
+
+  it('is the code README\'s "Plain Express" section shows', () => {
+    const example = readmeExpressExample();
+    if (example === undefined) {
+      throw new Error('README.md has no "Plain Express" section with a ```ts block');
+    }
+    expect(readFileSync(join(template, 'src', 'main.ts'), 'utf8').trim()).toBe(example.trim());
+  });
+
+  describe('installed with npm i', () => {
+    beforeAll(() => {
+      dir = mkdtempSync(join(work, 'express-app-'));
+      cpSync(template, dir, { recursive: true });
+      run('npm', ['init', '-y'], dir);
+      run(
+        'npm',
+        ['i', 'express@^5', 'typeorm@^1', 'reflect-metadata', 'better-sqlite3@^12', 'pg', tarball],
+        dir,
+      );
+      run('npm', ['i', '-D', 'typescript@^6', '@types/node@^20', '@types/express@^5'], dir);
+      run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], dir);
+    }, 600_000);
+
+    it.each(databasesIn(() => dir))(
+      'acts once for two deliveries, and once for an event left pending across a restart, on %s',
+      async (_, database) => {
+        const { env, count, drop } = await database();
+        try {
+          const paid = signedDelivery();
+          const pending = signedDelivery();
+          const deliver = (app: RunningApp, delivery: typeof paid) =>
+            post(`${app.url}/webhooks/stripe`, delivery.body, delivery.headers);
+          await stopped(await startApp(dir, env), async (app) => {
+            expect([(await deliver(app, paid)).status, (await deliver(app, paid)).status]).toEqual([
+              200, 200,
+            ]);
+            expect(await settled(count, { events: 1, shipments: 1 })).toEqual({
+              events: 1,
+              shipments: 1,
+            });
+          });
+          // An instance that only receives: the event is stored and answered, not handled.
+          await stopped(await startApp(dir, { ...env, WEBHOOK_WORKER: 'off' }), async (app) => {
+            expect((await deliver(app, pending)).status).toBe(200);
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            expect(await count()).toEqual({ events: 2, shipments: 1 });
+          });
+          await stopped(await startApp(dir, env), async (app) => {
+            expect(await settled(count, { events: 2, shipments: 2 })).toEqual({
+              events: 2,
+              shipments: 2,
+            });
+            expect((await deliver(app, pending)).status).toBe(200);
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            expect(await count()).toEqual({ events: 2, shipments: 2 });
+          });
+        } finally {
+          await drop();
+        }
+      },
+      120_000,
+    );
+  });
 });
