@@ -9,7 +9,8 @@
  *
  * Everything else has a subpath entry: `/providers` (per-provider option types, status clients,
  * constants), `/payments` (the payment-state helpers), `/observability` (telemetry, alert and
- * health shapes), `/idempotency`, `/testing`. Provider classes, entity classes, migrations by
+ * health shapes), `/idempotency`, `/testing`, and `/express` (the plain Express adapter: an
+ * entry of its own, which loads no Nest package). Provider classes, entity classes, migrations by
  * class name and the engine's internals are not exported. `test/public-surface.e2e-spec.ts`
  * pins the runtime names; a new export changes that list on purpose.
  */
@@ -53,6 +54,7 @@ export {
 } from './core/webhook-errors';
 export type { WebhookRejectionReason, ProviderStatusFailure } from './core/webhook-errors';
 export {
+  WebhookRefusalException,
   WebhookSignatureException,
   WebhookPayloadException,
   UnknownWebhookEndpointException,

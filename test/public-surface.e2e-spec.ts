@@ -30,6 +30,7 @@ const ROOT_EXPORTS = [
   'WebhookDispatcher',
   'WebhookPayloadError',
   'WebhookPayloadException',
+  'WebhookRefusalException',
   'WebhookRetention',
   'WebhookSignatureException',
   'WebhookSourceForbiddenException',

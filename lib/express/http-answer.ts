@@ -1,5 +1,6 @@
 import { ServerResponse } from 'node:http';
 import { IngressAnswer } from '../ingress/ingress-answer';
+import { statusText } from '../ingress/webhook-refusal';
 
 /** A JSON error body, shaped like the ingress's refusals (and Nest's `HttpException`). */
 export interface RouterErrorBody {
@@ -8,18 +9,9 @@ export interface RouterErrorBody {
   readonly message: string;
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  413: 'Payload Too Large',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /** An error body for `status` carrying `message`. */
 export function errorBody(status: number, message: string): RouterErrorBody {
-  return { statusCode: status, error: STATUS_TEXT[status] ?? 'Error', message };
+  return { statusCode: status, error: statusText(status), message };
 }
 
 /** Writes the engine's answer as it is: status, headers, and the body byte for byte. */

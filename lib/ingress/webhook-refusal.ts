@@ -18,6 +18,7 @@ export interface WebhookRefusalBody {
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
   400: 'Bad Request',
   403: 'Forbidden',
   404: 'Not Found',
@@ -27,6 +28,11 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+/** The reason phrase of an error status the package answers, as Nest's error bodies carry it. */
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? 'Error';
+}
 
 /**
  * A delivery the ingress does not take, with the status it is answered: 4xx for what the
@@ -48,7 +54,7 @@ export class WebhookRefusal extends Error {
 
   /** The answer body. */
   get body(): WebhookRefusalBody {
-    return { statusCode: this.status, error: STATUS_TEXT[this.status], message: this.message };
+    return { statusCode: this.status, error: statusText(this.status), message: this.message };
   }
 
   static unknownEndpoint(name: string): WebhookRefusal {
