@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -326,6 +326,10 @@ describe('a new plain Express app built from the README', () => {
       run('npm', ['i', '-D', 'typescript@^6', '@types/node@^20', '@types/express@^5'], dir);
       run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], dir);
     }, 600_000);
+
+    it('installs no Nest package: the Nest peers are optional', () => {
+      expect(existsSync(join(dir, 'node_modules', '@nestjs'))).toBe(false);
+    });
 
     it.each(databasesIn(() => dir))(
       'acts once for two deliveries, and once for an event left pending across a restart, on %s',
