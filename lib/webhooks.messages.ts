@@ -73,6 +73,19 @@ export const AMBIGUOUS_HANDLER = (key: string) =>
   `Two @OnPaymentEvent handlers share the key "${key}" (class and method name): ` +
   'rename one of the classes or methods, or give one a unique `key` in its options.';
 
+export const AMBIGUOUS_FUNCTION_HANDLER = (name: string) =>
+  `Two handlers are named "${name}": the name is the handler's ledger key, so give each ` +
+  'handler a name of its own.';
+
+export const UNKNOWN_FUNCTION_HANDLER_ENDPOINT = (
+  name: string,
+  endpoint: string,
+  configured: readonly string[],
+) =>
+  `Handler "${name}" names endpoint "${endpoint}", which is not configured ` +
+  `(the endpoints are ${configured.map((n) => JSON.stringify(n)).join(', ') || 'none'}): ` +
+  'fix its `endpoint` or add that endpoint to `endpoints`.';
+
 export const NO_LISTENERS = (endpoint: string, kind: string) =>
   `No @OnPaymentEvent handler listens to endpoint "${endpoint}" (${kind}): its deliveries are ` +
   'acknowledged and stored as ignored, and nothing runs. Add a handler for a normalized type ' +

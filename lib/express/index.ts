@@ -40,7 +40,11 @@ export { hmacEndpoint } from '../providers/hmac/hmac.provider';
 export type { HmacEndpointOptions, HmacSignatureEncoding } from '../providers/hmac/hmac.provider';
 export { adyenEndpoint } from '../providers/adyen/adyen.provider';
 export type { AdyenEndpointOptions } from '../providers/adyen/adyen.provider';
-export { yookassaEndpoint, YOOKASSA_IP_RANGES } from '../providers/yookassa/yookassa.provider';
+export {
+  yookassaEndpoint,
+  YOOKASSA_API_URL,
+  YOOKASSA_IP_RANGES,
+} from '../providers/yookassa/yookassa.provider';
 export type { YooKassaEndpointOptions } from '../providers/yookassa/yookassa.provider';
 export { tbankEndpoint } from '../providers/tbank/tbank.provider';
 export type { TBankEndpointOptions } from '../providers/tbank/tbank.provider';
@@ -50,6 +54,10 @@ export { yoomoneyEndpoint } from '../providers/yoomoney/yoomoney.provider';
 export type { YooMoneyEndpointOptions } from '../providers/yoomoney/yoomoney.provider';
 export { paypalEndpoint } from '../providers/paypal/paypal.provider';
 export type { PayPalEndpointOptions } from '../providers/paypal/paypal.provider';
+export type {
+  PayPalCertificateResolver,
+  PayPalCertificateResolverOptions,
+} from '../providers/paypal/paypal-certificate.resolver';
 export { paddleEndpoint } from '../providers/paddle/paddle.provider';
 export type { PaddleEndpointOptions } from '../providers/paddle/paddle.provider';
 export { squareEndpoint } from '../providers/square/square.provider';
@@ -59,6 +67,7 @@ export type { EndpointExtras } from '../providers/define-endpoint';
 export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';
 
 export { webhooksMigrations } from '../store/migrations';
+export { WebhookTransactions } from '../store/webhook-transactions.service';
 export { webhookEntities } from '../store/entities';
 export type { WebhookEventStatus } from '../store/webhook-event-status';
 export { PendingPaymentsSource } from '../reconciliation/pending-payments.source';

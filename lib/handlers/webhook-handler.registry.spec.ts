@@ -65,7 +65,8 @@ describe('WebhookHandlerRegistry', () => {
     const again = () =>
       registry.register({ on: 'payment.failed', name: 'fulfil', handle: () => undefined });
     expect(again).toThrow(WebhookConfigurationError);
-    expect(again).toThrow(/share the key "fulfil"/);
+    expect(again).toThrow(/Two handlers are named "fulfil"/);
+    expect(again).not.toThrow(/@OnPaymentEvent|class and method/);
     expect(registry.match({ ...paid, type: 'payment.failed' })).toHaveLength(1);
   });
 
@@ -74,7 +75,18 @@ describe('WebhookHandlerRegistry', () => {
 
     expect(() =>
       registry.register({ on: '*', name: 'fulfil', endpoint: 'paypal', handle: () => undefined }),
-    ).toThrow(/endpoint "paypal", which is not configured/);
+    ).toThrow(
+      'Handler "fulfil" names endpoint "paypal", which is not configured (the endpoints are "stripe")',
+    );
     expect(registry.has('fulfil')).toBe(false);
+  });
+
+  it('keeps the decorator wording for a discovered method', () => {
+    const registry = new WebhookHandlerRegistry(['stripe']);
+    registry.add({ key: 'Orders.paid', patterns: ['*'], invoke: async () => undefined });
+
+    expect(() =>
+      registry.add({ key: 'Orders.paid', patterns: ['*'], invoke: async () => undefined }),
+    ).toThrow(/Two @OnPaymentEvent handlers share the key "Orders.paid"/);
   });
 });

@@ -1,6 +1,11 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
-import { AMBIGUOUS_HANDLER, UNKNOWN_HANDLER_ENDPOINT } from '../webhooks.messages';
+import {
+  AMBIGUOUS_FUNCTION_HANDLER,
+  AMBIGUOUS_HANDLER,
+  UNKNOWN_FUNCTION_HANDLER_ENDPOINT,
+  UNKNOWN_HANDLER_ENDPOINT,
+} from '../webhooks.messages';
 import { PaymentEventPattern } from './payment-event-pattern';
 
 /** A handler the dispatcher runs: a discovered method or a registered function. */
@@ -62,18 +67,31 @@ export class WebhookHandlerRegistry {
     this.handlers.set(handler.key, handler);
   }
 
-  /** Adds a handler given as a function (`{ on, name, handle }`). */
+  /**
+   * Adds a handler given as a function (`{ on, name, handle }`); throws, naming the fix, when
+   * its name is taken or it names an endpoint that is not configured.
+   */
   register(definition: WebhookHandlerDefinition): void {
     const { on, name, endpoint, handle } = definition;
+    const endpoints =
+      endpoint === undefined
+        ? undefined
+        : typeof endpoint === 'string'
+          ? [endpoint]
+          : [...endpoint];
+    if (this.handlers.has(name)) {
+      throw new WebhookConfigurationError(AMBIGUOUS_FUNCTION_HANDLER(name));
+    }
+    const unknown = endpoints?.find((n) => this.endpointNames && !this.endpointNames.has(n));
+    if (unknown !== undefined) {
+      throw new WebhookConfigurationError(
+        UNKNOWN_FUNCTION_HANDLER_ENDPOINT(name, unknown, [...(this.endpointNames ?? [])]),
+      );
+    }
     this.add({
       key: name,
       patterns: typeof on === 'string' ? [on] : [...on],
-      endpoints:
-        endpoint === undefined
-          ? undefined
-          : typeof endpoint === 'string'
-            ? [endpoint]
-            : [...endpoint],
+      endpoints,
       invoke: async (event, ctx) => {
         await handle(event, ctx);
       },

@@ -63,8 +63,8 @@ export interface WebhookContext {
   readonly logger: WebhooksLogger;
   /**
    * Asks the provider's API for the payment's current status.
-   * @throws ProviderStatusError when the endpoint has no API credentials or the provider
-   * cannot answer.
+   * @throws WebhookConfigurationError when the endpoint has no API credentials (no status
+   * client); ProviderStatusError when the provider cannot answer.
    */
   fetchStatus(): Promise<ProviderPaymentStatus>;
   /**

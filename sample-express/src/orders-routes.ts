@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isUUID, validate } from 'class-validator';
 import express, { Request, Response, Router } from 'express';
-import type { WebhooksEngine } from 'nestjs-payment-webhooks/express';
+import type { WebhookTransactions } from 'nestjs-payment-webhooks/express';
 import { CreateOrderDto } from '../../sample-app/src/orders/create-order.dto';
 import { Order } from '../../sample-app/src/orders/order.entity';
 
-type Transactions = Pick<WebhooksEngine['transactions'], 'run'>;
+type Transactions = Pick<WebhookTransactions, 'run'>;
 
 /** A JSON error body shaped as the Nest shop's: `{ statusCode, message, error }`. */
 function fail(response: Response, statusCode: 400 | 404, message: string | string[]): void {

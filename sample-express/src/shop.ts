@@ -5,7 +5,7 @@ import type {
   WebhookObservabilityOptions,
   WebhookReconciliationSchedule,
   WebhooksRouter,
-  WebhooksEngine,
+  WebhookTransactions,
 } from 'nestjs-payment-webhooks/express';
 import { DataSource } from 'typeorm';
 import { OrdersAwaitingPayment } from '../../sample-app/src/orders/orders-awaiting-payment.source';
@@ -77,7 +77,7 @@ export async function createShop(
   // NOTE: the reconciliation source reads orders through the router's transactions, which
   // exist once the router does; reconciliation first asks for pending payments after that.
   let webhooks: WebhooksRouter | undefined;
-  const transactions: Pick<WebhooksEngine['transactions'], 'run'> = {
+  const transactions: Pick<WebhookTransactions, 'run'> = {
     run: (work) => webhooks!.engine.transactions.run(work),
   };
   try {

@@ -13,13 +13,13 @@ import {
   yookassaEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks/express';
-import type { PayPalEndpointOptions, WebhookEndpoint } from 'nestjs-payment-webhooks/express';
+import type { PayPalCertificateResolver, WebhookEndpoint } from 'nestjs-payment-webhooks/express';
 import { SecretName, secretOrDevelopment, setting } from '../../sample-app/src/shop-settings';
 
 /** What tests (or a staging setup) may replace in the shop's endpoints. */
 export interface EndpointOverrides {
   /** Where PayPal signing certificates come from; by default they are fetched from PayPal. */
-  paypalCertificates?: PayPalEndpointOptions['certificateResolver'];
+  paypalCertificates?: PayPalCertificateResolver;
   /** The CA certificates (PEM) PayPal's must chain to; by default Node's bundled roots. */
   paypalTrustedRoots?: string;
 }
