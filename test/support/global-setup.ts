@@ -3,11 +3,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import {
+  answersPing,
+  LOCAL_REDIS_URL,
+  redisServerBinary,
+  startThrowawayRedis,
+  ThrowawayRedis,
+} from './redis';
 
-/**
- * Finds a PostgreSQL server for the suites: TEST_DATABASE_URL when set, else the server at
- * 127.0.0.1:5432, else an embedded PostgreSQL started from the npm package. Never skips.
- */
 async function reachable(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
@@ -32,7 +35,11 @@ function freePort(): Promise<number> {
   });
 }
 
-export default async function globalSetup(): Promise<void> {
+/**
+ * Finds a PostgreSQL server for the suites: TEST_DATABASE_URL when set, else the server at
+ * 127.0.0.1:5432, else an embedded PostgreSQL started from the npm package. Never skips.
+ */
+async function findPostgres(): Promise<void> {
   if (process.env.TEST_DATABASE_URL) {
     if (!(await reachable(process.env.TEST_DATABASE_URL))) {
       throw new Error(`TEST_DATABASE_URL=${process.env.TEST_DATABASE_URL} is not reachable`);
@@ -73,4 +80,56 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { __embeddedPostgres?: unknown }).__embeddedPostgres = server;
   process.env.TEST_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   console.log(`\nUsing an embedded PostgreSQL on port ${port}`);
+}
+
+/** The Redis the BullMQ suites get, or why there is none. */
+export interface RedisChoice {
+  url?: string;
+  /** Started for this run; the global teardown stops it. */
+  server?: ThrowawayRedis;
+  missing?: string;
+}
+
+/**
+ * Finds a Redis server for the BullMQ suites: TEST_REDIS_URL when set (it must answer), else the
+ * server at 127.0.0.1:6379, else a throwaway redis-server from PATH. Without any, the run goes
+ * on and `redisUrl()` names the fix in the suites that need Redis. Never skips.
+ */
+export async function findRedis(
+  env: NodeJS.ProcessEnv = process.env,
+  localUrl = LOCAL_REDIS_URL,
+): Promise<RedisChoice> {
+  if (env.TEST_REDIS_URL) {
+    if (!(await answersPing(env.TEST_REDIS_URL))) {
+      throw new Error(`TEST_REDIS_URL=${env.TEST_REDIS_URL} does not answer PING`);
+    }
+    return { url: env.TEST_REDIS_URL };
+  }
+  if (await answersPing(localUrl)) return { url: localUrl };
+  const down = `${localUrl} did not answer PING`;
+  if (!redisServerBinary(env.PATH ?? '')) {
+    return { missing: `${down} and redis-server is not on PATH.` };
+  }
+  try {
+    const server = await startThrowawayRedis(env.PATH ?? '');
+    return { url: server.url, server };
+  } catch (error) {
+    return { missing: `${down} and redis-server did not start: ${(error as Error).message}` };
+  }
+}
+
+export default async function globalSetup(): Promise<void> {
+  await findPostgres();
+  const redis = await findRedis();
+  if (redis.url) {
+    process.env.TEST_REDIS_URL = redis.url;
+    delete process.env.TEST_REDIS_MISSING;
+  } else {
+    process.env.TEST_REDIS_MISSING = redis.missing;
+    console.log(`\nNo Redis for the BullMQ suites: ${redis.missing}`);
+  }
+  if (redis.server) {
+    (globalThis as { __throwawayRedis?: ThrowawayRedis }).__throwawayRedis = redis.server;
+    console.log(`\nUsing a throwaway redis-server on port ${redis.server.port}`);
+  }
 }
