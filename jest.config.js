@@ -20,6 +20,7 @@ module.exports = {
     '^nestjs-payment-webhooks/payments$': '<rootDir>/lib/payments/index.ts',
     '^nestjs-payment-webhooks/observability$': '<rootDir>/lib/observability/index.ts',
     '^nestjs-payment-webhooks/express$': '<rootDir>/lib/express/index.ts',
+    '^nestjs-payment-webhooks/bullmq$': '<rootDir>/lib/bullmq/index.ts',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -66,6 +66,14 @@ export {
 } from './ingress/webhook-ingress.exceptions';
 
 export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
+export { WEBHOOKS_TRANSPORT } from './webhooks.constants';
+export type {
+  WebhookTransport,
+  OpenWebhookTransport,
+  WebhookTransportContext,
+  WebhookTransportStatus,
+  WebhookQueueCounts,
+} from './dispatch/webhook-transport';
 export { WebhookTransactions } from './store/webhook-transactions.service';
 export { ReconciliationService } from './reconciliation/reconciliation.service';
 export type {

@@ -2,6 +2,9 @@ import { DataSource } from 'typeorm';
 import { WebhookAdmin } from './admin/webhook-admin.service';
 import { WebhookDispatcher } from './dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from './dispatch/webhook-event.processor';
+import { OpenWebhookTransport } from './dispatch/webhook-transport';
+import { systemClock } from './dispatch/clock';
+import { sqlDialectOf } from './store/sql-dialect';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
 import { WebhookDelivery } from './ingress/webhook-ingress.service';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
@@ -49,7 +52,10 @@ export class WebhooksEngine {
   readonly signal = new InboxSignal();
   readonly telemetry = new WebhookTelemetry();
   readonly ingress: WebhookIngress;
+  /** The in-process worker (idle when a transport runs the handlers). */
   readonly dispatcher: WebhookDispatcher;
+  /** The transport running the handlers elsewhere (`dispatch.transport`), when one is set. */
+  readonly transport: OpenWebhookTransport | null;
   readonly transactions: WebhookTransactions;
   readonly admin: WebhookAdmin;
   readonly reconciliation: ReconciliationService;
@@ -79,6 +85,16 @@ export class WebhooksEngine {
       logger,
     );
     this.dispatcher = new WebhookDispatcher(store, processor, this.signal, options, logger);
+    this.transport =
+      options.dispatch.transport?.open({
+        worker: store,
+        processor,
+        signal: this.signal,
+        options,
+        database: sqlDialectOf(config.dataSource).kind,
+        logger,
+        clock: systemClock,
+      }) ?? null;
     this.transactions = new WebhookTransactions(store);
     this.admin = new WebhookAdmin(store.queries, this.signal);
     this.reconciliation = new ReconciliationService(
@@ -90,8 +106,8 @@ export class WebhooksEngine {
     );
     this.retention = new WebhookRetention(store.queries, options, config.idempotency);
     this.sampler = new InboxSampler(store.queries, store, options, this.telemetry);
-    this.health = new WebhooksHealthIndicator(options, this.sampler);
-    this.metrics = new WebhooksMetrics(options, this.telemetry, this.sampler);
+    this.health = new WebhooksHealthIndicator(options, this.sampler, this.transport);
+    this.metrics = new WebhooksMetrics(options, this.telemetry, this.sampler, this.transport);
     this.alerts = new WebhookAlerts(options);
     this.alertMonitor = new WebhookAlertMonitor(options, this.telemetry, this.alerts, this.sampler);
   }
@@ -108,7 +124,12 @@ export class WebhooksEngine {
       ...options.storage,
     });
     await store.initialize();
-    return new WebhooksEngine(options, store, config);
+    try {
+      return new WebhooksEngine(options, store, config);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
   }
 
   /** Verifies, stores and answers one delivery; see {@link WebhookIngress.ingest}. */
@@ -118,10 +139,11 @@ export class WebhooksEngine {
 
   /**
    * Starts what runs in the background: metrics and alerts listening, the reconciliation and
-   * retention schedules, and the worker (unless `dispatch.enabled` is false). Call it once the
-   * handlers are registered.
+   * retention schedules, and the worker or the transport (unless `dispatch.enabled` is false).
+   * Call it once the handlers are registered. Waits for no broker: a transport whose broker is
+   * down keeps the events in the inbox until it answers.
    */
-  start(): void {
+  async start(): Promise<void> {
     if (this.started) {
       return;
     }
@@ -130,7 +152,12 @@ export class WebhooksEngine {
     this.alertMonitor.start();
     this.reconciliation.start();
     this.retention.start();
-    if (this.options.dispatch.enabled) {
+    if (!this.options.dispatch.enabled) {
+      return;
+    }
+    if (this.transport) {
+      await this.transport.start();
+    } else {
       this.dispatcher.start();
     }
   }
@@ -145,11 +172,12 @@ export class WebhooksEngine {
     this.reconciliation.stop();
     this.metrics.stop();
     this.sampler.stop();
-    await Promise.all([this.dispatcher.stop(), this.retention.stop()]);
+    await Promise.all([this.dispatcher.stop(), this.transport?.stop(), this.retention.stop()]);
   }
 
   /** Closes what the store opened of its own (on SQLite its connection); the app's data source stays open. */
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    await this.transport?.close();
+    await this.store.close();
   }
 }

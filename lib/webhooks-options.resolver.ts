@@ -18,6 +18,7 @@ import {
   NO_ENDPOINTS,
   SHAPING_OPTION_IN_FACTORY,
 } from './webhooks.messages';
+import type { WebhookTransport } from './dispatch/webhook-transport';
 
 /** Options with every default filled in, checked once at startup. */
 export interface ResolvedWebhooksOptions {
@@ -35,6 +36,8 @@ export interface ResolvedWebhooksOptions {
     readonly maxAttempts: number;
     readonly baseDelayMs: number;
     readonly maxDelayMs: number;
+    /** Null: the in-process claim loop. */
+    readonly transport: WebhookTransport | null;
   };
   readonly observability: ResolvedObservabilityOptions;
   readonly storage: { readonly sqliteIntakePath?: string };
@@ -112,6 +115,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       maxAttempts: positiveInteger('dispatch.retry.maxAttempts', retry.maxAttempts, 25),
       baseDelayMs: positiveInteger('dispatch.retry.baseDelayMs', retry.baseDelayMs, 5000),
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
+      transport: resolveTransport(dispatch.transport),
     },
     observability: resolveObservabilityOptions(options.observability, endpoints),
     storage: resolveStorage(options.storage),
@@ -126,6 +130,27 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
     );
   }
   return resolved;
+}
+
+function resolveTransport(transport: WebhookTransport | undefined): WebhookTransport | null {
+  if (transport === undefined) {
+    return null;
+  }
+  if (
+    typeof transport !== 'object' ||
+    transport === null ||
+    typeof transport.kind !== 'string' ||
+    typeof transport.open !== 'function'
+  ) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION(
+        'dispatch.transport',
+        'a transport made by a factory such as bullmqTransport() from nestjs-payment-webhooks/bullmq',
+        transport,
+      ),
+    );
+  }
+  return transport;
 }
 
 /**

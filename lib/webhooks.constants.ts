@@ -15,3 +15,9 @@ export const PAYMENT_WEBHOOK_METADATA = 'nestjs-payment-webhooks:payment_webhook
 
 /** Token of the module's {@link WebhooksEngine}. */
 export const WEBHOOKS_ENGINE = Symbol('WEBHOOKS_ENGINE');
+
+/**
+ * Token of the open `dispatch.transport` (null without one). With the BullMQ transport it is a
+ * `BullmqWebhookTransport`, whose `process(job)` a `@nestjs/bullmq` `WorkerHost` calls.
+ */
+export const WEBHOOKS_TRANSPORT = Symbol('WEBHOOKS_TRANSPORT');

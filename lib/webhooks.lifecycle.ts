@@ -19,8 +19,8 @@ export class WebhooksLifecycle
 {
   constructor(@Inject(WEBHOOKS_ENGINE) private readonly engine: WebhooksEngine) {}
 
-  onApplicationBootstrap(): void {
-    this.engine.start();
+  onApplicationBootstrap(): Promise<void> {
+    return this.engine.start();
   }
 
   beforeApplicationShutdown(): Promise<void> {

@@ -44,6 +44,7 @@ import { WebhookTransactions } from './store/webhook-transactions.service';
 import {
   DEFAULT_WEBHOOKS_PATH,
   WEBHOOKS_ENGINE,
+  WEBHOOKS_TRANSPORT,
   WEBHOOKS_RESOLVED_OPTIONS,
   WEBHOOKS_ROUTE_PATH,
 } from './webhooks.constants';
@@ -95,6 +96,7 @@ export function createWebhooksModuleParts(
       ...(observability.alerts ? [WebhookAlerts] : []),
       WEBHOOKS_ENGINE,
       WEBHOOKS_RESOLVED_OPTIONS,
+      WEBHOOKS_TRANSPORT,
     ],
   };
 }
@@ -153,6 +155,7 @@ function engineProviders(
     fromEngine(WebhookTelemetry, (engine) => engine.telemetry),
     fromEngine(WebhookIngress, (engine) => engine.ingress),
     fromEngine(WebhookDispatcher, (engine) => engine.dispatcher),
+    fromEngine(WEBHOOKS_TRANSPORT, (engine) => engine.transport),
     fromEngine(WebhookTransactions, (engine) => engine.transactions),
     fromEngine(WebhookAdmin, (engine) => engine.admin),
     fromEngine(ReconciliationService, (engine) => engine.reconciliation),

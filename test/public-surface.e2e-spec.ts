@@ -24,6 +24,7 @@ const ROOT_EXPORTS = [
   'UnknownWebhookEndpointException',
   'UnsupportedWebhookMediaTypeException',
   'WEBHOOKS_MODULE_OPTIONS',
+  'WEBHOOKS_TRANSPORT',
   'WebhookAdmin',
   'WebhookAlerts',
   'WebhookConfigurationError',

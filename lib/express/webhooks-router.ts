@@ -38,8 +38,8 @@ export interface WebhooksRouter extends RequestHandler {
    * on; 404 with a JSON message naming the option when it is off.
    */
   readonly metricsHandler: RequestHandler;
-  /** Starts the worker and schedules; done by `createWebhooksRouter()` unless `start: false`. */
-  start(): void;
+  /** Starts the worker and schedules; done by `createWebhooksRouter()` unless `start: false`. Waits for no broker. */
+  start(): Promise<void>;
   /**
    * Stops the worker (running handlers finish, up to `dispatch.shutdownTimeoutMs`; what was
    * claimed and not started goes back to the inbox) and the schedules, then closes the
@@ -100,7 +100,7 @@ export async function createWebhooksRouter(
   try {
     handlers.forEach((handler) => engine.registry.register(handler));
     if (start) {
-      router.start();
+      await router.start();
     }
   } catch (error) {
     // NOTE: a refused handler or metric must not leave the store's own connection open.
@@ -119,11 +119,11 @@ function routerOf(engine: WebhooksEngine): WebhooksRouter {
     admin: engine.admin,
     healthHandler: healthHandler(() => engine.health.checkHealth()),
     metricsHandler: metricsHandler(engine.metrics),
-    start(): void {
+    start(): Promise<void> {
       if (stopped) {
-        throw new WebhookConfigurationError(ROUTER_STOPPED);
+        return Promise.reject(new WebhookConfigurationError(ROUTER_STOPPED));
       }
-      engine.start();
+      return engine.start();
     },
     stop(): Promise<void> {
       stopped ??= engine.stop().finally(() => engine.close());

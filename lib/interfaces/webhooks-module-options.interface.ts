@@ -1,6 +1,7 @@
 import type { WebhookAdminRoutesOptions } from '../admin/webhook-admin.controller';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import type { WebhookObservabilityOptions } from '../observability/webhooks-observability-options.interface';
+import type { WebhookTransport } from '../dispatch/webhook-transport';
 
 /** Retry policy for failing handlers. */
 export interface WebhookRetryOptions {
@@ -55,6 +56,13 @@ export interface WebhookDispatchOptions {
   shutdownTimeoutMs?: number;
   /** Retry policy. */
   retry?: WebhookRetryOptions;
+  /**
+   * Where handlers run. Left out, this process claims due events from the inbox and runs them
+   * (any number of instances may share a PostgreSQL inbox). `bullmqTransport()` from
+   * `nestjs-payment-webhooks/bullmq` hands them to BullMQ workers in other processes instead;
+   * `enabled: false` still makes an ingress-only instance.
+   */
+  transport?: WebhookTransport;
 }
 
 /** Options for `WebhooksModule.forRoot()` / `forRootAsync()`. */

@@ -1,4 +1,5 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OpenWebhookTransport } from '../dispatch/webhook-transport';
 import { InboxSampler, SAMPLED_STATUSES } from './inbox-sampler';
 import { PromClient } from './prom-client.loader';
 
@@ -6,6 +7,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const SETTLE_BUCKETS = [0.05, 0.25, 1, 5, 15, 60, 300, 900, 3600, 10_800, 43_200, 86_400];
 const PER_PAYMENT_BUCKETS = [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50, 100];
+const QUEUE_WAIT_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
 
 /** Every metric's name, without the prefix. */
 export const METRIC_NAMES = [
@@ -24,7 +27,10 @@ export const METRIC_NAMES = [
   'database_up',
 ] as const;
 
-export type MetricName = (typeof METRIC_NAMES)[number];
+/** The names of the metrics a transport adds (`dispatch.transport`), without the prefix. */
+export const TRANSPORT_METRIC_NAMES = ['queue_jobs', 'queue_wait_seconds', 'queue_up'] as const;
+
+export type MetricName = (typeof METRIC_NAMES)[number] | (typeof TRANSPORT_METRIC_NAMES)[number];
 
 type EventLabels = 'endpoint' | 'provider' | 'type';
 
@@ -43,6 +49,10 @@ export interface WebhookMetricSet {
   oldestPendingAge: Gauge<'endpoint'>;
   lastDeliveryAge: Gauge<'endpoint'>;
   databaseUp: Gauge<string>;
+  /** With a transport. */
+  queueJobs?: Gauge<'queue' | 'state'>;
+  queueUp?: Gauge<'queue'>;
+  queueWait?: Histogram<'queue'>;
 }
 
 /** Gives a metric its prefixed name and the registry it goes in. */
@@ -191,4 +201,53 @@ export function inboxGauges(
     }),
   );
   return { inboxDepth, oldestPendingAge, lastDeliveryAge, databaseUp };
+}
+
+/**
+ * The queue's metrics, with a transport: its job counts and whether its broker answered, read
+ * when scraped, and how long the jobs this process ran waited in the queue.
+ */
+export function transportMetrics(
+  prom: PromClient,
+  named: MetricNaming,
+  transport: Pick<OpenWebhookTransport, 'status'>,
+) {
+  const queueJobs: Gauge<'queue' | 'state'> = new prom.Gauge(
+    named({
+      name: 'queue_jobs',
+      help: "Jobs in the transport's queue by state (waiting, active, delayed, failed, completed), read from the broker when scraped.",
+      labelNames: ['queue', 'state'] as const,
+      async collect() {
+        const status = await transport.status();
+        queueJobs.reset();
+        for (const state of QUEUE_STATES) {
+          const count = status.counts?.[state];
+          if (count !== undefined) {
+            queueJobs.set({ queue: status.queue, state }, count);
+          }
+        }
+      },
+    }),
+  );
+  const queueUp: Gauge<'queue'> = new prom.Gauge(
+    named({
+      name: 'queue_up',
+      help: "1 when the transport's broker answered the last scrape, 0 when it did not.",
+      labelNames: ['queue'] as const,
+      async collect() {
+        const status = await transport.status();
+        queueUp.reset();
+        queueUp.set({ queue: status.queue }, status.up ? 1 : 0);
+      },
+    }),
+  );
+  const queueWait: Histogram<'queue'> = new prom.Histogram(
+    named({
+      name: 'queue_wait_seconds',
+      help: 'Time a job waited in the queue before a worker of this process took it (its queue lag).',
+      labelNames: ['queue'] as const,
+      buckets: QUEUE_WAIT_BUCKETS,
+    }),
+  );
+  return { queueJobs, queueUp, queueWait };
 }

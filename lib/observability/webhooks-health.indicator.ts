@@ -1,3 +1,4 @@
+import type { OpenWebhookTransport, WebhookTransportStatus } from '../dispatch/webhook-transport';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
@@ -29,6 +30,11 @@ export type WebhooksHealthDetails = {
   readonly deadLetters: WebhooksHealthMeasure;
   /** Endpoints silent for longer than their `expectDeliveryWithin`. */
   readonly silentEndpoints: readonly SilentEndpoint[];
+  /**
+   * The broker of `dispatch.transport`, when one is set: whether it answered, and its queue's
+   * job counts. Down while the events wait in the inbox for it.
+   */
+  readonly transport?: WebhookTransportStatus;
   /** One sentence per failed check; empty when healthy. */
   readonly problems: readonly string[];
   /** When the database sample behind this report was taken. */
@@ -101,6 +107,7 @@ export class WebhooksHealthIndicator {
   constructor(
     private readonly options: ResolvedWebhooksOptions,
     private readonly sampler: InboxSampler,
+    private readonly transport: Pick<OpenWebhookTransport, 'status'> | null = null,
   ) {}
 
   /**
@@ -119,7 +126,10 @@ export class WebhooksHealthIndicator {
   /** Checks the module's health and returns a plain report; never throws. */
   async checkHealth(): Promise<WebhooksHealthReport> {
     const thresholds = this.options.observability.health;
-    const sample = await this.sampler.sample();
+    const [sample, transport] = await Promise.all([
+      this.sampler.sample(),
+      this.transport?.status(),
+    ]);
     const now = Date.now();
     const up = sample.databaseUp;
     let pending = 0;
@@ -139,6 +149,7 @@ export class WebhooksHealthIndicator {
       ),
       deadLetters: measure(up ? dead : null, thresholds.maxDeadLetters),
       silentEndpoints: this.sampler.silentEndpoints(now),
+      ...(transport ? { transport } : {}),
       sampledAt: sample.takenAt,
     };
     const problems = this.problems(details);
@@ -174,6 +185,13 @@ export class WebhooksHealthIndicator {
       problems.push(
         `${deadLetters.value} events are dead, more than ${deadLetters.max}: fix the cause, then ` +
           'WebhookAdmin.replay({ status: "dead" }).',
+      );
+    }
+    if (details.transport && !details.transport.up) {
+      const { kind, queue, error } = details.transport;
+      problems.push(
+        `The ${kind} queue "${queue}" cannot be reached (${(error ?? 'no answer').replace(/\.$/, '')}): ` +
+          'deliveries are still stored and answered, and their events wait in the inbox until it answers.',
       );
     }
     for (const silent of details.silentEndpoints) {

@@ -3,11 +3,14 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { BoundedLabel } from './bounded-label';
 import { InboxSampler } from './inbox-sampler';
+import type { OpenWebhookTransport } from '../dispatch/webhook-transport';
 import {
   eventMetrics,
   inboxGauges,
   METRIC_NAMES,
   MetricNaming,
+  TRANSPORT_METRIC_NAMES,
+  transportMetrics,
   WebhookMetricSet,
 } from './webhook-metric-set';
 import { METRIC_ALREADY_REGISTERED, METRICS_DISABLED } from './observability.messages';
@@ -61,11 +64,13 @@ export class WebhooksMetrics {
   private set?: WebhookMetricSet;
   private names: string[] = [];
   private unsubscribe?: () => void;
+  private unsubscribeWait?: () => void;
 
   constructor(
     private readonly options: ResolvedWebhooksOptions,
     private readonly telemetry: WebhookTelemetry,
     private readonly sampler: InboxSampler,
+    private readonly transport: Pick<OpenWebhookTransport, 'status' | 'onWait'> | null = null,
   ) {}
 
   /** Whether `observability.metrics` is on. */
@@ -97,12 +102,17 @@ export class WebhooksMetrics {
       attempt: (record) => this.onAttempt(record),
       settled: (record) => this.onSettled(record),
     });
+    this.unsubscribeWait = this.transport?.onWait((queue, waitedMs) =>
+      this.set?.queueWait?.observe({ queue }, waitedMs / 1000),
+    );
   }
 
   /** Removes the metrics from the registry, so a new application can register them again. */
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unsubscribeWait?.();
+    this.unsubscribeWait = undefined;
     for (const name of this.names) {
       this.registry?.removeSingleMetric(name);
     }
@@ -124,9 +134,10 @@ export class WebhooksMetrics {
 
   private register(prom: PromClient, registry: Registry, prefix: string): WebhookMetricSet {
     // NOTE: every name is checked before any metric is created, so a conflict registers nothing.
-    const taken = METRIC_NAMES.map((name) => `${prefix}${name}`).find((name) =>
-      registry.getSingleMetric(name),
-    );
+    const names = [...METRIC_NAMES, ...(this.transport ? TRANSPORT_METRIC_NAMES : [])];
+    const taken = names
+      .map((name) => `${prefix}${name}`)
+      .find((name) => registry.getSingleMetric(name));
     if (taken) {
       throw new WebhookConfigurationError(METRIC_ALREADY_REGISTERED(taken));
     }
@@ -138,6 +149,7 @@ export class WebhooksMetrics {
     return {
       ...eventMetrics(prom, named),
       ...inboxGauges(prom, named, this.sampler, [...this.options.endpoints.keys()]),
+      ...(this.transport ? transportMetrics(prom, named, this.transport) : {}),
     };
   }
 

@@ -1,7 +1,8 @@
 import { In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { parameterList, StoreConnection } from './store-connection';
-import { ClaimOptions } from './webhook-store.interface';
+import { dateOf } from './stored-date';
+import { ClaimOptions, ExpiredLease, ReleaseOptions } from './webhook-store.interface';
 
 /** Claims due events for a worker, extends its leases, and gives held events back. */
 export class InboxClaims {
@@ -81,6 +82,86 @@ export class InboxClaims {
     >;
   }
 
+  /** Events whose lease ran out, the longest expired first: who held them, at which attempt. */
+  async expiredLeases(now: Date, limit: number): Promise<ExpiredLease[]> {
+    const { connection } = this;
+    const { params, bind } = parameterList(connection.dialect);
+    const sql =
+      'SELECT id, attempts, locked_by, next_attempt_at FROM webhook_events ' +
+      `WHERE status = 'processing' AND locked_until < ${bind(connection.dialect.date(now))} ` +
+      `ORDER BY locked_until LIMIT ${bind(limit)}`;
+    const rows = (await connection.lock.run(() =>
+      connection.rows(connection.dataSource.manager, sql, params),
+    )) as {
+      id: string;
+      attempts: number | string;
+      locked_by: string | null;
+      next_attempt_at: Date | string | null;
+    }[];
+    return rows.map((row) => ({
+      id: row.id,
+      attempt: Number(row.attempts),
+      lockedBy: row.locked_by,
+      dueAt: dateOf(row.next_attempt_at),
+    }));
+  }
+
+  /**
+   * Moves an event whose lease ran out from its holder to `holder` for `leaseMs`, counting a
+   * new attempt when `nextAttempt`; false when someone else moved, renewed or settled it first.
+   */
+  async handOver(
+    lease: ExpiredLease,
+    holder: string,
+    leaseMs: number,
+    now: Date,
+    nextAttempt: boolean,
+  ): Promise<boolean> {
+    const { connection } = this;
+    const { dialect } = connection;
+    const { params, bind } = parameterList(dialect);
+    const held =
+      lease.lockedBy === null ? 'locked_by IS NULL' : `locked_by = ${bind(lease.lockedBy)}`;
+    const sql =
+      `UPDATE webhook_events SET locked_by = ${bind(holder)}, ` +
+      `locked_until = ${bind(dialect.date(new Date(now.getTime() + leaseMs)))}` +
+      `${nextAttempt ? ', attempts = attempts + 1' : ''} ` +
+      `WHERE id = ${bind(lease.id)} AND status = 'processing' AND ${held} ` +
+      `AND attempts = ${bind(lease.attempt)} AND locked_until < ${bind(dialect.date(now))} ` +
+      'RETURNING id';
+    const rows = await connection.lock.run(() =>
+      connection.rows(connection.dataSource.manager, sql, params),
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * Takes event `id` at `attempt` for `workerId`: from `from` (who handed it out), or from any
+   * holder whose lease ran out. Null when the event is settled, at another attempt, or held.
+   */
+  async takeOver(
+    id: string,
+    attempt: number,
+    from: string,
+    workerId: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<WebhookEventEntity | null> {
+    const { connection } = this;
+    const { dialect } = connection;
+    const { params, bind } = parameterList(dialect);
+    const sql =
+      `UPDATE webhook_events SET locked_by = ${bind(workerId)}, ` +
+      `locked_until = ${bind(dialect.date(new Date(now.getTime() + leaseMs)))} ` +
+      `WHERE id = ${bind(id)} AND status = 'processing' AND attempts = ${bind(attempt)} ` +
+      `AND (locked_by = ${bind(from)} OR locked_until < ${bind(dialect.date(now))}) ` +
+      `RETURNING ${connection.events.columns}`;
+    const rows = (await connection.lock.run(() =>
+      connection.rows(connection.dataSource.manager, sql, params),
+    )) as Record<string, unknown>[];
+    return rows.length === 1 ? connection.events.hydrate(rows[0]) : null;
+  }
+
   /** Extends the lease of events `workerId` still holds. */
   async extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void> {
     if (ids.length === 0) {
@@ -96,8 +177,16 @@ export class InboxClaims {
     );
   }
 
-  /** Gives held events back without counting the attempt (graceful shutdown). */
-  async release(ids: string[], workerId: string, now: Date): Promise<void> {
+  /**
+   * Gives held events back for another run now (graceful shutdown): without counting the
+   * attempt, unless `countAttempt`.
+   */
+  async release(
+    ids: string[],
+    workerId: string,
+    now: Date,
+    options: ReleaseOptions = {},
+  ): Promise<void> {
     if (ids.length === 0) {
       return;
     }
@@ -110,7 +199,7 @@ export class InboxClaims {
           nextAttemptAt: now,
           lockedBy: null,
           lockedUntil: null,
-          attempts: () => 'attempts - 1',
+          ...(options.countAttempt ? {} : { attempts: () => 'attempts - 1' }),
         })
         .where({ id: In(ids), lockedBy: workerId, status: 'processing' })
         .execute(),

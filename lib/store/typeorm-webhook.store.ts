@@ -11,6 +11,8 @@ import { openStore } from './store-startup';
 import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
 import {
   ClaimOptions,
+  ExpiredLease,
+  ReleaseOptions,
   HandlerRunOutcome,
   HandlerSettlement,
   NewWebhookEvent,
@@ -103,8 +105,33 @@ export class TypeOrmWebhookStore implements WebhookStore {
     return this.claims.extendLease(ids, workerId, leaseMs, now);
   }
 
-  release(ids: string[], workerId: string, now: Date): Promise<void> {
-    return this.claims.release(ids, workerId, now);
+  expiredLeases(now: Date, limit: number): Promise<ExpiredLease[]> {
+    return this.claims.expiredLeases(now, limit);
+  }
+
+  handOver(
+    lease: ExpiredLease,
+    holder: string,
+    leaseMs: number,
+    now: Date,
+    nextAttempt: boolean,
+  ): Promise<boolean> {
+    return this.claims.handOver(lease, holder, leaseMs, now, nextAttempt);
+  }
+
+  takeOver(
+    id: string,
+    attempt: number,
+    from: string,
+    workerId: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<WebhookEventEntity | null> {
+    return this.claims.takeOver(id, attempt, from, workerId, leaseMs, now);
+  }
+
+  release(ids: string[], workerId: string, now: Date, options?: ReleaseOptions): Promise<void> {
+    return this.claims.release(ids, workerId, now, options);
   }
 
   finishedHandlers(eventId: string): Promise<Map<string, string | null>> {

@@ -53,6 +53,27 @@ export interface ClaimOptions {
   expired?: boolean;
 }
 
+/** How `release()` gives events back. */
+export interface ReleaseOptions {
+  /**
+   * Keep the attempt counted, so the next run is a new attempt (a broker transport, whose job
+   * of this attempt may still be marked running).
+   * @default false
+   */
+  countAttempt?: boolean;
+}
+
+/** An event whose lease ran out, as `expiredLeases()` finds it. */
+export interface ExpiredLease {
+  readonly id: string;
+  /** The attempt the holder was given (the row's `attempts`). */
+  readonly attempt: number;
+  /** Who held it: a worker, or a transport that handed it to a broker. */
+  readonly lockedBy: string | null;
+  /** When the attempt fell due (`next_attempt_at`). */
+  readonly dueAt: Date | null;
+}
+
 /** What the dispatcher learned while handling an event, kept on the event. */
 export interface ProcessedResult {
   /** The handlers' reported outcomes, or the dispatcher's own (`provider_disagrees`). */
@@ -98,6 +119,25 @@ export interface WebhookStore {
   ): Promise<WebhookEventEntity[]>;
   /** Extends the lease of events `workerId` still holds. */
   extendLease(ids: string[], workerId: string, leaseMs: number, now: Date): Promise<void>;
+  /** Events whose lease ran out, the longest expired first (for a broker transport's sweeper). */
+  expiredLeases(now: Date, limit: number): Promise<ExpiredLease[]>;
+  /** Moves an event whose lease ran out to `holder`, counting a new attempt when `nextAttempt`. */
+  handOver(
+    lease: ExpiredLease,
+    holder: string,
+    leaseMs: number,
+    now: Date,
+    nextAttempt: boolean,
+  ): Promise<boolean>;
+  /** Takes a handed-out event at `attempt` for `workerId`; null when it is not there to take. */
+  takeOver(
+    id: string,
+    attempt: number,
+    from: string,
+    workerId: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<WebhookEventEntity | null>;
   /** Handlers already recorded in the ledger for an event, with the outcome each reported. */
   finishedHandlers(eventId: string): Promise<Map<string, string | null>>;
   /**
@@ -133,7 +173,7 @@ export interface WebhookStore {
   /** Moves a held event to the dead-letter state. */
   markDead(id: string, workerId: string, error: string): Promise<boolean>;
   /** Gives held events back without counting the attempt (graceful shutdown). */
-  release(ids: string[], workerId: string, now: Date): Promise<void>;
+  release(ids: string[], workerId: string, now: Date, options?: ReleaseOptions): Promise<void>;
   /**
    * Calls `listener` when another process stores a pending event (PostgreSQL LISTEN/NOTIFY;
    * a no-op elsewhere). Resolves to a function that stops listening.

@@ -12,6 +12,9 @@ export type InboxWorker = Pick<
   | 'scheduleRetry'
   | 'markDead'
   | 'release'
+  | 'expiredLeases'
+  | 'handOver'
+  | 'takeOver'
   | 'watch'
 >;
 
