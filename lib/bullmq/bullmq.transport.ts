@@ -18,7 +18,7 @@ import {
   SQLITE_INBOX,
 } from './bullmq.messages';
 import { BullmqTransportOptions } from './bullmq-transport.options';
-import { InboxRelay, withTimeout } from './inbox-relay';
+import { InboxRelay } from './inbox-relay';
 import { RelayQueue } from './queue-sweeper';
 import { WebhookJobLike } from './webhook-job';
 import { WebhookJobResult, WebhookJobRunner } from './webhook-job.runner';
@@ -170,7 +170,6 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
         holder: this.holder,
         batch: settings.relayBatch,
         redeliverAfterMs: settings.redeliverAfterMs,
-        addTimeoutMs: REDIS_ANSWER_MS,
         jobOptions: settings.jobOptions,
       });
     }
@@ -283,10 +282,11 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     // NOTE: the queue opens on first use, so building the transport connects to nothing.
     return {
       name: this.settings.queueName,
-      add: (name, data, opts) => this.queue.add(name, data, opts),
-      addBulk: (jobs) => this.queue.addBulk(jobs),
+      // NOTE: bounded, so a Redis that does not answer never holds the relay (or shutdown) up.
+      add: (name, data, opts) => withTimeout(this.queue.add(name, data, opts), REDIS_ANSWER_MS),
+      addBulk: (jobs) => withTimeout(this.queue.addBulk(jobs), REDIS_ANSWER_MS),
       getJobState: (jobId) => withTimeout(this.queue.getJobState(jobId), REDIS_ANSWER_MS),
-      remove: (jobId) => this.queue.remove(jobId),
+      remove: (jobId) => withTimeout(this.queue.remove(jobId), REDIS_ANSWER_MS),
     };
   }
 
@@ -325,4 +325,13 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** `work`, or a rejection once `ms` pass first. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -16,8 +16,6 @@ export interface RelaySettings {
   readonly batch: number;
   /** How long a handed-out event is held before the sweeper checks its job. */
   readonly redeliverAfterMs: number;
-  /** Longest an `addBulk` may take before the events are given back to the inbox. */
-  readonly addTimeoutMs: number;
   /** `attempts: 1` and job retention. */
   readonly jobOptions: JobsOptions;
 }
@@ -154,7 +152,7 @@ export class InboxRelay {
       },
     }));
     try {
-      await withTimeout(this.queue.addBulk(jobs), this.settings.addTimeoutMs);
+      await this.queue.addBulk(jobs);
       return events.length;
     } catch (error) {
       // NOTE: given back without counting the attempt, and claimed again once Redis answers;
@@ -190,13 +188,4 @@ export class InboxRelay {
       this.wakeSleeper = done;
     });
   }
-}
-
-/** `work`, or a rejection once `ms` pass first. */
-export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
