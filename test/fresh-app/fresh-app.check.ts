@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import Stripe from 'stripe';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 
 /**
  * What a user does: `npm pack` the package, then in a new directory outside the repository a new
@@ -40,6 +41,8 @@ const STACKS: readonly Stack[] = [
       'rxjs',
       'better-sqlite3@^12',
       'pg',
+      'bullmq@^6',
+      'ioredis@^5',
     ],
     devPackages: ['typescript@^6', '@types/node@^20'],
   },
@@ -55,6 +58,7 @@ const STACKS: readonly Stack[] = [
       'rxjs',
       'better-sqlite3@^12',
       'pg',
+      'bullmq@^5',
     ],
     devPackages: ['typescript@^5.7', '@types/node@^20'],
   },
@@ -206,6 +210,28 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** A fresh PostgreSQL database, and a Redis prefix of its own for the BullMQ transport. */
+async function postgresOverBullmq(): Promise<{
+  env: Record<string, string>;
+  count: Counter;
+  drop(): Promise<void>;
+}> {
+  const db: TestDatabase = await createTestDatabase();
+  const prefix = redisPrefix();
+  return {
+    env: { DATABASE_URL: db.url, REDIS_URL: redisUrl(), REDIS_PREFIX: prefix },
+    count: postgresCounter(db.url),
+    drop: async () => {
+      await db.drop();
+      if ((await dropRedisPrefix(redisUrl(), prefix)) === 0) {
+        throw new Error(
+          `the app left no BullMQ key under ${prefix}: its handlers did not run on BullMQ`,
+        );
+      }
+    },
+  };
+}
+
 /** A fresh database of each kind for an app in `dir()`, with its counter and clean-up. */
 function databasesIn(
   dir: () => string,
@@ -251,7 +277,10 @@ describe.each(STACKS)('a new app on $name', (stack) => {
     run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], dir);
   }, 600_000);
 
-  const databases = databasesIn(() => dir);
+  const databases: ReturnType<typeof databasesIn> = [
+    ...databasesIn(() => dir),
+    ['PostgreSQL, with the handlers on BullMQ', postgresOverBullmq],
+  ];
 
   it.each(databases)(
     'answers a signed Stripe delivery twice with 200 and acts once, on %s, across a restart',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { stripeEndpoint, WebhooksModule, webhooksMigrations } from 'nestjs-payment-webhooks';
+import { bullmqTransport } from 'nestjs-payment-webhooks/bullmq';
 import { Shipment } from './shipment.entity';
 import { ShippingHandlers } from './shipping.handlers';
 
@@ -15,6 +16,9 @@ const database: TypeOrmModuleOptions = {
   synchronize: true,
 };
 
+/** With REDIS_URL, the handlers run on BullMQ workers (here, in this same process). */
+const redis = process.env.REDIS_URL ? new URL(process.env.REDIS_URL) : undefined;
+
 @Module({
   imports: [
     TypeOrmModule.forRoot(database),
@@ -22,6 +26,14 @@ const database: TypeOrmModuleOptions = {
       endpoints: [
         stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
       ],
+      ...(redis && {
+        dispatch: {
+          transport: bullmqTransport({
+            connection: { host: redis.hostname, port: Number(redis.port || 6379) },
+            prefix: process.env.REDIS_PREFIX,
+          }),
+        },
+      }),
     }),
   ],
   providers: [ShippingHandlers],
