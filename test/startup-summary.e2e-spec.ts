@@ -6,7 +6,9 @@ import {
   stripeEndpoint,
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
+import { bullmqTransport } from 'nestjs-payment-webhooks/bullmq';
 import { RecordingLogger } from './support/recording-logger';
+import { dropRedisPrefix, redisPrefix, redisUrl } from './support/redis';
 import { startTestApp } from './support/test-app';
 
 @Injectable()
@@ -63,6 +65,7 @@ describe.each([false, true])('the startup summary (forRootAsync: %s)', (async) =
         'ShopHandlers.dispute (stripe:charge.dispute.created)',
       'Endpoint "sber" (sber) at GET|POST /api/hooks/sber runs BankHandlers.deposited (sber:deposited)',
       'Endpoint "qvard" (qvard) at POST /api/hooks/qvard runs no handler',
+      'Handlers do not run in this instance (dispatch.enabled: false); another instance runs them',
     ]);
   });
 
@@ -72,5 +75,44 @@ describe.each([false, true])('the startup summary (forRootAsync: %s)', (async) =
     expect(warnings[0]).toContain('No @OnPaymentEvent handler listens to endpoint "qvard" (qvard)');
     expect(warnings[0]).toContain('stored as ignored');
     expect(warnings[0]).toContain("'qvard:<native type>'");
+  });
+});
+
+describe.each([
+  [{}, 'Handlers run in this process, up to 4 events at a time'],
+  [
+    { transport: 'relay and worker' },
+    'Handlers run on BullMQ queue "payment-webhooks"; this process relays due events to it and runs its jobs',
+  ],
+  [
+    { transport: 'relay only' },
+    'Handlers run on BullMQ queue "payment-webhooks"; this process relays due events to it',
+  ],
+])('the startup summary of where handlers run (%j)', (setting, line) => {
+  it(`says: ${line}`, async () => {
+    const logger = new RecordingLogger();
+    const prefix = redisPrefix();
+    const url = new URL(redisUrl());
+    const transport =
+      'transport' in setting
+        ? bullmqTransport({
+            connection: { host: url.hostname, port: Number(url.port || 6379) },
+            prefix,
+            worker: setting.transport === 'relay and worker',
+          })
+        : undefined;
+    const t = await startTestApp({
+      platform: 'express',
+      database: transport ? 'postgres' : 'sqlite',
+      logger,
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: 'whsec_summary_secret' })],
+        dispatch: { transport },
+      },
+      handlers: [ShopHandlers],
+    });
+    await t.close();
+    await dropRedisPrefix(redisUrl(), prefix);
+    expect(logger.of('WebhooksModule', 'log').map((entry) => entry.text)).toContain(line);
   });
 });

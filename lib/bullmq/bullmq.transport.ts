@@ -175,6 +175,15 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     }
   }
 
+  get description(): string {
+    const { relay, worker } = this.settings;
+    const here = [relay && 'relays due events to it', worker && 'runs its jobs'].filter(Boolean);
+    return (
+      `Handlers run on BullMQ queue "${this.queueName}"; this process ` +
+      (here.length > 0 ? here.join(' and ') : 'neither relays nor runs jobs')
+    );
+  }
+
   /** The queue the jobs go to (opened on first use when the transport was given a connection). */
   get queue(): Queue {
     if (!this.queueInstance) {

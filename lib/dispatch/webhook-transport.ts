@@ -44,6 +44,8 @@ export interface WebhookTransportStatus {
 
 /** A transport at work in one process: started with the engine, stopped before it closes. */
 export interface OpenWebhookTransport {
+  /** Where this process's part of the work goes, for the startup summary. */
+  readonly description: string;
   start(): Promise<void>;
   /** Stops taking work and lets running handlers finish (up to `dispatch.shutdownTimeoutMs`). */
   stop(): Promise<void>;

@@ -3,13 +3,19 @@ import { SafeLogger } from './safe-logger';
 import { ApplicationConfig } from '@nestjs/core';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { WEBHOOKS_RESOLVED_OPTIONS, WEBHOOKS_ROUTE_PATH } from '../webhooks.constants';
+import type { OpenWebhookTransport } from '../dispatch/webhook-transport';
+import {
+  WEBHOOKS_RESOLVED_OPTIONS,
+  WEBHOOKS_ROUTE_PATH,
+  WEBHOOKS_TRANSPORT,
+} from '../webhooks.constants';
 import { NO_LISTENERS } from '../webhooks.messages';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 
 /**
- * Logs once at startup where each endpoint is mounted and which handlers its events go to, and
- * warns about an endpoint no handler listens to: its deliveries would be stored as ignored.
+ * Logs once at startup where each endpoint is mounted, which handlers its events go to and
+ * where those run, and warns about an endpoint no handler listens to: its deliveries would be
+ * stored as ignored.
  */
 @Injectable()
 export class WebhooksStartupSummary implements OnApplicationBootstrap {
@@ -20,6 +26,7 @@ export class WebhooksStartupSummary implements OnApplicationBootstrap {
     @Inject(WEBHOOKS_ROUTE_PATH) private readonly path: string,
     private readonly registry: WebhookHandlerRegistry,
     private readonly config: ApplicationConfig,
+    @Inject(WEBHOOKS_TRANSPORT) private readonly transport: OpenWebhookTransport | null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -39,6 +46,18 @@ export class WebhooksStartupSummary implements OnApplicationBootstrap {
         this.logger.warn(NO_LISTENERS(endpoint.name, kind));
       }
     }
+    this.logger.log(this.whereHandlersRun());
+  }
+
+  private whereHandlersRun(): string {
+    const { enabled, concurrency } = this.options.dispatch;
+    if (!enabled) {
+      return 'Handlers do not run in this instance (dispatch.enabled: false); another instance runs them';
+    }
+    if (this.transport) {
+      return this.transport.description;
+    }
+    return `Handlers run in this process, up to ${concurrency} events at a time`;
   }
 
   private route(endpoint: WebhookEndpoint): string {
