@@ -14,7 +14,15 @@
  * of the same handler and W run one after the other, their order alternating.
  */
 const { fork } = require('node:child_process');
-const { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } = require('node:fs');
+const {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
 const os = require('node:os');
 const { join, relative, resolve } = require('node:path');
 const { randomBytes } = require('node:crypto');
@@ -339,6 +347,7 @@ async function runCell(cell, context) {
   await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
   const pool = new Pool({ connectionString: url.toString(), max: 2 });
   const workers = [];
+  const logFiles = [];
   try {
     result.fill = await fillInbox(url.toString(), { count: options.events, handlerMs });
     const before = await inboxFigures(pool);
@@ -359,7 +368,11 @@ async function runCell(cell, context) {
     };
     const booting = Date.now();
     for (let i = 0; i < cell.workers; i += 1) {
-      const logFile = join(runDir, `${cell.transport}-${cell.handler}-w${cell.workers}-${i}.log`);
+      const logFile = join(
+        runDir,
+        `${cell.transport}-${cell.handler}-w${cell.workers}-r${cell.round}-${i}.log`,
+      );
+      logFiles.push(logFile);
       workers.push(await startWorker(i, env, logFile));
     }
     result.bootSec = round((Date.now() - booting) / 1000, 1);
@@ -390,6 +403,7 @@ async function runCell(cell, context) {
     result.error = error.message;
   } finally {
     await Promise.allSettled(workers.map((worker) => worker.stop()));
+    result.workerWarnings = warningsIn(logFiles);
     await pool.end().catch(() => undefined);
     await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) =>
       log(`  could not drop database ${name}: ${error.message}`),
@@ -400,6 +414,18 @@ async function runCell(cell, context) {
   }
   result.loadAverageAfter = os.loadavg().map((value) => round(value, 2));
   return result;
+}
+
+/** The lines the workers logged (warnings and errors only): how many, and the first few. */
+function warningsIn(files) {
+  const lines = files.flatMap((file) => {
+    try {
+      return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  });
+  return { count: lines.length, first: lines.slice(0, 5) };
 }
 
 /** Drained in time, every event processed, one effect and one ledger row per event. */
@@ -567,7 +593,8 @@ async function main() {
             `(fill ${fmt(result.fill.perSec)}/s, boot ${fmt(result.bootSec, 1)} s; CPU ms/event ` +
             `workers ${fmt(result.cpu.workersMsPerEvent, 3)}, PostgreSQL ` +
             `${fmt(result.cpu.postgresMsPerEvent, 3)}, Redis ${fmt(result.cpu.redisMsPerEvent, 3)}; ` +
-            `other load ${fmt(result.cpu.otherCores, 2)} cores)`,
+            `other load ${fmt(result.cpu.otherCores, 2)} cores)` +
+            (result.workerWarnings.count ? `; ${result.workerWarnings.count} warning line(s)` : ''),
     );
   }
   report.finishedAt = new Date().toISOString();
