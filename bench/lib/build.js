@@ -33,15 +33,23 @@ function tsc(project) {
 }
 
 /**
- * Builds the package (dist/) and the benchmark apps (bench/dist/) when their sources are newer.
+ * Builds the package (dist/) when its sources are newer.
  * @param {(message: string) => void} log
  */
-function ensureBuilt(log) {
+function ensurePackageBuilt(log) {
   const libSources = newest(join(ROOT, 'lib'), '.ts');
   if (libSources > newest(join(ROOT, 'dist'), '.js')) {
     log('Building the package (dist/) ...');
     tsc('tsconfig.build.json');
   }
+}
+
+/**
+ * Builds the package (dist/) and the benchmark apps (bench/dist/) when their sources are newer.
+ * @param {(message: string) => void} log
+ */
+function ensureBuilt(log) {
+  ensurePackageBuilt(log);
   const appSources = Math.max(
     newest(join(ROOT, 'bench', 'apps'), '.ts'),
     newest(join(ROOT, 'sample-app', 'src'), '.ts'),
@@ -53,4 +61,4 @@ function ensureBuilt(log) {
   }
 }
 
-module.exports = { ensureBuilt };
+module.exports = { ensureBuilt, ensurePackageBuilt };

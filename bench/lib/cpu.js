@@ -30,8 +30,8 @@ function processCpuSeconds(pid) {
   }
 }
 
-/** CPU seconds of each running `postgres` process (server and backends) by pid, or null off Linux. */
-function postgresCpuByPid() {
+/** CPU seconds of each running process called `name` by pid, or null off Linux. */
+function cpuByPidOf(name) {
   let entries;
   try {
     entries = readdirSync('/proc');
@@ -42,8 +42,8 @@ function postgresCpuByPid() {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const { name, seconds } = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
-      if (name === 'postgres') byPid.set(entry, seconds);
+      const { name: command, seconds } = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+      if (command === name) byPid.set(entry, seconds);
     } catch {
       // NOTE: the process ended between the listing and the read.
     }
@@ -51,10 +51,35 @@ function postgresCpuByPid() {
   return byPid;
 }
 
+/** CPU seconds of each running `postgres` process (server and backends) by pid, or null off Linux. */
+function postgresCpuByPid() {
+  return cpuByPidOf('postgres');
+}
+
 /**
- * CPU seconds PostgreSQL spent between two samples: what each process running at the end added
- * since the first sample (all of it for a process started since). A process that ended in
- * between is not counted, so the figure is a lower bound, never negative.
+ * Busy and total CPU seconds of the whole machine (all cores, from the first line of
+ * /proc/stat; idle and I/O wait are not busy), or null off Linux.
+ */
+function machineCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    // NOTE: user nice system idle iowait irq softirq steal; guest time is already in user.
+    const ticks = fields.slice(1, 9).map(Number);
+    const total = ticks.reduce((sum, value) => sum + value, 0);
+    return {
+      busy: (total - ticks[3] - ticks[4]) / TICKS_PER_SECOND,
+      total: total / TICKS_PER_SECOND,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds PostgreSQL (or the processes of any `cpuByPidOf()` sample) spent between two
+ * samples: what each process running at the end added since the first sample (all of it for a
+ * process started since). A process that ended in between is not counted, so the figure is a
+ * lower bound, never negative.
  */
 function postgresCpuDelta(before, after) {
   if (before === null || after === null) return null;
@@ -91,4 +116,11 @@ function startCpuMeter(pid, { database }) {
   };
 }
 
-module.exports = { processCpuSeconds, postgresCpuByPid, postgresCpuDelta, startCpuMeter };
+module.exports = {
+  processCpuSeconds,
+  cpuByPidOf,
+  machineCpuSeconds,
+  postgresCpuByPid,
+  postgresCpuDelta,
+  startCpuMeter,
+};
