@@ -1,3 +1,9 @@
+/**
+ * The sample shop on Nest (`npm start`). What it serves and how to try it: docs/sample-shop.md.
+ * The module it configures (sample-app/src/app.module.ts, webhook-endpoints.ts):
+ * docs/receiving.md and docs/providers/; its handlers (orders/): docs/handlers.md; its metrics
+ * and health routes (ops/): docs/operations.md.
+ */
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
