@@ -68,7 +68,7 @@ export function defineEndpoint(
   if (verifyWithProvider && !extras.statusClient) {
     throw new WebhookConfigurationError(
       `Webhook endpoint "${name}" (${provider.kind}) has verifyWithProvider on but no API credentials: ` +
-        'give the endpoint the API options its provider documents (see the README section of the provider), ' +
+        `give the endpoint the API options its provider documents (docs/providers/${provider.kind}.md), ` +
         'or set verifyWithProvider: false.',
     );
   }

@@ -236,7 +236,7 @@ export class ReconciliationService {
     if (!endpoint.statusClient) {
       throw new WebhookConfigurationError(
         `Cannot reconcile endpoint "${endpoint.name}" (${endpoint.provider.kind}): it has no status client. ` +
-          "Give the endpoint the provider's API credentials (see the provider's README section).",
+          `Give the endpoint the provider's API credentials (docs/providers/${endpoint.provider.kind}.md).`,
       );
     }
     return endpoint;
