@@ -2,7 +2,14 @@ import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Inject, Injectable, INestApplicationContext, Module, Type } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  INestApplicationContext,
+  Module,
+  OnModuleInit,
+  Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { BullModule, getQueueToken, Processor, WorkerHost } from '@nestjs/bullmq';
@@ -27,6 +34,8 @@ import {
   bullmqTransport,
   BullmqTransportOptions,
   BullmqWebhookTransport,
+  WEBHOOK_JOB_NAME,
+  webhookJobId,
   WebhookJobResult,
 } from 'nestjs-payment-webhooks/bullmq';
 import {
@@ -361,15 +370,27 @@ class WebhookJobsProcessor extends WorkerHost {
   }
 }
 
+/** A module of the app that does I/O while the app initializes (a warm-up, a connection). */
+@Module({})
+class WarmUpModule implements OnModuleInit {
+  async onModuleInit(): Promise<void> {
+    await sleep(300);
+  }
+}
+
 describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
   const prefix = redisPrefix();
   let database: TestDatabase;
   let queue: Queue;
 
   /** An app with `BullModule`, the queue injected into forRootAsync, and a `WorkerHost`. */
-  async function startBullApp(control: HandlerControl) {
+  async function startBullApp(
+    control: HandlerControl,
+    options: { warmUp?: boolean; dispatchEnabled?: boolean } = {},
+  ) {
     @Module({
       imports: [
+        ...(options.warmUp ? [WarmUpModule] : []),
         TypeOrmModule.forRoot({
           ...sharedDatabase(database.url),
           migrations: webhooksMigrations,
@@ -383,6 +404,7 @@ describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
           useFactory: (bullQueue: Queue) => ({
             endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
             dispatch: {
+              enabled: options.dispatchEnabled ?? true,
               pollIntervalMs: 50,
               transport: bullmqTransport({ queue: bullQueue, worker: false }),
             },
@@ -446,8 +468,9 @@ describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
     }
   });
 
-  it('runs the jobs that waited in Redis while no WorkerHost ran, with its handlers', async () => {
-    // NOTE: a relay-only process queues the jobs; the WorkerHost app boots afterwards.
+  it('runs the jobs that waited in Redis while no WorkerHost ran with its handlers, though another module initializes slowly', async () => {
+    // NOTE: a relay-only process queues the jobs; the WorkerHost app boots afterwards, and its
+    // BullMQ worker starts while the app's modules still initialize.
     const relay = await startRouterApp({
       database: 'postgres',
       databaseUrl: database.url,
@@ -466,11 +489,35 @@ describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
       await relay.stop();
     }
     const control = new HandlerControl();
-    const t = await startBullApp(control);
+    const t = await startBullApp(control, { warmUp: true });
     try {
       await eventually(allProcessed(t.dataSource, events));
       expect(await effectsOf(t.dataSource, events)).toBe(3);
       expect(control.calls.map((call) => call.eventId).sort()).toEqual(idsOf(events));
+    } finally {
+      await t.app.close();
+    }
+  });
+
+  it('fails the jobs a WorkerHost gets in a process with dispatch off, and keeps their events', async () => {
+    const control = new HandlerControl();
+    const t = await startBullApp(control, { dispatchEnabled: false });
+    try {
+      const events = freshEvents(1);
+      await deliver(t.url, events);
+      const [row] = await inboxRows(t.dataSource, events);
+      // NOTE: added as a relay of another process would; this one relays nothing.
+      const job = await queue.add(
+        WEBHOOK_JOB_NAME,
+        { event: row.id, attempt: 1 },
+        { jobId: webhookJobId(row.id, 1, null), attempts: 1 },
+      );
+      await eventually(async () => (await job.getState()) === 'failed');
+      const failed = await Job.fromId(queue, job.id!);
+      expect(failed?.failedReason).toMatch(/`dispatch.enabled: false`/);
+      expect((await inboxRows(t.dataSource, events)).map((r) => r.status)).toEqual(['pending']);
+      expect(await effectsOf(t.dataSource, events)).toBe(0);
+      expect(control.calls).toEqual([]);
     } finally {
       await t.app.close();
     }
