@@ -46,7 +46,7 @@ import {
 import { WebhookTransport } from '../lib/dispatch/webhook-transport';
 import { post } from './support/http';
 import { createTestDatabase, TestDatabase } from './support/postgres';
-import { dropRedisPrefix, redisPrefix, redisUrl } from './support/redis';
+import { dropRedisPrefix, freePort, redisPrefix, redisUrl } from './support/redis';
 import { startRouterApp, testHandlerDefinitions } from './support/router-app';
 import { signedStripeEvent, SignedStripeEvent } from './support/stripe-event';
 import {
@@ -620,6 +620,72 @@ describe('queue health and metrics', () => {
       expect(scrape).toContain(`payment_webhooks_queue_wait_seconds_count{queue="${QUEUE}"} 3`);
     } finally {
       await queue.close();
+      await t.close();
+    }
+  });
+
+  it('starts, answers and stores while no Redis listens, reports the queue down, and shuts down', async () => {
+    const port = await freePort();
+    const t = await startTestApp({
+      platform: 'express',
+      database: 'postgres',
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
+        dispatch: {
+          pollIntervalMs: 50,
+          shutdownTimeoutMs: 500,
+          transport: bullmqTransport({
+            connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+          }),
+        },
+        observability: { metrics: { registry: new Registry() } },
+      },
+    });
+    try {
+      const events = freshEvents(2);
+      await deliver(t.url, events);
+      expect(await inboxRows(t.dataSource, events)).toHaveLength(2);
+      expect(await effectsOf(t.dataSource, events)).toBe(0);
+
+      const health = await t.app.get(WebhooksHealthIndicator).checkHealth();
+      expect(health.status).toBe('down');
+      expect(health.transport).toMatchObject({ kind: 'bullmq', queue: QUEUE, up: false });
+      expect(health.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(`The bullmq queue "${QUEUE}" cannot be reached`),
+        ]),
+      );
+      const scrape = await t.app.get(WebhooksMetrics).metrics();
+      expect(scrape).toContain(`payment_webhooks_queue_up{queue="${QUEUE}"} 0`);
+    } finally {
+      // NOTE: a deploy during a Redis outage must not hang; jest's timeout fails it if it does.
+      await t.close();
+    }
+  });
+});
+
+describe('stopping a worker process', () => {
+  const prefix = redisPrefix();
+  afterAll(() => dropRedisPrefix(redisUrl(), prefix));
+
+  it('stops within dispatch.shutdownTimeoutMs while a handler still runs, and gives its event back', async () => {
+    const { seen, handler } = measuredHandler(3000);
+    const t = await startRouterApp({
+      database: 'postgres',
+      handlers: [handler],
+      webhooks: processOptions(prefix, { dispatch: { shutdownTimeoutMs: 300 } }),
+    });
+    try {
+      const events = freshEvents(1);
+      await deliver(t.url, events);
+      await eventually(() => seen.running === 1);
+      const stopping = Date.now();
+      await t.router.stop();
+      // NOTE: the handler needs 3 s; the deadline is 300 ms, and what is left of it goes back.
+      expect(Date.now() - stopping).toBeLessThan(2000);
+      const [row] = await inboxRows(t.dataSource, events);
+      expect(row.status).not.toBe('processing');
+    } finally {
       await t.close();
     }
   });

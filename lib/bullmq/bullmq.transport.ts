@@ -225,15 +225,18 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     const worker = this.bullWorker;
     this.bullWorker = undefined;
     if (worker) {
-      const closed = worker.close().catch(this.onRedisError);
+      // NOTE: BullMQ's close() waits for the running jobs and for a Redis that may never answer,
+      // and a close(true) after it only returns that same wait; so the worker takes no more
+      // jobs, the deadline is kept here, and the close is forced.
+      await worker.pause(true).catch(this.onRedisError);
       const finished = await Promise.race([
-        closed.then(() => true),
+        this.runner.idle().then(() => true),
         delay(this.context.options.dispatch.shutdownTimeoutMs).then(() => false),
       ]);
       if (!finished) {
         await this.runner.releaseHeld();
-        await worker.close(true).catch(this.onRedisError);
       }
+      await worker.close(true).catch(this.onRedisError);
     }
     await this.runner.releaseHeld();
   }
