@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuiltCli } from './support/cli';
@@ -193,6 +194,25 @@ describe('public surface of the built package', () => {
         shared: [],
       });
     }
+  });
+
+  it('loads the bullmq entry without any Nest package, with the transport and its job helpers', () => {
+    // NOTE: a fresh process, so what this suite's own imports loaded does not count.
+    const script =
+      `const entry = require(${JSON.stringify(join(ROOT, 'dist', 'bullmq', 'index.js'))});` +
+      "const loaded = Object.keys(require.cache).filter((path) => path.includes('@nestjs'));" +
+      'process.stdout.write(JSON.stringify({ names: Object.keys(entry).sort(), loaded }));';
+    const output = execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const { names, loaded } = JSON.parse(output) as { names: string[]; loaded: string[] };
+    expect(loaded).toEqual([]);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'BullmqWebhookTransport',
+        'WEBHOOK_JOB_NAME',
+        'bullmqTransport',
+        'webhookJobId',
+      ]),
+    );
   });
 
   it('gives the providers and payments entries what the README shows imported from them', () => {

@@ -28,6 +28,11 @@ export const SQLITE_INBOX =
   'on PostgreSQL. A SQLite inbox lives in one process; leave `dispatch.transport` out to run ' +
   'handlers in that process.';
 
+export const PROCESS_WITH_DISPATCH_OFF = (queue: string) =>
+  `A job of queue "${queue}" was given to process() in a process with \`dispatch.enabled: false\`, ` +
+  "which runs no handlers: remove the queue's processor (WorkerHost) from this process, or turn " +
+  'dispatch on. The event stays in the inbox and its job is added again.';
+
 export const INVALID_JOB = (id: string | undefined, data: unknown) =>
   `BullMQ job ${id ?? '(no id)'} is not a webhook job: its data must be { event: <inbox id>, ` +
   `attempt: <positive integer> }, got ${JSON.stringify(data)}. Only the relay of ` +

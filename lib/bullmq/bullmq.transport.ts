@@ -14,6 +14,7 @@ import {
   INVALID_QUEUE_NAME,
   INVALID_TRANSPORT_OPTION,
   NO_CONNECTION,
+  PROCESS_WITH_DISPATCH_OFF,
   QUEUE_NAME_MISMATCH,
   SQLITE_INBOX,
 } from './bullmq.messages';
@@ -151,6 +152,9 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
   private queueInstance?: Queue;
   private bullWorker?: Worker;
   private started = false;
+  /** Resolves when the engine first starts the transport: every handler is registered by then. */
+  private readonly ready: Promise<void>;
+  private markReady: () => void = () => undefined;
   private readonly lastLogged = new Map<string, number>();
   private lastStatus?: { readonly at: number; readonly status: Promise<WebhookTransportStatus> };
 
@@ -161,6 +165,7 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     if (context.database !== 'postgres') {
       throw new WebhookConfigurationError(SQLITE_INBOX);
     }
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.queueName = settings.queueName;
     this.holder = `bullmq:${settings.queueName}`;
     this.ownQueue = !settings.queue;
@@ -204,6 +209,7 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
       return;
     }
     this.started = true;
+    this.markReady();
     this.runner.start();
     this.relay?.start();
     if (this.settings.worker) {
@@ -227,15 +233,18 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     const worker = this.bullWorker;
     this.bullWorker = undefined;
     if (worker) {
-      const closed = worker.close().catch(this.onRedisError);
+      // NOTE: BullMQ's close() waits for the running jobs and for a Redis that may never answer,
+      // and a close(true) after it only returns that same wait; so the worker takes no more
+      // jobs, the deadline is kept here, and the close is forced.
+      await worker.pause(true).catch(this.onRedisError);
       const finished = await Promise.race([
-        closed.then(() => true),
+        this.runner.idle().then(() => true),
         delay(this.context.options.dispatch.shutdownTimeoutMs).then(() => false),
       ]);
       if (!finished) {
         await this.runner.releaseHeld();
-        await worker.close(true).catch(this.onRedisError);
       }
+      await worker.close(true).catch(this.onRedisError);
     }
     await this.runner.releaseHeld();
   }
@@ -255,9 +264,17 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
    * Runs one webhook job: for a `@nestjs/bullmq` `WorkerHost` processor's `process(job)`, with
    * the transport's own worker off (`worker: false`). Resolves once the event is settled in the
    * inbox (or found already settled); rejects when the inbox could not be written, and the event
-   * is handed out again once its lease runs out.
+   * is handed out again once its lease runs out. A job given before the app has started waits
+   * for it; in a process with `dispatch.enabled: false` every job is refused.
    */
-  process(job: WebhookJobLike): Promise<WebhookJobResult> {
+  async process(job: WebhookJobLike): Promise<WebhookJobResult> {
+    if (!this.context.options.dispatch.enabled) {
+      throw new WebhookConfigurationError(PROCESS_WITH_DISPATCH_OFF(this.queueName));
+    }
+    // NOTE: @nestjs/bullmq starts its workers when its module initializes, which may be before
+    // the @OnPaymentEvent handlers are registered; a job run then would match no handler and
+    // settle its event as ignored.
+    await this.ready;
     return this.runner.run(job);
   }
 

@@ -35,6 +35,8 @@ export class WebhookJobRunner {
   private readonly released = new Set<string>();
   private readonly lease: EventLease;
   private readonly waitListeners = new Set<(waitedMs: number) => void>();
+  private readonly idleWaiters = new Set<() => void>();
+  private runs = 0;
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
@@ -73,6 +75,27 @@ export class WebhookJobRunner {
    * lease runs out.
    */
   async run(job: WebhookJobLike): Promise<WebhookJobResult> {
+    this.runs += 1;
+    try {
+      return await this.take(job);
+    } finally {
+      this.runs -= 1;
+      if (this.runs === 0) {
+        this.idleWaiters.forEach((resolve) => resolve());
+        this.idleWaiters.clear();
+      }
+    }
+  }
+
+  /** Resolves once no job runs here. */
+  idle(): Promise<void> {
+    if (this.runs === 0) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  private async take(job: WebhookJobLike): Promise<WebhookJobResult> {
     const { event: id, attempt } = webhookJobData(job);
     const startedAt = job.processedOn ?? this.clock.now().getTime();
     const waited = Math.max(0, startedAt - job.timestamp - (job.opts?.delay ?? 0));

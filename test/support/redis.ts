@@ -109,7 +109,8 @@ export function redisServerBinary(path = process.env.PATH ?? ''): string | undef
   return undefined;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on (at the time of asking). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -17,7 +17,19 @@ export interface StripeTestEvent {
 
 let sequence = 0;
 
-function paymentIntentEvent(options: { type?: string; orderId?: string }): {
+/** What a test may choose of a `payment_intent.*` event; the rest is fresh or fixed. */
+export interface StripeEventOptions {
+  /** The Stripe type (`payment_intent.succeeded` unless set). */
+  type?: string;
+  /** `metadata.orderId`, the event's merchant reference. */
+  orderId?: string;
+  /** The payment intent's id, the event's payment reference (`pi_<event id>` unless set). */
+  paymentId?: string;
+  /** When it happened, in seconds since the epoch (now unless set). */
+  created?: number;
+}
+
+function paymentIntentEvent(options: StripeEventOptions): {
   id: string;
   body: string;
 } {
@@ -26,10 +38,10 @@ function paymentIntentEvent(options: { type?: string; orderId?: string }): {
     id,
     object: 'event',
     type: options.type ?? 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
+    created: options.created ?? Math.floor(Date.now() / 1000),
     data: {
       object: {
-        id: `pi_${id}`,
+        id: options.paymentId ?? `pi_${id}`,
         object: 'payment_intent',
         amount: 1999,
         currency: 'usd',
@@ -53,7 +65,7 @@ function sign(body: string, secret: string): Record<string, string> {
  */
 export function signedStripeEvent(
   secret: string,
-  options: { type?: string; orderId?: string } = {},
+  options: StripeEventOptions = {},
 ): SignedStripeEvent {
   const { id, body } = paymentIntentEvent(options);
   return { id, body, headers: sign(body, secret) };
