@@ -18,6 +18,9 @@ export class AppInstance {
   starts = 0;
   /** Process ids of every start, the running one last. */
   readonly pids: number[] = [];
+  /** Exits nobody asked for (a crash), as `name exited (code …, signal …) at <ISO time>`. */
+  readonly crashes: string[] = [];
+  private stopping = false;
 
   /**
    * @param name names the instance in logs and reports (`pg-a`, `sqlite`).
@@ -67,12 +70,18 @@ export class AppInstance {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    this.stopping = false;
     if (child.pid !== undefined) {
       this.pids.push(child.pid);
     }
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.log.write(`===== exited code=${code} signal=${signal} =====\n`);
+        if (!this.stopping) {
+          this.crashes.push(
+            `${this.name} exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}`,
+          );
+        }
         if (this.child === child) {
           this.child = undefined;
         }
@@ -112,6 +121,7 @@ export class AppInstance {
     if (!child) {
       return;
     }
+    this.stopping = true;
     child.kill(signal);
     await this.exited;
   }

@@ -220,6 +220,12 @@ export async function runScenario(context: ScenarioContext): Promise<ScenarioRes
     const handlerPids = workers.length > 0 ? new Set(workers.flatMap((w) => w.pids)) : undefined;
     const report = await checker.final(before.dead, replayed, faults, handlerPids);
     report.violations.unshift(...before.violations);
+    const crashes = everyProcess.flatMap((p) => p.crashes);
+    if (crashes.length > 0) {
+      report.violations.push(
+        `${crashes.length} process(es) exited that no fault stopped: ${crashes.join('; ')}`,
+      );
+    }
     Object.assign(report.figures, sweeps(everyProcess.map((p) => p.logPath)));
     return { name, report, elapsedMs: Date.now() - started };
   } finally {
