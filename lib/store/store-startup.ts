@@ -1,6 +1,7 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { ASYNC_COMMIT, MISSING_ENTITIES, MISSING_TABLES } from '../webhooks.messages';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { guardPoolClients } from './pool-client-guard';
 import { checkTables } from './schema-check';
 import { makeDurable, SqliteConnections, sqliteFileOf } from './sqlite-connections';
 import { StoreConnection } from './store-connection';
@@ -31,6 +32,7 @@ export async function openStore(
       );
     }
   } else {
+    guardPoolClients(app);
     await refuseAsyncCommit(connection);
   }
   try {
