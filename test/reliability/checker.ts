@@ -81,6 +81,7 @@ interface InboxRow {
   event_id: string;
   merchant_ref: string | null;
   status: string;
+  locked_by: string | null;
   delivery_count: number | string;
   body_sha256: string;
 }
@@ -146,7 +147,9 @@ export class Checker {
     report(
       violations,
       open,
-      (row) => `${keyOf(row.endpoint, row.event_id)} still ${row.status}`,
+      (row) =>
+        `${keyOf(row.endpoint, row.event_id)} still ${row.status}` +
+        (row.locked_by ? ` (held by ${row.locked_by})` : ''),
       'events never settled',
     );
     const marked = new Set(
@@ -535,7 +538,8 @@ export class Checker {
 
   private async inbox(): Promise<InboxRow[]> {
     return this.database.query<InboxRow>(
-      'SELECT id, endpoint, event_id, merchant_ref, status, delivery_count, body_sha256 FROM webhook_events',
+      'SELECT id, endpoint, event_id, merchant_ref, status, locked_by, delivery_count, body_sha256 ' +
+        'FROM webhook_events',
     );
   }
 }
