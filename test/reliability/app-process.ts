@@ -2,17 +2,25 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** How long an instance may take to listen after it is started. */
+/** How long an instance may take to get ready (listen, or run its worker) after it is started. */
 const START_TIMEOUT_MS = 90_000;
-const LISTENING = /listening on port/;
+const READY = /Reliability app pid \d+ ready/;
 
-/** One process of the shop, started from the reliability entry point on a fixed port. */
+/**
+ * One process of the shop, started from the reliability entry point on a fixed port (a BullMQ
+ * worker process gets one too, and listens on none).
+ */
 export class AppInstance {
   private child?: ChildProcess;
   private exited?: Promise<void>;
   private readonly log: WriteStream;
   /** Times this instance was started. */
   starts = 0;
+  /** Process ids of every start, the running one last. */
+  readonly pids: number[] = [];
+  /** Exits nobody asked for (a crash), as `name exited (code …, signal …) at <ISO time>`. */
+  readonly crashes: string[] = [];
+  private stopping = false;
 
   /**
    * @param name names the instance in logs and reports (`pg-a`, `sqlite`).
@@ -25,7 +33,7 @@ export class AppInstance {
     readonly port: number,
     private readonly entry: string,
     private env: Record<string, string>,
-    private readonly logPath: string,
+    readonly logPath: string,
     private readonly cwd: string,
   ) {
     this.log = createWriteStream(logPath, { flags: 'a' });
@@ -47,8 +55,8 @@ export class AppInstance {
   }
 
   /**
-   * Starts the process and resolves once it listens.
-   * @throws Error when it exits first or does not listen in time, with the end of its log.
+   * Starts the process and resolves once it is ready (listening, or its worker running).
+   * @throws Error when it exits first or is not ready in time, with the end of its log.
    */
   async start(): Promise<void> {
     if (this.child) {
@@ -62,9 +70,18 @@ export class AppInstance {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    this.stopping = false;
+    if (child.pid !== undefined) {
+      this.pids.push(child.pid);
+    }
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.log.write(`===== exited code=${code} signal=${signal} =====\n`);
+        if (!this.stopping) {
+          this.crashes.push(
+            `${this.name} exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}`,
+          );
+        }
         if (this.child === child) {
           this.child = undefined;
         }
@@ -76,14 +93,12 @@ export class AppInstance {
       let output = '';
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(
-          new Error(`${this.name} did not listen within ${START_TIMEOUT_MS} ms${this.tail()}`),
-        );
+        reject(new Error(`${this.name} was not ready within ${START_TIMEOUT_MS} ms${this.tail()}`));
       }, START_TIMEOUT_MS);
       const onData = (chunk: Buffer) => {
         this.log.write(chunk);
         output = (output + chunk.toString('utf8')).slice(-500);
-        if (LISTENING.test(output)) {
+        if (READY.test(output)) {
           clearTimeout(timer);
           resolve();
         }
@@ -93,7 +108,7 @@ export class AppInstance {
         clearTimeout(timer);
         reject(
           new Error(
-            `${this.name} exited (code ${code}, signal ${signal}) before listening${this.tail()}`,
+            `${this.name} exited (code ${code}, signal ${signal}) before it was ready${this.tail()}`,
           ),
         );
       });
@@ -106,6 +121,7 @@ export class AppInstance {
     if (!child) {
       return;
     }
+    this.stopping = true;
     child.kill(signal);
     await this.exited;
   }

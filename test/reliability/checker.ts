@@ -1,4 +1,5 @@
 import { ShopDatabase } from './databases';
+import type { FaultCounts } from './faults';
 import { EFFECTS_TABLE, ORDER_FAULTS_TABLE, TRANSITIONS_TABLE } from './probes';
 import {
   AttemptRecord,
@@ -36,11 +37,22 @@ export interface Figures {
   answerP99Ms: number;
   answerMaxMs: number;
   connectionErrors: number;
-  /** Processes killed with SIGKILL and started again. */
+  /** HTTP instances killed with SIGKILL and started again. */
   killsSurvived: number;
+  /** Worker-only processes (BullMQ) killed with SIGKILL and started again. */
+  workerKillsSurvived: number;
   /** PostgreSQL stops and connection cuts survived. */
   outagesSurvived: number;
   connectionCutsSurvived: number;
+  /** Redis kills (each restarted empty) and `FLUSHALL`s survived. */
+  redisRestartsSurvived: number;
+  redisFlushesSurvived: number;
+  /**
+   * What the BullMQ sweepers put back on the queue: vanished jobs added again, and events of
+   * stopped workers handed out as their next attempt (from the processes' logs).
+   */
+  readded: number;
+  reclaimed: number;
   /** Slowest recovery after a PostgreSQL outage: first acknowledged delivery after restart, ms. */
   recoveryMs: number;
   /** Events dead before the fix (the marked subset), and replayed after it. */
@@ -69,6 +81,7 @@ interface InboxRow {
   event_id: string;
   merchant_ref: string | null;
   status: string;
+  locked_by: string | null;
   delivery_count: number | string;
   body_sha256: string;
 }
@@ -134,7 +147,9 @@ export class Checker {
     report(
       violations,
       open,
-      (row) => `${keyOf(row.endpoint, row.event_id)} still ${row.status}`,
+      (row) =>
+        `${keyOf(row.endpoint, row.event_id)} still ${row.status}` +
+        (row.locked_by ? ` (held by ${row.locked_by})` : ''),
       'events never settled',
     );
     const marked = new Set(
@@ -166,11 +181,15 @@ export class Checker {
     return { violations, dead: dead.map((row) => row.id) };
   }
 
-  /** After the fix and the replay: every invariant, and the figures. */
+  /**
+   * After the fix and the replay: every invariant, and the figures. `handlerPids`, when given,
+   * are the only processes allowed to have applied effects (a BullMQ scenario's workers).
+   */
   async final(
     deadBeforeFix: readonly string[],
     replayed: number,
-    kills: number,
+    faults: FaultCounts,
+    handlerPids?: ReadonlySet<number>,
   ): Promise<CheckReport> {
     const violations: string[] = [];
     const inbox = await this.inbox();
@@ -200,8 +219,12 @@ export class Checker {
     );
 
     // Effects: one probe row per event, exactly.
-    const effects = await this.database.query<{ inbox_id: string; n: number | string }>(
-      `SELECT inbox_id, count(*) AS n FROM ${EFFECTS_TABLE} GROUP BY inbox_id`,
+    const effects = await this.database.query<{
+      inbox_id: string;
+      n: number | string;
+      pids: string;
+    }>(
+      `SELECT inbox_id, count(*) AS n, ${this.pidList()} AS pids FROM ${EFFECTS_TABLE} GROUP BY inbox_id`,
     );
     const effectCount = new Map(effects.map((row) => [row.inbox_id, Number(row.n)]));
     const inboxIds = new Set(inbox.map((row) => row.id));
@@ -230,6 +253,17 @@ export class Checker {
       (row) => row.inbox_id,
       'handler effects for events not in the inbox',
     );
+    if (handlerPids) {
+      const elsewhere = effects.filter((row) =>
+        row.pids.split(',').some((pid) => !handlerPids.has(Number(pid))),
+      );
+      report(
+        violations,
+        elsewhere,
+        (row) => `${row.inbox_id} by pid ${row.pids}`,
+        'handler effects applied outside the worker processes',
+      );
+    }
 
     // Replay: the dead events ran exactly once after the fix.
     const replayedWrong = deadBeforeFix.filter((id) => effectCount.get(id) !== 1);
@@ -288,6 +322,7 @@ export class Checker {
     );
 
     const recoveryMs = this.checkOutages(validIds, violations);
+    this.checkBrokerOutages(validIds, violations);
     const latencies = this.attempts
       .filter((a) => a.status !== null)
       .map((a) => a.endedAt - a.startedAt)
@@ -320,9 +355,14 @@ export class Checker {
       answerMaxMs: latencies[latencies.length - 1] ?? 0,
       connectionErrors: this.attempts.filter((a) => a.status === null && a.error !== 'timeout')
         .length,
-      killsSurvived: kills,
+      killsSurvived: faults.kill,
+      workerKillsSurvived: faults['worker-kill'],
       outagesSurvived: this.faults.filter((f) => f.kind === 'pg-stop').length,
       connectionCutsSurvived: this.faults.filter((f) => f.kind === 'pg-cut').length,
+      redisRestartsSurvived: this.faults.filter((f) => f.kind === 'redis-restart').length,
+      redisFlushesSurvived: this.faults.filter((f) => f.kind === 'redis-flush').length,
+      readded: 0,
+      reclaimed: 0,
       recoveryMs,
       deadBeforeFix: deadBeforeFix.length,
       replayed,
@@ -466,9 +506,40 @@ export class Checker {
     return slowest;
   }
 
+  /**
+   * Ingress never needs the broker: while Redis is down (killed, not yet started again) valid
+   * deliveries are still stored and acknowledged.
+   */
+  private checkBrokerOutages(validIds: ReadonlySet<number>, violations: string[]): void {
+    for (const fault of this.faults.filter((f) => f.kind === 'redis-restart')) {
+      const answered = this.attempts.filter(
+        (a) =>
+          validIds.has(a.message) &&
+          a.status !== null &&
+          a.startedAt >= fault.startedAt &&
+          a.endedAt <= fault.restoringAt,
+      );
+      if (answered.length > 0 && !answered.some((a) => a.accepted)) {
+        const statuses = [...new Set(answered.map((a) => a.status))].join(', ');
+        violations.push(
+          `none of ${answered.length} valid deliveries was acknowledged while Redis was down ` +
+            `(answers ${statuses}): ingress must not need the broker`,
+        );
+      }
+    }
+  }
+
+  /** SQL for the pids of a group's effect rows, comma-separated. */
+  private pidList(): string {
+    return this.database.dialect === 'postgres'
+      ? "string_agg(pid::text, ',')"
+      : "group_concat(pid, ',')";
+  }
+
   private async inbox(): Promise<InboxRow[]> {
     return this.database.query<InboxRow>(
-      'SELECT id, endpoint, event_id, merchant_ref, status, delivery_count, body_sha256 FROM webhook_events',
+      'SELECT id, endpoint, event_id, merchant_ref, status, locked_by, delivery_count, body_sha256 ' +
+        'FROM webhook_events',
     );
   }
 }

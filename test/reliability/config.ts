@@ -5,19 +5,52 @@ import { Compression } from './senders';
 export interface ScenarioConfig {
   /** `postgres` (two instances on one database) or `sqlite` (one instance). */
   readonly database: 'postgres' | 'sqlite';
+  /**
+   * Where the handlers run: `in-process` (each instance's claim loop) or `bullmq` (the HTTP
+   * instances relay to a BullMQ queue on the run's own Redis, worker-only processes run the jobs).
+   */
+  readonly transport: 'in-process' | 'bullmq';
+  /** HTTP instances (the simulator's targets). */
   readonly instances: number;
+  /** Worker-only processes (no HTTP), for `bullmq`. */
+  readonly workers: number;
   /** Payments (orders) in the workload. */
   readonly payments: number;
   /** Real ms over which first deliveries are spread; retries may go on after it. */
   readonly sendWindowMs: number;
-  /** SIGKILLs of a random instance, each followed by a restart. */
+  /** SIGKILLs of a random HTTP instance, each followed by a restart. */
   readonly kills: number;
+  /** SIGKILLs of a random worker process, each followed by a restart. */
+  readonly workerKills: number;
   /** Times PostgreSQL is stopped, and for how long. */
   readonly pgStops: number;
   readonly pgStopMs: number;
   /** Times every app connection is terminated (`pg_terminate_backend`). */
   readonly pgCuts: number;
+  /** Times Redis is killed (SIGKILL, keeping nothing) and started again after `redisDownMs`. */
+  readonly redisRestarts: number;
+  readonly redisDownMs: number;
+  /** Times Redis is emptied with `FLUSHALL` while it runs. */
+  readonly redisFlushes: number;
 }
+
+/** What `--only` names a scenario by: its transport for BullMQ, else its database. */
+export type ScenarioKey = 'postgres' | 'sqlite' | 'bullmq';
+
+/** The scenario's name in options, seeds and file names. */
+export function scenarioKey(scenario: ScenarioConfig): ScenarioKey {
+  return scenario.transport === 'bullmq' ? 'bullmq' : scenario.database;
+}
+
+/** No worker processes, no Redis faults: what the in-process scenarios leave out. */
+const IN_PROCESS = {
+  transport: 'in-process',
+  workers: 0,
+  workerKills: 0,
+  redisRestarts: 0,
+  redisDownMs: 0,
+  redisFlushes: 0,
+} as const;
 
 /** Everything a run is made of; `short` fits CI, `long` is for a local soak. */
 export interface ReliabilityConfig {
@@ -47,6 +80,7 @@ export interface ReliabilityConfig {
 const PROFILES: Record<ReliabilityConfig['profile'], readonly ScenarioConfig[]> = {
   short: [
     {
+      ...IN_PROCESS,
       database: 'postgres',
       instances: 2,
       payments: 1000,
@@ -57,6 +91,7 @@ const PROFILES: Record<ReliabilityConfig['profile'], readonly ScenarioConfig[]> 
       pgCuts: 1,
     },
     {
+      ...IN_PROCESS,
       database: 'sqlite',
       instances: 1,
       payments: 400,
@@ -66,9 +101,26 @@ const PROFILES: Record<ReliabilityConfig['profile'], readonly ScenarioConfig[]> 
       pgStopMs: 0,
       pgCuts: 0,
     },
+    {
+      database: 'postgres',
+      transport: 'bullmq',
+      instances: 2,
+      workers: 3,
+      payments: 500,
+      sendWindowMs: 30_000,
+      kills: 1,
+      workerKills: 3,
+      pgStops: 1,
+      pgStopMs: 3000,
+      pgCuts: 1,
+      redisRestarts: 1,
+      redisDownMs: 2000,
+      redisFlushes: 1,
+    },
   ],
   long: [
     {
+      ...IN_PROCESS,
       database: 'postgres',
       instances: 2,
       payments: 5000,
@@ -79,6 +131,7 @@ const PROFILES: Record<ReliabilityConfig['profile'], readonly ScenarioConfig[]> 
       pgCuts: 3,
     },
     {
+      ...IN_PROCESS,
       database: 'sqlite',
       instances: 1,
       payments: 2000,
@@ -88,16 +141,39 @@ const PROFILES: Record<ReliabilityConfig['profile'], readonly ScenarioConfig[]> 
       pgStopMs: 0,
       pgCuts: 0,
     },
+    {
+      database: 'postgres',
+      transport: 'bullmq',
+      instances: 2,
+      workers: 4,
+      payments: 3000,
+      sendWindowMs: 150_000,
+      kills: 4,
+      workerKills: 12,
+      pgStops: 2,
+      pgStopMs: 5000,
+      pgCuts: 2,
+      redisRestarts: 3,
+      redisDownMs: 4000,
+      redisFlushes: 3,
+    },
   ],
+};
+
+/** Each scenario's share of `--payments` and of `--duration`, which size the PostgreSQL one. */
+const SHARES: Record<ScenarioKey, { readonly payments: number; readonly window: number }> = {
+  postgres: { payments: 1, window: 1 },
+  sqlite: { payments: 0.4, window: 0.5 },
+  bullmq: { payments: 0.5, window: 0.75 },
 };
 
 /** Options read from the command line (`--long`, `--payments=N`, …) or the environment. */
 export const USAGE = `Usage: npm run test:reliability [-- options]
   --long               the long profile (default: short, for CI)
-  --payments=N         payments on PostgreSQL (SQLite gets 40 % of them)   RELIABILITY_PAYMENTS
-  --duration=S         seconds of sending on PostgreSQL (SQLite: half)      RELIABILITY_DURATION_S
+  --payments=N         payments on PostgreSQL (SQLite 40 %, BullMQ 50 %)   RELIABILITY_PAYMENTS
+  --duration=S         seconds of sending on PostgreSQL (SQLite ½, BullMQ ¾) RELIABILITY_DURATION_S
   --seed=TEXT          seed of the workload's shape and the fault timeline  RELIABILITY_SEED
-  --only=DATABASE      one scenario: postgres or sqlite                     RELIABILITY_ONLY
+  --only=SCENARIO      one scenario: postgres, sqlite or bullmq             RELIABILITY_ONLY
   --slow-ms=MS         how long a slow handler attempt takes (0: none)      RELIABILITY_SLOW_MS
   --keep               keep the run directory (logs, databases)             RELIABILITY_KEEP=1
 Profile: RELIABILITY_PROFILE=short|long.`;
@@ -126,14 +202,15 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Rel
   const only = flags.get('only') ?? env.RELIABILITY_ONLY;
   const slowText = flags.get('slow-ms') ?? env.RELIABILITY_SLOW_MS;
   const slowMs = slowText === '0' ? 0 : (positive('slow-ms', slowText) ?? 6000);
-  if (only !== undefined && only !== 'postgres' && only !== 'sqlite') {
-    throw new Error(`--only must be postgres or sqlite, not ${JSON.stringify(only)}\n${USAGE}`);
+  if (only !== undefined && !(only in SHARES)) {
+    throw new Error(
+      `--only must be postgres, sqlite or bullmq, not ${JSON.stringify(only)}\n${USAGE}`,
+    );
   }
   const scenarios = PROFILES[profile]
-    .filter((scenario) => only === undefined || scenario.database === only)
+    .filter((scenario) => only === undefined || scenarioKey(scenario) === only)
     .map((scenario) => {
-      const share = scenario.database === 'sqlite' ? 0.4 : 1;
-      const windowShare = scenario.database === 'sqlite' ? 0.5 : 1;
+      const { payments: share, window: windowShare } = SHARES[scenarioKey(scenario)];
       return {
         ...scenario,
         payments:

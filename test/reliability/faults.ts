@@ -1,3 +1,4 @@
+import type { ThrowawayRedis } from '../support/redis';
 import { AppInstance } from './app-process';
 import { DedicatedPostgres, ShopDatabase } from './databases';
 import { sleep } from './provider-simulator';
@@ -9,50 +10,80 @@ import { SimulatorLog } from './simulator-log';
 export type FaultAction =
   | {
       readonly at: number;
-      readonly kind: 'kill';
+      /** `kill`: an HTTP instance; `worker-kill`: a worker-only process. */
+      readonly kind: 'kill' | 'worker-kill';
       readonly instance: number;
       readonly restartAfterMs: number;
     }
   | { readonly at: number; readonly kind: 'pg-stop'; readonly durationMs: number }
-  | { readonly at: number; readonly kind: 'pg-cut' };
+  | { readonly at: number; readonly kind: 'pg-cut' }
+  | { readonly at: number; readonly kind: 'redis-restart'; readonly durationMs: number }
+  | { readonly at: number; readonly kind: 'redis-flush' };
 
 /** What the faults act on. */
 export interface FaultTargets {
   readonly instances: readonly AppInstance[];
+  /** Worker-only processes (BullMQ scenario). */
+  readonly workers: readonly AppInstance[];
   readonly postgres?: DedicatedPostgres;
+  /** The run's own Redis (BullMQ scenario). */
+  readonly redis?: ThrowawayRedis;
   readonly database: ShopDatabase;
   readonly log: SimulatorLog;
 }
+
+/** What each fault did, counted. */
+export type FaultCounts = Record<FaultAction['kind'], number>;
+
+/** The faults spread evenly over the window, in this order, round robin while any is left. */
+const SPREAD_KINDS = ['pg-stop', 'pg-cut', 'redis-restart', 'redis-flush'] as const;
 
 /** Kills keep this far (ms) from a PostgreSQL stop, so each fault is seen on its own. */
 const KILL_CLEARANCE_MS = 3000;
 
 /**
- * When the faults of a scenario happen: PostgreSQL stops and connection cuts evenly spread
- * over the sending window, kills at random moments clear of them.
+ * When the faults of a scenario happen: PostgreSQL stops and connection cuts, Redis restarts
+ * and flushes evenly spread over the sending window, kills of HTTP instances and then of
+ * worker processes at random moments clear of them.
  */
 export function faultTimeline(scenario: ScenarioConfig, random: Random): FaultAction[] {
   const window = scenario.sendWindowMs;
-  const actions: FaultAction[] = [];
-  const slots = scenario.pgStops + scenario.pgCuts;
-  let stops = 0;
-  let cuts = 0;
-  for (let slot = 0; slot < slots; slot += 1) {
-    const at = Math.round((window * (slot + 1)) / (slots + 1));
-    const stop = stops < scenario.pgStops && (slot % 2 === 0 || cuts >= scenario.pgCuts);
-    if (stop) {
-      stops += 1;
-      actions.push({ at, kind: 'pg-stop', durationMs: scenario.pgStopMs });
-    } else {
-      cuts += 1;
-      actions.push({ at, kind: 'pg-cut' });
+  const left: Record<(typeof SPREAD_KINDS)[number], number> = {
+    'pg-stop': scenario.pgStops,
+    'pg-cut': scenario.pgCuts,
+    'redis-restart': scenario.redisRestarts,
+    'redis-flush': scenario.redisFlushes,
+  };
+  const order: (typeof SPREAD_KINDS)[number][] = [];
+  while (SPREAD_KINDS.some((kind) => left[kind] > 0)) {
+    for (const kind of SPREAD_KINDS.filter((k) => left[k] > 0)) {
+      left[kind] -= 1;
+      order.push(kind);
     }
   }
+  const actions: FaultAction[] = order.map((kind, slot) => {
+    const at = Math.round((window * (slot + 1)) / (order.length + 1));
+    switch (kind) {
+      case 'pg-stop':
+        return { at, kind, durationMs: scenario.pgStopMs };
+      case 'redis-restart':
+        return { at, kind, durationMs: scenario.redisDownMs };
+      default:
+        return { at, kind };
+    }
+  });
   const busy = actions.map((action) => ({
     from: action.at - KILL_CLEARANCE_MS,
-    to: action.at + (action.kind === 'pg-stop' ? action.durationMs : 0) + KILL_CLEARANCE_MS,
+    to: action.at + ('durationMs' in action ? action.durationMs : 0) + KILL_CLEARANCE_MS,
   }));
-  for (let kill = 0; kill < scenario.kills; kill += 1) {
+  const kills = [
+    ...Array.from({ length: scenario.kills }, () => ['kill', scenario.instances] as const),
+    ...Array.from(
+      { length: scenario.workerKills },
+      () => ['worker-kill', scenario.workers] as const,
+    ),
+  ];
+  for (const [kind, processes] of kills) {
     let at = 0;
     for (let tries = 0; tries < 50; tries += 1) {
       at = Math.round(window * (0.05 + 0.9 * random()));
@@ -62,8 +93,8 @@ export function faultTimeline(scenario: ScenarioConfig, random: Random): FaultAc
     }
     actions.push({
       at,
-      kind: 'kill',
-      instance: Math.floor(random() * scenario.instances),
+      kind,
+      instance: Math.floor(random() * processes),
       restartAfterMs: between(random, 200, 1500),
     });
   }
@@ -72,20 +103,30 @@ export function faultTimeline(scenario: ScenarioConfig, random: Random): FaultAc
 
 /**
  * Runs the faults one after another, each at its time (or at once when the previous one ran
- * late), logging each with its real-time window. Resolves to the number of kills survived:
- * every killed instance listens again, or this rejects.
+ * late), logging each with its real-time window. Resolves to the faults survived, by kind:
+ * every killed process is ready again and Redis answers again, or this rejects.
  */
 export async function runFaults(
   actions: readonly FaultAction[],
   start: number,
   targets: FaultTargets,
-): Promise<number> {
-  let kills = 0;
+): Promise<FaultCounts> {
+  const counts: FaultCounts = {
+    kill: 0,
+    'worker-kill': 0,
+    'pg-stop': 0,
+    'pg-cut': 0,
+    'redis-restart': 0,
+    'redis-flush': 0,
+  };
   for (const action of actions) {
     await sleep(start + action.at - Date.now());
+    counts[action.kind] += 1;
     switch (action.kind) {
-      case 'kill': {
-        const instance = targets.instances[action.instance];
+      case 'kill':
+      case 'worker-kill': {
+        const group = action.kind === 'kill' ? targets.instances : targets.workers;
+        const instance = group[action.instance];
         await instance.kill('SIGKILL');
         const killedAt = Date.now();
         await sleep(action.restartAfterMs);
@@ -93,13 +134,12 @@ export async function runFaults(
         await instance.start();
         targets.log.write({
           type: 'fault',
-          kind: 'kill',
+          kind: action.kind,
           instance: instance.name,
           startedAt: killedAt,
           restoringAt,
           endedAt: Date.now(),
         });
-        kills += 1;
         break;
       }
       case 'pg-stop': {
@@ -134,7 +174,42 @@ export async function runFaults(
         });
         break;
       }
+      case 'redis-restart': {
+        const redis = redisOf(targets);
+        await redis.kill();
+        const killedAt = Date.now();
+        await sleep(action.durationMs);
+        const restoringAt = Date.now();
+        await redis.restart();
+        targets.log.write({
+          type: 'fault',
+          kind: 'redis-restart',
+          startedAt: killedAt,
+          restoringAt,
+          endedAt: Date.now(),
+        });
+        break;
+      }
+      case 'redis-flush': {
+        const at = Date.now();
+        await redisOf(targets).flushAll();
+        targets.log.write({
+          type: 'fault',
+          kind: 'redis-flush',
+          startedAt: at,
+          restoringAt: at,
+          endedAt: Date.now(),
+        });
+        break;
+      }
     }
   }
-  return kills;
+  return counts;
+}
+
+function redisOf(targets: FaultTargets): ThrowawayRedis {
+  if (!targets.redis) {
+    throw new Error("A Redis fault needs the run's own Redis server");
+  }
+  return targets.redis;
 }

@@ -1,16 +1,18 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { startThrowawayRedis, ThrowawayRedis } from '../support/redis';
 import { Figures } from './checker';
-import { loadConfig, ReliabilityConfig, USAGE } from './config';
+import { loadConfig, ReliabilityConfig, scenarioKey, USAGE } from './config';
 import { DedicatedPostgres, runDirectory } from './databases';
 import { repositoryRoot } from './repository-root';
 import { runScenario, ScenarioResult } from './scenario';
 
 /**
  * The reliability proof: plays Stripe, Qvard and T-Bank against the sample shop running as real
- * processes (two instances on PostgreSQL, one on SQLite), kills them, stops and cuts PostgreSQL,
- * makes handlers fail and stall, then checks the database against the simulator's log. Prints
- * one summary line and exits non-zero on any violation.
+ * processes (two instances on PostgreSQL, one on SQLite, and two HTTP instances with worker-only
+ * processes on the BullMQ transport), kills them, stops and cuts PostgreSQL, kills and flushes
+ * Redis, makes handlers fail and stall, then checks the database against the simulator's log.
+ * Prints one summary line and exits non-zero on any violation.
  *
  * Run with `npm run test:reliability` (short profile) or `npm run test:reliability -- --long`.
  */
@@ -45,12 +47,17 @@ async function main(): Promise<number> {
     console.log(`[${((Date.now() - began) / 1000).toFixed(1).padStart(6)} s] ${line}`);
   say(`reliability, ${config.profile} profile, seed ${config.seed}; files in ${directory}`);
   let postgres: DedicatedPostgres | undefined;
+  let redis: ThrowawayRedis | undefined;
   const results: ScenarioResult[] = [];
   const failures: string[] = [];
   try {
     if (config.scenarios.some((scenario) => scenario.database === 'postgres')) {
       postgres = await DedicatedPostgres.start(directory);
       say(`dedicated PostgreSQL on port ${postgres.port}`);
+    }
+    if (config.scenarios.some((scenario) => scenario.transport === 'bullmq')) {
+      redis = await startThrowawayRedis();
+      say(`the run's own Redis on port ${redis.port}`);
     }
     for (const scenario of config.scenarios) {
       try {
@@ -61,6 +68,7 @@ async function main(): Promise<number> {
           entry,
           runDirectory: directory,
           postgres,
+          redis,
           say,
         });
         results.push(result);
@@ -72,11 +80,12 @@ async function main(): Promise<number> {
           say(`${result.name}: VIOLATION ${violation}`),
         );
       } catch (error) {
-        failures.push(`${scenario.database}: ${(error as Error).stack ?? String(error)}`);
-        say(`${scenario.database}: FAILED ${(error as Error).message}`);
+        failures.push(`${scenarioKey(scenario)}: ${(error as Error).stack ?? String(error)}`);
+        say(`${scenarioKey(scenario)}: FAILED ${(error as Error).message}`);
       }
     }
   } finally {
+    await redis?.stop();
     await postgres?.destroy();
     if (
       !config.keep &&
@@ -108,8 +117,11 @@ function describe(figures: Figures): string {
     `processed=${figures.processed}`,
     `duplicates_absorbed=${figures.duplicatesAbsorbed}`,
     `kills_survived=${figures.killsSurvived}`,
+    `worker_kills=${figures.workerKillsSurvived}`,
     `pg_stops=${figures.outagesSurvived}`,
     `pg_cuts=${figures.connectionCutsSurvived}`,
+    `redis_restarts=${figures.redisRestartsSurvived}`,
+    `redis_flushes=${figures.redisFlushesSurvived}`,
     `lost=${figures.lost}`,
     `duplicated_effects=${figures.duplicatedEffects}`,
     `backward_transitions=${figures.backwardTransitions}`,
@@ -124,6 +136,8 @@ function describe(figures: Figures): string {
     `answer_p99_ms=${figures.answerP99Ms}`,
     `refused_connections=${figures.connectionErrors}`,
     `recovery_ms=${figures.recoveryMs}`,
+    `jobs_readded=${figures.readded}`,
+    `events_reclaimed=${figures.reclaimed}`,
   ].join(' ');
 }
 

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { redisPrefix, ThrowawayRedis } from '../support/redis';
 import { AppInstance, freePort } from './app-process';
 import { Checker, CheckReport } from './checker';
-import { ReliabilityConfig, ScenarioConfig } from './config';
+import { ReliabilityConfig, ScenarioConfig, scenarioKey } from './config';
 import {
   DedicatedPostgres,
   PostgresShopDatabase,
@@ -12,11 +14,12 @@ import {
   SqliteShopDatabase,
 } from './databases';
 import { FAULT_PLAN_ENV, FaultPlan } from './fault-plan';
-import { faultTimeline, runFaults } from './faults';
+import { FaultCounts, faultTimeline, runFaults } from './faults';
 import { ProviderSimulator, sleep } from './provider-simulator';
 import { between, Random, seededRandom } from './random';
 import { providerSenders } from './senders';
 import { readSimulatorLog, SimulatorLog } from './simulator-log';
+import { TRANSPORT_PLAN_ENV, TransportPlan, TransportRole } from './transport-plan';
 import {
   currencyFor,
   PaymentPlan,
@@ -40,6 +43,8 @@ export interface ScenarioContext {
   readonly runDirectory: string;
   /** The dedicated server, for PostgreSQL scenarios. */
   readonly postgres?: DedicatedPostgres;
+  /** The run's own Redis, for BullMQ scenarios. */
+  readonly redis?: ThrowawayRedis;
   /** Progress lines go here. */
   readonly say: (line: string) => void;
 }
@@ -59,6 +64,18 @@ const COMPRESSED_DISPATCH = {
   retry: { maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 2000 },
 };
 
+/**
+ * How long a BullMQ relay holds an event handed to the queue before its sweeper checks the
+ * job (`redeliverAfterMs`): short, so a flushed or restarted Redis is noticed within the run.
+ */
+const BULLMQ_REDELIVER_AFTER_MS = 2000;
+
+/** What the BullMQ transport's sweeper logs when it puts work back on the queue. */
+const SWEEP_LINE = /added (\d+) vanished job\(s\) again and handed out (\d+) event\(s\)/g;
+
+/** How long the inbox may take to settle after the replay when it did not settle before. */
+const STUCK_DRAIN_MS = 10_000;
+
 /** Orders created at once through `POST /orders`. */
 const ORDER_CONCURRENCY = 16;
 const PROGRESS_EVERY_MS = 5000;
@@ -70,39 +87,50 @@ const PROGRESS_EVERY_MS = 5000;
  */
 export async function runScenario(context: ScenarioContext): Promise<ScenarioResult> {
   const { config, scenario, say } = context;
-  const name = `${scenario.database}×${scenario.instances}`;
+  const key = scenarioKey(scenario);
+  const name =
+    scenario.workers > 0
+      ? `${key}×${scenario.instances}+${scenario.workers}w`
+      : `${key}×${scenario.instances}`;
   const started = Date.now();
-  const random = seededRandom(`${config.seed}:${scenario.database}`);
+  const random = seededRandom(`${config.seed}:${key}`);
   const secrets: ProviderSecrets = {
     STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(18).toString('base64url')}`,
     QVARD_SECRET_KEY: randomBytes(24).toString('hex'),
     TBANK_PASSWORD: randomBytes(12).toString('hex'),
   };
   const plan: FaultPlan = {
-    seed: `${config.seed}:${scenario.database}`,
+    seed: `${config.seed}:${key}`,
     failRate: config.failRate,
     failUpToAttempt: config.failUpToAttempt,
     markedFixed: false,
     slowMs: config.slowMs,
     dispatch: COMPRESSED_DISPATCH,
   };
+  const transportEnv = transportEnvOf(context);
   const database = await openDatabase(context);
   const instances: AppInstance[] = [];
-  const log = new SimulatorLog(join(context.runDirectory, `${scenario.database}-simulator.jsonl`));
+  const workers: AppInstance[] = [];
+  const log = new SimulatorLog(join(context.runDirectory, `${key}-simulator.jsonl`));
+  const newProcess = async (label: string, role: TransportRole) =>
+    new AppInstance(
+      label,
+      await freePort(),
+      context.entry,
+      {
+        ...database.appEnv,
+        ...secrets,
+        [FAULT_PLAN_ENV]: JSON.stringify(plan),
+        ...transportEnv(role),
+      },
+      join(context.runDirectory, `${label}.log`),
+      context.root,
+    );
   try {
     for (let i = 0; i < scenario.instances; i += 1) {
       const label =
-        scenario.instances > 1
-          ? `${scenario.database}-${String.fromCharCode(97 + i)}`
-          : scenario.database;
-      const instance = new AppInstance(
-        label,
-        await freePort(),
-        context.entry,
-        { ...database.appEnv, ...secrets, [FAULT_PLAN_ENV]: JSON.stringify(plan) },
-        join(context.runDirectory, `${label}.log`),
-        context.root,
-      );
+        scenario.instances > 1 ? `${key}-${String.fromCharCode(97 + i)}` : scenario.database;
+      const instance = await newProcess(label, 'ingress');
       instances.push(instance);
       // NOTE: one at a time, so the first instance runs the migrations alone.
       await instance.start();
@@ -110,8 +138,18 @@ export async function runScenario(context: ScenarioContext): Promise<ScenarioRes
         await database.installProbes();
       }
     }
+    for (let i = 0; i < scenario.workers; i += 1) {
+      const worker = await newProcess(`${key}-w${i + 1}`, 'worker');
+      workers.push(worker);
+      await worker.start();
+    }
+    const everyProcess = [...instances, ...workers];
     const targets = instances.map((instance) => instance.url);
-    say(`${name}: ${instances.length} instance(s) up; creating ${scenario.payments} orders`);
+    say(
+      `${name}: ${instances.length} instance(s)` +
+        (workers.length > 0 ? ` and ${workers.length} worker process(es)` : '') +
+        ` up; creating ${scenario.payments} orders`,
+    );
     const payments = await createPayments(targets, scenario.payments, random);
     const builder = new WorkloadBuilder(secrets, random);
     const plans: PaymentPlan[] = payments.map(({ order, provider }) => ({
@@ -132,14 +170,13 @@ export async function runScenario(context: ScenarioContext): Promise<ScenarioRes
     await database.addOrderFault('slow', chosen.slice(marked));
     say(
       `${name}: sending ${messages.length} deliveries over ${scenario.sendWindowMs / 1000} s ` +
-        `(${marked} marked, ${slow} slow orders) with ${scenario.kills} kill(s), ${scenario.pgStops} PostgreSQL stop(s), ` +
-        `${scenario.pgCuts} connection cut(s)`,
+        `(${marked} marked, ${slow} slow orders) with ${describeFaults(scenario)}`,
     );
     const simulator = new ProviderSimulator({
       senders: providerSenders(config.compression, config.timeoutMs),
       targets,
       concurrency: config.concurrency,
-      random: seededRandom(`${config.seed}:${scenario.database}:routes`),
+      random: seededRandom(`${config.seed}:${key}:routes`),
       log,
     });
     const start = Date.now() + 200;
@@ -149,13 +186,15 @@ export async function runScenario(context: ScenarioContext): Promise<ScenarioRes
         `${name}: ${Math.round((Date.now() - start) / 1000)} s, ${p.settled}/${messages.length} settled, ${p.attempts} requests, ${p.gaveUp} given up`,
       );
     }, PROGRESS_EVERY_MS);
-    let kills: number;
+    let faults: FaultCounts;
     try {
-      [, kills] = await Promise.all([
+      [, faults] = await Promise.all([
         simulator.send(messages, start),
         runFaults(faultTimeline(scenario, random), start, {
           instances,
+          workers,
           postgres: context.postgres,
+          redis: context.redis,
           database,
           log,
         }),
@@ -167,28 +206,95 @@ export async function runScenario(context: ScenarioContext): Promise<ScenarioRes
     say(
       `${name}: sending done in ${Math.round((Date.now() - start) / 1000)} s; waiting for the inbox to settle`,
     );
-    await drain(database, config.drainTimeoutMs);
+    const left = await drain(database, config.drainTimeoutMs);
     const checker = new Checker(database, readSimulatorLog(log.path));
     const before = await checker.beforeFix();
     say(
-      `${name}: settled; ${before.dead.length} event(s) dead; deploying the fix and replaying them`,
+      `${name}: ${left === 0 ? 'settled' : `${left} event(s) still to run after ${config.drainTimeoutMs / 1000} s`}; ` +
+        `${before.dead.length} event(s) dead; deploying the fix and replaying them`,
     );
-    for (const instance of instances) {
+    for (const instance of everyProcess) {
       await instance.stop();
       instance.setEnv({ [FAULT_PLAN_ENV]: JSON.stringify({ ...plan, markedFixed: true }) });
       await instance.start();
     }
     const replayed = await replayDead(context.root, database);
-    await drain(database, config.drainTimeoutMs);
-    const report = await checker.final(before.dead, replayed, kills);
+    // NOTE: events that never settled before the fix are not waited for again as long.
+    await drain(database, left === 0 ? config.drainTimeoutMs : STUCK_DRAIN_MS);
+    // NOTE: with BullMQ the HTTP instances run no worker: every effect is a worker process's.
+    const handlerPids = workers.length > 0 ? new Set(workers.flatMap((w) => w.pids)) : undefined;
+    const report = await checker.final(before.dead, replayed, faults, handlerPids);
     report.violations.unshift(...before.violations);
+    const crashes = everyProcess.flatMap((p) => p.crashes);
+    if (crashes.length > 0) {
+      report.violations.push(
+        `${crashes.length} process(es) exited that no fault stopped: ${crashes.join('; ')}`,
+      );
+    }
+    Object.assign(report.figures, sweeps(everyProcess.map((p) => p.logPath)));
     return { name, report, elapsedMs: Date.now() - started };
   } finally {
-    for (const instance of instances) {
+    for (const instance of [...instances, ...workers]) {
       await instance.close();
     }
     await database.close();
   }
+}
+
+/** The faults of a scenario, for the progress line. */
+function describeFaults(scenario: ScenarioConfig): string {
+  const parts = [
+    `${scenario.kills} kill(s)`,
+    `${scenario.pgStops} PostgreSQL stop(s)`,
+    `${scenario.pgCuts} connection cut(s)`,
+  ];
+  if (scenario.transport === 'bullmq') {
+    parts.push(
+      `${scenario.workerKills} worker kill(s)`,
+      `${scenario.redisRestarts} Redis restart(s)`,
+      `${scenario.redisFlushes} FLUSHALL(s)`,
+    );
+  }
+  return parts.join(', ');
+}
+
+/**
+ * The transport environment of each process: none for in-process dispatch; for BullMQ, the
+ * run's Redis under a prefix of the scenario's own, and the process's role.
+ * @throws Error when a BullMQ scenario has no Redis or no PostgreSQL inbox.
+ */
+function transportEnvOf(context: ScenarioContext): (role: TransportRole) => Record<string, string> {
+  const { scenario, redis } = context;
+  if (scenario.transport !== 'bullmq') {
+    return () => ({});
+  }
+  if (!redis || scenario.database !== 'postgres') {
+    throw new Error("The BullMQ scenario needs the run's own Redis and the PostgreSQL inbox");
+  }
+  const prefix = redisPrefix();
+  return (role) => {
+    const plan: TransportPlan = {
+      kind: 'bullmq',
+      role,
+      redisUrl: redis.url,
+      prefix,
+      redeliverAfterMs: BULLMQ_REDELIVER_AFTER_MS,
+    };
+    return { [TRANSPORT_PLAN_ENV]: JSON.stringify(plan) };
+  };
+}
+
+/** What the BullMQ sweepers of these logs put back on the queue (0 and 0 without BullMQ). */
+function sweeps(logPaths: readonly string[]): { readded: number; reclaimed: number } {
+  let readded = 0;
+  let reclaimed = 0;
+  for (const path of logPaths) {
+    for (const match of readFileSync(path, 'utf8').matchAll(SWEEP_LINE)) {
+      readded += Number(match[1]);
+      reclaimed += Number(match[2]);
+    }
+  }
+  return { readded, reclaimed };
 }
 
 /** `count` distinct items of `items`, picked at random. */
@@ -268,10 +374,10 @@ async function createOrder(target: string, amount: number, currency: string): Pr
 }
 
 /**
- * Waits until no event is left to run: none pending, retrying or processing.
- * @throws Error when that takes longer than `timeoutMs`.
+ * Waits until no event is left to run: none pending, retrying or processing. Resolves to the
+ * events still left once `timeoutMs` passed (0 when the inbox settled); the checker names them.
  */
-async function drain(database: ShopDatabase, timeoutMs: number): Promise<void> {
+async function drain(database: ShopDatabase, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
   for (;;) {
@@ -280,10 +386,10 @@ async function drain(database: ShopDatabase, timeoutMs: number): Promise<void> {
     );
     quiet = Number(row.n) === 0 ? quiet + 1 : 0;
     if (quiet >= 2) {
-      return;
+      return 0;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${row.n} event(s) still to run ${timeoutMs / 1000} s after sending ended`);
+      return Number(row.n);
     }
     await sleep(500);
   }

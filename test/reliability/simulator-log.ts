@@ -46,14 +46,14 @@ export interface GaveUpRecord {
 /** A fault the runner injected, with its real-time window. */
 export interface FaultRecord {
   readonly type: 'fault';
-  readonly kind: 'kill' | 'pg-stop' | 'pg-cut';
-  /** The instance killed, for `kill`. */
+  readonly kind: 'kill' | 'worker-kill' | 'pg-stop' | 'pg-cut' | 'redis-restart' | 'redis-flush';
+  /** The process killed, for `kill` and `worker-kill`. */
   readonly instance?: string;
   /** When the fault took effect (process dead, server stopped, connections cut). */
   readonly startedAt: number;
   /** When the runner began to undo it (restart of the process or the server). */
   readonly restoringAt: number;
-  /** When it was over (instance listening again, server accepting connections). */
+  /** When it was over (process ready again, server accepting connections). */
   readonly endedAt: number;
   /** Connections terminated, for `pg-cut`. */
   readonly terminated?: number;

@@ -5,6 +5,7 @@ import type {
   WebhookContext,
   WebhookDispatchOptions,
   WebhooksModuleOptions,
+  WebhookTransport,
 } from 'nestjs-payment-webhooks';
 import { failsAtRandom, slowDelayMs } from '../fault-plan';
 import type { FaultPlan } from '../fault-plan';
@@ -119,13 +120,21 @@ function isValueProvider(provider: Provider): provider is ValueProvider {
   return typeof provider === 'object' && provider !== null && 'useValue' in provider;
 }
 
-/** The shop plus the probe handler, with compressed dispatch timing. */
+/**
+ * The shop plus the probe handler, with compressed dispatch timing and, for a BullMQ scenario,
+ * the transport the runner chose for this process.
+ */
 @Module({})
 export class FaultInjectionModule {
-  static forRoot(shop: DynamicModule, plan: FaultPlan): DynamicModule {
+  static forRoot(
+    shop: DynamicModule,
+    plan: FaultPlan,
+    transport?: WebhookTransport,
+  ): DynamicModule {
+    const dispatch = transport ? { ...plan.dispatch, transport } : plan.dispatch;
     return {
       module: FaultInjectionModule,
-      imports: [withDispatch(shop, plan.dispatch)],
+      imports: [withDispatch(shop, dispatch)],
       providers: [{ provide: FAULT_PLAN, useValue: plan }, FaultyProbeHandler],
     };
   }
