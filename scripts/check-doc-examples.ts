@@ -80,7 +80,12 @@ function writeProject(dir: string, files: readonly ExampleFile[]): void {
   fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
   fs.symlinkSync(PACKAGE_ROOT, path.join(dir, 'node_modules', 'nestjs-payment-webhooks'), 'dir');
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-  const tsconfig = { compilerOptions: COMPILER_OPTIONS, files: files.map((file) => file.name) };
+  // NOTE: the repository's types/ stands in for @types/express, which an app installs itself.
+  const shims = fs
+    .readdirSync(path.join(PACKAGE_ROOT, 'types'))
+    .map((name) => `../../types/${name}`);
+  const names = [...files.map((file) => file.name), ...shims];
+  const tsconfig = { compilerOptions: COMPILER_OPTIONS, files: names };
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2) + '\n');
   for (const file of files) fs.writeFileSync(path.join(dir, file.name), file.text);
 }
