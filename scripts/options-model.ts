@@ -43,6 +43,8 @@ export class OptionsModel {
   private readonly program: ts.Program;
   private readonly checker: ts.TypeChecker;
   private readonly documented = new Set<string>();
+  /** Members of one alternative of a union: required only when that alternative is chosen. */
+  private readonly alternatives = new WeakSet<ts.PropertySignature>();
   readonly undocumented: UndocumentedOption[] = [];
 
   constructor(
@@ -85,7 +87,7 @@ export class OptionsModel {
   }
 
   /** The table of an options shape, each followed by those of the nested options it reaches. */
-  tables(shape: OptionsShape, at = ''): OptionsTable[] {
+  tables(shape: OptionsShape, at = '', partial = false): OptionsTable[] {
     const name = shape.name.text;
     if (this.documented.has(name)) return [];
     this.documented.add(name);
@@ -93,8 +95,10 @@ export class OptionsModel {
     const nested: OptionsTable[] = [];
     for (const member of this.members(shape)) {
       const option = at ? `${at}.${memberName(member)}` : memberName(member);
-      rows.push(this.row(name, member, option));
-      for (const inner of this.nestedOptions(member)) nested.push(...this.tables(inner, option));
+      rows.push(this.row(name, member, option, partial));
+      for (const inner of this.nestedOptions(member)) {
+        nested.push(...this.tables(inner.shape, option, inner.partial));
+      }
     }
     const alsoTakes = ts.isInterfaceDeclaration(shape)
       ? this.parents(shape)
@@ -104,7 +108,12 @@ export class OptionsModel {
     return [{ name, at, summary: jsDocText(shape), alsoTakes, rows }, ...nested];
   }
 
-  private row(table: string, member: ts.PropertySignature, option: string): OptionRow {
+  private row(
+    table: string,
+    member: ts.PropertySignature,
+    option: string,
+    partial: boolean,
+  ): OptionRow {
     const description = jsDocText(member);
     if (!description) {
       const file = member.getSourceFile();
@@ -118,9 +127,13 @@ export class OptionsModel {
     return {
       path: option,
       type: oneLine(member.type?.getText() ?? 'unknown'),
-      default: tagged || (member.questionToken ? '' : 'required'),
+      default: tagged || (member.questionToken || partial ? '' : this.required(member)),
       description,
     };
+  }
+
+  private required(member: ts.PropertySignature): string {
+    return this.alternatives.has(member) ? 'required in its alternative' : 'required';
   }
 
   /**
@@ -149,8 +162,11 @@ export class OptionsModel {
   private membersOfType(node: ts.TypeNode): ts.PropertySignature[] {
     if (ts.isTypeLiteralNode(node)) return node.members.filter(ts.isPropertySignature);
     if (ts.isParenthesizedTypeNode(node)) return this.membersOfType(node.type);
-    if (ts.isUnionTypeNode(node) || ts.isIntersectionTypeNode(node)) {
-      return node.types.flatMap((type) => this.membersOfType(type));
+    if (ts.isIntersectionTypeNode(node)) return node.types.flatMap((t) => this.membersOfType(t));
+    if (ts.isUnionTypeNode(node)) {
+      const members = node.types.flatMap((type) => this.membersOfType(type));
+      members.forEach((member) => this.alternatives.add(member));
+      return members;
     }
     if (!ts.isTypeReferenceNode(node)) return [];
     return this.shapesOf(node.typeName).flatMap((shape) => this.members(shape));
@@ -167,16 +183,22 @@ export class OptionsModel {
     );
   }
 
-  /** The options shapes a member's type names, not looking into function types. */
-  private nestedOptions(member: ts.PropertySignature): OptionsShape[] {
-    const found: OptionsShape[] = [];
-    const visit = (node: ts.Node): void => {
+  /**
+   * The options shapes a member's type names, not looking into function types; `partial` when
+   * given through `Partial<…>`, which makes every option of the shape optional.
+   */
+  private nestedOptions(member: ts.PropertySignature): { shape: OptionsShape; partial: boolean }[] {
+    const found: { shape: OptionsShape; partial: boolean }[] = [];
+    const visit = (node: ts.Node, partial: boolean): void => {
       if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) return;
-      if (ts.isTypeReferenceNode(node)) found.push(...this.shapesOf(node.typeName));
-      ts.forEachChild(node, visit);
+      if (ts.isTypeReferenceNode(node)) {
+        for (const shape of this.shapesOf(node.typeName)) found.push({ shape, partial });
+        partial ||= node.typeName.getText() === 'Partial';
+      }
+      ts.forEachChild(node, (child) => visit(child, partial));
     };
-    if (member.type) visit(member.type);
-    return found.filter((shape) => {
+    if (member.type) visit(member.type, false);
+    return found.filter(({ shape }) => {
       if (this.notOptions.has(shape.name.text)) return false;
       if (ts.isInterfaceDeclaration(shape)) return shape.members.every(ts.isPropertySignature);
       return this.membersOfType(shape.type).length > 0;

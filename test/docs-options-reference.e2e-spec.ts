@@ -63,6 +63,10 @@ describe('options reference (npm run docs:options)', () => {
       '| `dispatch.retry.maxAttempts` | `number` | 25 | Attempts before an event becomes `dead`.',
     );
     expect(first).toContain('| `secret` | `string \\| readonly string[]` | required |');
+    // Partial<WebhookAcknowledgement> makes each of its options optional; a union's are
+    // required only in their alternative (Sber's login and password, or a token).
+    expect(first).toContain('| `acknowledgement.status` | `number` |  | HTTP status. |');
+    expect(first).toContain('| `api.token` | `string` | required in its alternative |');
     // {@link queue} in bullmq-transport.options.ts is written as its name.
     expect(first).toContain('Give this or queue. |');
     expect(first).not.toContain('{@link');
