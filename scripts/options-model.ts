@@ -3,7 +3,7 @@ import * as ts from 'typescript';
 
 /** One documented option: a row of the reference. */
 export interface OptionRow {
-  /** Dotted path from the root options object, e.g. `dispatch.retry.maxAttempts`. */
+  /** Dotted path from the root options object, e.g. `dispatch.retry.maxAttempts`; `[]` for list items. */
   readonly path: string;
   /** The type as written in the source. */
   readonly type: string;
@@ -25,6 +25,13 @@ export interface OptionsTable {
 
 /** Where options are declared: an interface, or a type alias of unions and object literals. */
 export type OptionsShape = ts.InterfaceDeclaration | ts.TypeAliasDeclaration;
+
+/** An options shape a member reaches, and how. */
+interface NestedShape {
+  readonly shape: OptionsShape;
+  readonly partial: boolean;
+  readonly element: boolean;
+}
 
 /** An option without JSDoc text, with where it is declared. */
 export interface UndocumentedOption {
@@ -97,7 +104,8 @@ export class OptionsModel {
       const option = at ? `${at}.${memberName(member)}` : memberName(member);
       rows.push(this.row(name, member, option, partial));
       for (const inner of this.nestedOptions(member)) {
-        nested.push(...this.tables(inner.shape, option, inner.partial));
+        const path = inner.element ? `${option}[]` : option;
+        nested.push(...this.tables(inner.shape, path, inner.partial));
       }
     }
     const alsoTakes = ts.isInterfaceDeclaration(shape)
@@ -185,19 +193,21 @@ export class OptionsModel {
 
   /**
    * The options shapes a member's type names, not looking into function types; `partial` when
-   * given through `Partial<…>`, which makes every option of the shape optional.
+   * given through `Partial<…>`, which makes every option of the shape optional, `element` when
+   * the member is a list of them.
    */
-  private nestedOptions(member: ts.PropertySignature): { shape: OptionsShape; partial: boolean }[] {
-    const found: { shape: OptionsShape; partial: boolean }[] = [];
-    const visit = (node: ts.Node, partial: boolean): void => {
+  private nestedOptions(member: ts.PropertySignature): NestedShape[] {
+    const found: NestedShape[] = [];
+    const visit = (node: ts.Node, partial: boolean, element: boolean): void => {
       if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) return;
       if (ts.isTypeReferenceNode(node)) {
-        for (const shape of this.shapesOf(node.typeName)) found.push({ shape, partial });
+        for (const shape of this.shapesOf(node.typeName)) found.push({ shape, partial, element });
         partial ||= node.typeName.getText() === 'Partial';
       }
-      ts.forEachChild(node, (child) => visit(child, partial));
+      element ||= ts.isArrayTypeNode(node);
+      ts.forEachChild(node, (child) => visit(child, partial, element));
     };
-    if (member.type) visit(member.type, false);
+    if (member.type) visit(member.type, false, false);
     return found.filter(({ shape }) => {
       if (this.notOptions.has(shape.name.text)) return false;
       if (ts.isInterfaceDeclaration(shape)) return shape.members.every(ts.isPropertySignature);
