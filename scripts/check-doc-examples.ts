@@ -11,8 +11,14 @@
  * - A block whose first line is `// fragment` is checked after the file's preceding context
  *   blocks, concatenated in order; it may use what they declare and import. Without a preceding
  *   context block it is checked alone.
+ * - An HTML comment right before a block's fence (blank lines between them allowed), with
+ *   `<!-- ts-context` on its first line and `-->` on its last, holds code readers do not see:
+ *   the surroundings a fragment assumes (`declare const app: INestApplication;`). Its code is
+ *   put before the block's (after the preceding context blocks) when the block is checked, and
+ *   is kept with the block when the block is context.
  *
- * Errors read `<doc file>:<line>: TS<code> <message>`, the line being the block's own.
+ * Errors read `<doc file>:<line>: TS<code> <message>`, the line being the block's own, or the
+ * ts-context comment's.
  *
  *   npm run docs:examples             checks the docs
  *   --root <dir>                      reads the Markdown from <dir> (default: the cwd)
@@ -26,6 +32,8 @@ import { argValue, docFiles, FencedBlock, splitFences } from './docs-support';
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 const CONTEXT = /^\s*\/\/\s*context\s*$/;
 const FRAGMENT = /^\s*\/\/\s*fragment\b/;
+const HIDDEN_OPEN = /^\s*<!--\s*ts-context\s*$/;
+const HIDDEN_CLOSE = /^\s*-->\s*$/;
 
 const COMPILER_OPTIONS = {
   strict: true,
@@ -55,20 +63,46 @@ function lastLine(block: FencedBlock): string {
   return [...block.lines].reverse().find((line) => line.trim() !== '') ?? '';
 }
 
+/**
+ * The code of the `<!-- ts-context … -->` comment that ends just before the block's fence,
+ * with where each of its lines is in the docs; nothing when there is none.
+ */
+function hiddenContext(
+  docFile: string,
+  lines: readonly string[],
+  block: FencedBlock,
+): { lines: string[]; origin: string[] } {
+  // NOTE: block.line is the first line of code (1-based), so the fence is at index block.line - 2.
+  let close = block.line - 3;
+  while (close >= 0 && lines[close].trim() === '') close--;
+  if (close < 0 || !HIDDEN_CLOSE.test(lines[close])) return { lines: [], origin: [] };
+  let open = close - 1;
+  while (open >= 0 && !HIDDEN_OPEN.test(lines[open]) && !lines[open].includes('-->')) open--;
+  if (open < 0 || !HIDDEN_OPEN.test(lines[open])) return { lines: [], origin: [] };
+  const code = lines.slice(open + 1, close);
+  return { lines: code, origin: code.map((_, offset) => `${docFile}:${open + 2 + offset}`) };
+}
+
 /** The files one Markdown file's blocks become. */
 export function exampleFiles(docFile: string, markdown: string): ExampleFile[] {
   const files: ExampleFile[] = [];
   const context: { lines: string[]; origin: string[] } = { lines: [], origin: [] };
+  const markdownLines = markdown.split('\n');
   for (const block of splitFences(markdown).blocks.filter(isTypeScript)) {
-    const origin = block.lines.map((_, offset) => `${docFile}:${block.line + offset}`);
+    const hidden = hiddenContext(docFile, markdownLines, block);
+    const lines = [...hidden.lines, ...block.lines];
+    const origin = [
+      ...hidden.origin,
+      ...block.lines.map((_, offset) => `${docFile}:${block.line + offset}`),
+    ];
     const fragment = FRAGMENT.test(block.lines[0] ?? '');
     files.push({
       name: `${docFile.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '_')}-L${block.line}.ts`,
-      text: [...(fragment ? context.lines : []), ...block.lines].join('\n') + '\n',
+      text: [...(fragment ? context.lines : []), ...lines].join('\n') + '\n',
       origin: [...(fragment ? context.origin : []), ...origin],
     });
     if (CONTEXT.test(lastLine(block))) {
-      context.lines.push(...block.lines);
+      context.lines.push(...lines);
       context.origin.push(...origin);
     }
   }

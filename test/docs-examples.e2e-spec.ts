@@ -42,6 +42,23 @@ export const transport = bullmqTransport({ connection: { port: 6379 }, queueName
 ${FENCE}
 `;
 
+const HIDDEN = `# Operations
+
+Replay from a script that has the app:
+
+<!-- ts-context
+import type { INestApplication } from '@nestjs/common';
+declare const app: INestApplication;
+-->
+${FENCE}ts
+// fragment
+import { WebhookAdmin } from 'nestjs-payment-webhooks';
+
+const admin = app.get(WebhookAdmin);
+await admin.replay({ status: 'dead' });
+${FENCE}
+`;
+
 // NOTE: the checker reads the built package; building it and one compiler run take a while.
 jest.setTimeout(300_000);
 
@@ -106,6 +123,44 @@ describe('doc examples (npm run docs:examples)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^README\.md:15: TS2\d+ Cannot find name 'WebhooksRouterOption'/),
+    ]);
+  });
+
+  it('checks a fragment with the ts-context comment before its fence, unseen by readers', () => {
+    const run = runDocScript('check-doc-examples', [
+      '--root',
+      tree({
+        'docs/operations.md': HIDDEN,
+        // NOTE: Prettier puts a blank line between an HTML comment and the fence after it.
+        'docs/formatted.md': HIDDEN.replace('-->\n', '-->\n\n'),
+      }),
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('2 example(s) checked: 0 with errors');
+    expect(run.code).toBe(0);
+  });
+
+  it('fails the same fragment without its ts-context, at the line of the page', () => {
+    const bare = HIDDEN.replace(/<!-- ts-context\n[^]*?-->\n/, '');
+    const run = runDocScript('check-doc-examples', [
+      '--root',
+      tree({ 'docs/operations.md': bare }),
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^docs\/operations\.md:9: TS2304 Cannot find name 'app'/),
+    ]);
+  });
+
+  it('reports an error in a ts-context at its own line', () => {
+    const broken = HIDDEN.replace('INestApplication;\n-->', 'INestApp;\n-->');
+    const run = runDocScript('check-doc-examples', [
+      '--root',
+      tree({ 'docs/operations.md': broken }),
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^docs\/operations\.md:7: TS2\d+ Cannot find name 'INestApp'/),
     ]);
   });
 });
