@@ -5,6 +5,11 @@
  * payload types, and the providers' retry horizons. The provider classes and the signature
  * helpers they share stay private.
  */
+export type {
+  PaymentStatusClient,
+  PaymentStatusQuery,
+  ProviderPaymentStatus,
+} from './payment-status-client.interface';
 export type { StripeEndpointOptions } from './stripe/stripe.provider';
 export type { StandardWebhooksEndpointOptions } from './standard-webhooks/standard-webhooks.provider';
 export type { QvardEndpointOptions } from './qvard/qvard.provider';
