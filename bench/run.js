@@ -3,8 +3,9 @@
 /**
  * The benchmark: `npm run bench [-- options]`. Starts each target in turn (a hand-written
  * reference receiver, the sample app on PostgreSQL with Express and with Fastify, the sample
- * app on SQLite), drives it from a separate load-generator process, checks that every
- * acknowledged delivery was stored, and prints the results as tables and JSON.
+ * app on SQLite, a receiver on the NestJS peer `@golevelup/nestjs-stripe`), drives it from a
+ * separate load-generator process, checks that every acknowledged delivery was stored, and
+ * prints the results as tables and JSON.
  * See `node bench/run.js --help`.
  */
 const { execFileSync } = require('node:child_process');
@@ -68,7 +69,8 @@ Options:
                           the JSON); the profiler costs a few per cent, so do not quote
                           those runs' figures
   --out FILE              where to write the JSON (a .md table is written next to it)
-  --no-build              do not rebuild dist/ and bench/dist/ when sources are newer
+  --no-build              do not rebuild dist/ and bench/dist/ when sources are newer (the
+                          peer target is still installed and built when it is out of date)
 `;
 
 function parseArgs(argv) {
@@ -288,7 +290,7 @@ async function settledRows(target, prefix) {
  * null for targets without a dispatcher.
  */
 async function handlerFigures(target, events, limitSec, { skip = true } = {}) {
-  if (!target.spec.nest) return null;
+  if (!target.spec.dispatcher) return null;
   const started = Date.now();
   let backlog = await target.probe.backlog();
   while (backlog > 0 && Date.now() - started < limitSec * 1000) {
@@ -309,9 +311,9 @@ async function handlerFigures(target, events, limitSec, { skip = true } = {}) {
   return figures;
 }
 
-/** Starts a CPU profile of a Nest target when `--profile` asks for one; returns its stopper. */
+/** Starts a CPU profile of a sample-app target when `--profile` asks; returns its stopper. */
 async function startProfile(target, name) {
-  if (!options.profile || !target.spec.nest) return async () => undefined;
+  if (!options.profile || !target.spec.dispatcher) return async () => undefined;
   await target.bench('POST', 'profile/start');
   return async () => {
     const profile = await target.bench('POST', 'profile/stop');
@@ -325,7 +327,7 @@ async function startProfile(target, name) {
 
 /** Clears the bench handler's statistics and has it measure only events whose id starts with `prefix`. */
 async function resetHandler(target, prefix) {
-  if (target.spec.nest) await target.bench('POST', `reset/${prefix}`);
+  if (target.spec.dispatcher) await target.bench('POST', `reset/${prefix}`);
 }
 
 function rssMiB(target) {
@@ -369,6 +371,7 @@ async function wrkScenario(
   const stopCpu = startCpuMeter(target.child.pid, target.spec);
   const wrk = await runWrk({
     url: target.url,
+    path: target.spec.path,
     file,
     threads: options.threads,
     connections: options.connections,
@@ -477,6 +480,7 @@ async function fixedRateScenario(
     scenario === 'fixed-rate' ? await startProfile(target, scenario) : async () => undefined;
   const load = await runOpenLoop({
     url: target.url,
+    path: target.spec.path,
     rate,
     durationSec,
     tag,
@@ -638,7 +642,13 @@ function lineCountFor(rate, durationSec) {
 }
 
 async function benchTarget(spec, adminUrl) {
-  const record = { id: spec.id, label: spec.label, scenarios: {}, loadAverage: {} };
+  const record = {
+    id: spec.id,
+    label: spec.label,
+    dispatcher: spec.dispatcher,
+    scenarios: {},
+    loadAverage: {},
+  };
   record.loadAverage.before = os.loadavg().map((value) => round(value, 2));
   const env = {};
   if (options.dispatchConcurrency > 0)
@@ -709,7 +719,7 @@ async function benchTarget(spec, adminUrl) {
           durationSec: options.duration,
         }),
       );
-    if (spec.nest && wants('drain')) {
+    if (spec.dispatcher && wants('drain')) {
       S.drain = await step('drain', () => drainScenario(target, { backlog: options.drainBacklog }));
     }
     if (options.prefill > 0) {
@@ -732,7 +742,7 @@ async function benchTarget(spec, adminUrl) {
         }),
       );
     }
-    if (spec.nest && wants('slow-handler')) {
+    if (spec.dispatcher && wants('slow-handler')) {
       S.slowHandler = await step(`${options.handlerMs} ms handler`, async () => {
         await target.bench('POST', `handler-delay/${options.handlerMs}`);
         const result = await fixedRateScenario(target, {
@@ -836,7 +846,7 @@ async function longRun(spec, adminUrl) {
     const startedAt = Date.now();
     const sample = async () => {
       const rss = target.sampleRss();
-      const memory = spec.nest ? await target.bench('GET', 'memory').catch(() => null) : null;
+      const memory = spec.dispatcher ? await target.bench('GET', 'memory').catch(() => null) : null;
       const heapUsed = memory?.heapUsed ?? null;
       const afterGc = memory?.heapAfterFullGc ?? null;
       samples.push({
@@ -922,8 +932,15 @@ async function main() {
   log(`Benchmark (${results.mode}); logs and load files in ${runDir}`);
   for (const spec of specs) {
     try {
-      if (options.long) results.long = await longRun(spec, adminUrl);
-      else results.targets.push(await benchTarget(spec, adminUrl));
+      // NOTE: installing and building happen before the target starts, outside its figures.
+      const setup = spec.prepare?.(log);
+      if (options.long) {
+        results.long = await longRun(spec, adminUrl);
+      } else {
+        const record = await benchTarget(spec, adminUrl);
+        if (setup) record.setup = setup;
+        results.targets.push(record);
+      }
     } catch (error) {
       log(`✗ ${spec.label}: ${error.message}`);
       results.failures.push({ target: spec.id, error: error.message });

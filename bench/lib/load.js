@@ -63,10 +63,19 @@ function benchJson(stdout, what) {
 }
 
 /**
- * Closed-loop load with wrk for `durationSec`; per-thread counts come from the Lua script.
+ * Closed-loop load with wrk for `durationSec` on `path` (default the Stripe endpoint every target
+ * but the peer has); per-thread counts come from the Lua script.
  * @returns wrk's summary: completed, errors, latencyUs, threads [{ sent, ok, non2xx, statuses }]
  */
-async function runWrk({ url, file, threads, connections, durationSec, pinCpu }) {
+async function runWrk({
+  url,
+  path = STRIPE_PATH,
+  file,
+  threads,
+  connections,
+  durationSec,
+  pinCpu,
+}) {
   const stdout = await run(
     WRK,
     [
@@ -81,7 +90,7 @@ async function runWrk({ url, file, threads, connections, durationSec, pinCpu }) 
       '--',
       file,
       String(threads),
-      STRIPE_PATH,
+      path,
     ],
     { pinCpu },
   );
@@ -89,15 +98,24 @@ async function runWrk({ url, file, threads, connections, durationSec, pinCpu }) 
 }
 
 /**
- * Open-loop load at `rate` requests/s for `durationSec` (see open-loop.js).
+ * Open-loop load at `rate` requests/s for `durationSec` on `path` (see open-loop.js).
  * @returns counts and latency percentiles in ms, measured from each request's due time
  */
-async function runOpenLoop({ url, rate, durationSec, tag, ackedIdsFile, warmupSec, pinCpu }) {
+async function runOpenLoop({
+  url,
+  path = STRIPE_PATH,
+  rate,
+  durationSec,
+  tag,
+  ackedIdsFile,
+  warmupSec,
+  pinCpu,
+}) {
   const stdout = await run(
     process.execPath,
     [
       join(__dirname, 'open-loop.js'),
-      JSON.stringify({ url, rate, durationSec, tag, ackedIdsFile, warmupSec }),
+      JSON.stringify({ url, path, rate, durationSec, tag, ackedIdsFile, warmupSec }),
     ],
     { pinCpu },
   );

@@ -8,7 +8,7 @@
  * is what wrk2's `-R` avoids, and wrk2 is not packaged.
  *
  * Usage: node open-loop.js '<json options>'
- *   { url, rate, durationSec, tag, warmupSec?, maxSockets?, ackedIdsFile? }
+ *   { url, path?, rate, durationSec, tag, warmupSec?, maxSockets?, ackedIdsFile? }
  * The first `warmupSec` seconds (same rate, no pause after) warm the generator's own code and
  * connections; their deliveries carry the tag `<tag>x` and are not measured.
  * Prints one line `BENCH_JSON {...}` with counts and latency percentiles (ms).
@@ -24,7 +24,7 @@ const { url, rate, durationSec, tag } = options;
 const warmup = Math.round(rate * (options.warmupSec ?? 0));
 const measured = Math.round(rate * durationSec);
 const total = warmup + measured;
-const target = new URL(STRIPE_PATH, url);
+const target = new URL(options.path ?? STRIPE_PATH, url);
 // NOTE: an idle connection is dropped after 4 s, before the server's 5 s keep-alive timeout
 // closes it: a request written on a connection the server is closing fails without reaching it,
 // which would count as an error of the target.

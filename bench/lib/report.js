@@ -151,7 +151,7 @@ function checks(results, { long }) {
           result.acksPerSec > 0 && result.latencyMs?.p99 !== null,
           `${fmt(result.acksPerSec)} acks/s`,
         );
-        if (target.id !== 'reference' && name !== 'slowHandler') {
+        if (target.dispatcher && name !== 'slowHandler') {
           // NOTE: a lag percentile is a figure or a lower bound ("> 30 s" when the handler had
           // not started yet); the drain scenario checks that handlers run at all.
           const lag = result.handler?.lagMs;
@@ -435,6 +435,20 @@ function fixedRateTable(results, name) {
   );
 }
 
+/** What installing and building a target took before its run (nothing when up to date). */
+function setupNotes(results) {
+  const notes = [];
+  for (const target of results.targets) {
+    const { installSec, buildSec } = target.setup ?? {};
+    const steps = [
+      installSec != null ? `installed (npm ci) in ${fmt(installSec, 1)} s` : null,
+      buildSec != null ? `built in ${fmt(buildSec, 1)} s` : null,
+    ].filter(Boolean);
+    if (steps.length) notes.push(`${target.label}: ${steps.join(', ')}, before its run.`);
+  }
+  return notes.join(' ');
+}
+
 function markdown(results) {
   const s = results.settings;
   const out = [];
@@ -451,6 +465,11 @@ function markdown(results) {
       `${s.pinned ? ' (targets pinned to CPU 0, generators to CPU 1)' : ', nothing pinned'}. ` +
       `Load average ${m.loadAverageAtStart.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end.`,
   );
+  const setups = setupNotes(results);
+  if (setups) {
+    out.push('');
+    out.push(setups);
+  }
   if (results.mode === 'long') {
     const l = results.long;
     const m = l?.memory;

@@ -2,8 +2,9 @@
 /**
  * Starts each benchmark target as its own child process on a free port, with its own fresh
  * PostgreSQL database (created through `pg`, dropped afterwards) or SQLite file in a temp dir
- * (or none, for a target that stores nothing), and gives the runner what it needs to read back: stored rows, the dispatcher's backlog, the
- * bench handler's statistics and the process's resident size.
+ * (or none, for a target that stores nothing), and gives the runner what it needs to read back:
+ * stored rows, the dispatcher's backlog, the bench handler's statistics and the process's
+ * resident size.
  */
 const { spawn } = require('node:child_process');
 const { closeSync, openSync, readFileSync, mkdtempSync, rmSync } = require('node:fs');
@@ -13,10 +14,18 @@ const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client, Pool } = require('pg');
 const { BENCH_STRIPE_SECRET, eventBody } = require('./events');
+const { ensurePeerReady } = require('./peer');
 
 const ROOT = join(__dirname, '..', '..');
+const GOLEVELUP_PEER = join(ROOT, 'bench', 'peers', 'golevelup-stripe');
 
-/** The targets, in the order they run. `reference` is what ratios are taken against. */
+/**
+ * The targets, in the order they run. `reference` is what ratios are taken against.
+ * `dispatcher`: the target is the sample app, with the package's dispatcher and the `/bench/*`
+ * routes the runner reads (the drain and slow-handler scenarios, handler lag). `path`: where
+ * the target takes Stripe deliveries, when not `/webhooks/stripe`. `prepare(log)`: installs or
+ * builds what the target runs, before it starts.
+ */
 const TARGETS = {
   reference: {
     id: 'reference',
@@ -24,7 +33,7 @@ const TARGETS = {
     database: 'postgres',
     script: 'bench/targets/reference-receiver.js',
     table: 'reference_events',
-    nest: false,
+    dispatcher: false,
   },
   'pg-express': {
     id: 'pg-express',
@@ -33,7 +42,7 @@ const TARGETS = {
     platform: 'express',
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
-    nest: true,
+    dispatcher: true,
   },
   'pg-fastify': {
     id: 'pg-fastify',
@@ -42,7 +51,7 @@ const TARGETS = {
     platform: 'fastify',
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
-    nest: true,
+    dispatcher: true,
   },
   'sqlite-express': {
     id: 'sqlite-express',
@@ -51,7 +60,17 @@ const TARGETS = {
     platform: 'express',
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
-    nest: true,
+    dispatcher: true,
+  },
+  peer: {
+    id: 'peer',
+    label: '(e) @golevelup/nestjs-stripe, in-request INSERT',
+    database: 'postgres',
+    script: 'bench/peers/golevelup-stripe/dist/main.js',
+    table: 'stripe_events',
+    path: '/stripe/webhook',
+    dispatcher: false,
+    prepare: (log) => ensurePeerReady(GOLEVELUP_PEER, log),
   },
 };
 
@@ -220,8 +239,8 @@ class PostgresProbe {
       const body =
         "replace($1::text, 'evt_prefill_TEMPLATE', 'evt_prefill_' || lpad(to_hex(g), 8, '0'))";
       const sql =
-        this.table === 'reference_events'
-          ? `INSERT INTO reference_events (event_id, type, body, received_at)
+        this.table !== 'webhook_events'
+          ? `INSERT INTO ${this.table} (event_id, type, body, received_at)
              SELECT 'evt_prefill_' || lpad(to_hex(g), 8, '0'), 'payment_intent.payment_failed', ${body},
                     now() - (g % 2592000) * interval '1 second'
              FROM generate_series($2::int, $3::int - 1) AS g`
