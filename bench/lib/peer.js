@@ -49,8 +49,7 @@ function ensurePeerReady(dir, log) {
   if (mtime(installed) < mtime(join(dir, 'package-lock.json'))) {
     log(`Installing ${dir} (npm ci) ...`);
     const started = Date.now();
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    runIn(dir, npm, ['ci', '--no-audit', '--no-fund'], 'npm ci');
+    runIn(dir, 'npm', ['ci', '--no-audit', '--no-fund'], 'npm ci');
     installSec = seconds(started);
     log(`  installed in ${installSec} s`);
   }
