@@ -17,6 +17,7 @@ describe('resolveWebhooksOptions', () => {
       maxAttempts: 25,
       baseDelayMs: 5000,
       maxDelayMs: 10_800_000,
+      transport: null,
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
