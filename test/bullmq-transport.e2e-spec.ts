@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhookAdmin, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import { bullmqTransport } from 'nestjs-payment-webhooks/bullmq';
 import { post } from './support/http';
+import { signedStripeEvent } from './support/stripe-event';
 import { dropRedisPrefix, redisPrefix, redisUrl } from './support/redis';
 import { MatrixApp, MatrixPlatform, startMatrixApp } from './support/router-app';
 import { eventually, TestEffect } from './support/test-app';
@@ -15,33 +15,8 @@ function connection() {
   return { host: url.hostname, port: Number(url.port || 6379) };
 }
 
-let sequence = 0;
-function signedEvent(orderId = 'order-1'): {
-  id: string;
-  body: string;
-  headers: Record<string, string>;
-} {
-  const id = `evt_bullmq_${Date.now()}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    object: 'event',
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `pi_${id}`,
-        object: 'payment_intent',
-        amount: 1999,
-        currency: 'usd',
-        status: 'succeeded',
-        metadata: { orderId },
-      },
-    },
-  });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+function signedEvent(orderId = 'order-1') {
+  return signedStripeEvent(SECRET, { orderId });
 }
 
 describe.each<MatrixPlatform>(['express', 'router'])(

@@ -2,7 +2,7 @@ import type { JobsOptions } from 'bullmq';
 import { Clock } from '../dispatch/clock';
 import { DispatchLogger } from '../dispatch/dispatch-logger';
 import { describeError } from '../dispatch/handler-failure';
-import { LocalInsertSignal } from '../dispatch/webhook.dispatcher';
+import { InboxWakeups } from '../dispatch/inbox-wakeups';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
 import { InboxWorker } from '../store/ports';
 import { QueueSweeper, RelayQueue } from './queue-sweeper';
@@ -29,7 +29,6 @@ export interface RelaySettings {
  */
 export class InboxRelay {
   private readonly worker: InboxWorker;
-  private readonly signal: LocalInsertSignal;
   private readonly logger: DispatchLogger;
   private readonly clock: Clock;
   private readonly sweeper: QueueSweeper;
@@ -37,10 +36,7 @@ export class InboxRelay {
   private readonly pollIntervalMs: number;
   private running = false;
   private loop?: Promise<void>;
-  private wakeRequested = false;
-  private wakeSleeper?: () => void;
-  private unsubscribe?: () => void;
-  private unwatch?: Promise<() => Promise<void>>;
+  private readonly wakeups: InboxWakeups;
 
   constructor(
     context: WebhookTransportContext,
@@ -48,8 +44,8 @@ export class InboxRelay {
     private readonly settings: RelaySettings,
   ) {
     this.worker = context.worker;
-    this.signal = context.signal;
     this.logger = context.logger;
+    this.wakeups = new InboxWakeups(context.signal, context.worker, context.logger);
     this.clock = context.clock;
     this.pollIntervalMs = context.options.dispatch.pollIntervalMs;
     this.orderedEndpoints = [...context.options.endpoints.values()]
@@ -70,15 +66,7 @@ export class InboxRelay {
       return;
     }
     this.running = true;
-    this.unsubscribe = this.signal.subscribe(() => this.wake());
-    this.unwatch = this.worker
-      .watch(() => this.wake())
-      .catch((error: unknown) => {
-        this.logger.warn(
-          `Listening for other instances' events failed; polling only: ${describeError(error)}`,
-        );
-        return async () => undefined;
-      });
+    this.wakeups.listen();
     this.loop = this.run();
   }
 
@@ -87,23 +75,18 @@ export class InboxRelay {
       return;
     }
     this.running = false;
-    this.unsubscribe?.();
-    await (
-      await this.unwatch
-    )?.();
-    this.wake();
+    await this.wakeups.close();
     await this.loop;
   }
 
   wake(): void {
-    this.wakeRequested = true;
-    this.wakeSleeper?.();
+    this.wakeups.wake();
   }
 
   private async run(): Promise<void> {
     let sweptAt = 0;
     while (this.running) {
-      this.wakeRequested = false;
+      this.wakeups.clear();
       const moved = await this.relay();
       const now = this.clock.now();
       if (this.running && now.getTime() - sweptAt >= this.pollIntervalMs) {
@@ -118,8 +101,8 @@ export class InboxRelay {
       if (moved === this.settings.batch) {
         continue;
       }
-      if (!this.wakeRequested) {
-        await this.sleep(this.pollIntervalMs);
+      if (!this.wakeups.requested) {
+        await this.wakeups.sleep(this.pollIntervalMs);
       }
     }
   }
@@ -175,17 +158,5 @@ export class InboxRelay {
         });
       return 0;
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeSleeper = done;
-    });
   }
 }

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../store/sql-dialect';
 import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import type { Clock } from './clock';
 import type { DispatchLogger } from './dispatch-logger';
-import type { LocalInsertSignal } from './webhook.dispatcher';
+import type { LocalInsertSignal } from './inbox-wakeups';
 import type { WebhookEventProcessor } from './webhook-event.processor';
 
 /** What a transport is opened with: the inbox's worker side and how one event is processed. */

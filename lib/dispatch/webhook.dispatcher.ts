@@ -6,16 +6,13 @@ import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError } from './handler-failure';
+import { InboxWakeups, LocalInsertSignal } from './inbox-wakeups';
 import { EventLease, WebhookEventProcessor } from './webhook-event.processor';
+
+export type { LocalInsertSignal } from './inbox-wakeups';
 
 /** The options the claim loop runs by. */
 export type ClaimLoopOptions = Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
-
-/** Where the loop hears of events stored by this process (the ingress's insert signal). */
-export interface LocalInsertSignal {
-  /** Calls `listener` on each insert; returns a function that stops calling it. */
-  subscribe(listener: () => void): () => void;
-}
 
 /**
  * The worker: claims due events with a lease, processes up to `concurrency` of them at a time,
@@ -33,21 +30,19 @@ export class WebhookDispatcher {
   private readonly orderedEndpoints: readonly string[];
   private running = false;
   private loop?: Promise<void>;
-  private wakeRequested = false;
-  private wakeSleeper?: () => void;
+  private readonly wakeups: InboxWakeups;
   private slotWaiter?: { readonly slots: number; readonly resolve: () => void };
   private heartbeat?: NodeJS.Timeout;
-  private unsubscribe?: () => void;
-  private unwatch?: Promise<() => Promise<void>>;
 
   constructor(
     private readonly worker: InboxWorker,
     private readonly processor: WebhookEventProcessor,
-    private readonly signal: LocalInsertSignal,
+    signal: LocalInsertSignal,
     private readonly options: ClaimLoopOptions,
     private readonly logger: DispatchLogger,
     private readonly clock: Clock = systemClock,
   ) {
+    this.wakeups = new InboxWakeups(signal, worker, logger);
     this.orderedEndpoints = [...options.endpoints.values()]
       .filter((endpoint) => endpoint.orderPerPayment)
       .map((endpoint) => endpoint.name);
@@ -61,15 +56,7 @@ export class WebhookDispatcher {
     }
     this.running = true;
     this.released.clear();
-    this.unsubscribe = this.signal.subscribe(() => this.wake());
-    this.unwatch = this.worker
-      .watch(() => this.wake())
-      .catch((error: unknown) => {
-        this.logger.warn(
-          `Listening for other instances' events failed; polling only: ${describeError(error)}`,
-        );
-        return async () => undefined;
-      });
+    this.wakeups.listen();
     const { leaseMs } = this.options.dispatch;
     this.heartbeat = setInterval(
       () => void this.renewLeases(),
@@ -88,11 +75,7 @@ export class WebhookDispatcher {
       return;
     }
     this.running = false;
-    this.unsubscribe?.();
-    await (
-      await this.unwatch
-    )?.();
-    this.wake();
+    await this.wakeups.close();
     this.slotWaiter?.resolve();
     this.slotWaiter = undefined;
     await this.loop;
@@ -103,8 +86,7 @@ export class WebhookDispatcher {
 
   /** Asks the loop to look for due events now (called after a local insert). */
   wake(): void {
-    this.wakeRequested = true;
-    this.wakeSleeper?.();
+    this.wakeups.wake();
   }
 
   private async run(): Promise<void> {
@@ -114,7 +96,7 @@ export class WebhookDispatcher {
     const refillAt = Math.max(1, Math.floor(concurrency / 2));
     let expiredCheckedAt = 0;
     while (this.running) {
-      this.wakeRequested = false;
+      this.wakeups.clear();
       const capacity = concurrency - this.inFlight.size;
       let claimed = 0;
       if (capacity > 0) {
@@ -135,8 +117,8 @@ export class WebhookDispatcher {
         await this.slotsFree(refillAt);
         continue;
       }
-      if (!this.wakeRequested) {
-        await this.sleep(pollIntervalMs);
+      if (!this.wakeups.requested) {
+        await this.wakeups.sleep(pollIntervalMs);
       }
     }
   }
@@ -229,17 +211,5 @@ export class WebhookDispatcher {
     } catch (error) {
       this.logger.warn(`Renewing leases failed: ${describeError(error)}`);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeSleeper = done;
-    });
   }
 }
