@@ -21,7 +21,7 @@ describe('resolveWebhooksOptions', () => {
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
-    expect(resolved.storage).toEqual({});
+    expect(resolved.storage).toEqual({ preparedStatements: true });
   });
 
   it.each([100, 2500, 30_000])('takes a storeTimeoutMs of %j', (storeTimeoutMs) => {
@@ -62,6 +62,10 @@ describe('resolveWebhooksOptions', () => {
       /maxDelayMs/,
     ],
     [{ endpoints: [stripe], storage: { sqliteIntakePath: ' ' } }, /storage.sqliteIntakePath/],
+    [
+      { endpoints: [stripe], storage: { preparedStatements: 'no' as unknown as boolean } },
+      /storage.preparedStatements/,
+    ],
   ])('refuses %j with a message naming the fix', (options, message) => {
     expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
     expect(() => resolveWebhooksOptions(options as never)).toThrow(message);

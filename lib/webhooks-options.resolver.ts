@@ -40,7 +40,7 @@ export interface ResolvedWebhooksOptions {
     readonly transport: WebhookTransport | null;
   };
   readonly observability: ResolvedObservabilityOptions;
-  readonly storage: { readonly sqliteIntakePath?: string };
+  readonly storage: { readonly sqliteIntakePath?: string; readonly preparedStatements: boolean };
 }
 
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
@@ -176,6 +176,7 @@ function resolveStoreTimeout(value: number | undefined): number {
 
 function resolveStorage(storage: WebhooksModuleOptions['storage']): {
   sqliteIntakePath?: string;
+  preparedStatements: boolean;
 } {
   const path: unknown = storage?.sqliteIntakePath;
   if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
@@ -183,7 +184,16 @@ function resolveStorage(storage: WebhooksModuleOptions['storage']): {
       INVALID_OPTION('storage.sqliteIntakePath', 'the path of a file', path),
     );
   }
-  return path === undefined ? {} : { sqliteIntakePath: path };
+  const prepared: unknown = storage?.preparedStatements;
+  if (prepared !== undefined && typeof prepared !== 'boolean') {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('storage.preparedStatements', 'true or false', prepared),
+    );
+  }
+  return {
+    ...(path === undefined ? {} : { sqliteIntakePath: path }),
+    preparedStatements: prepared ?? true,
+  };
 }
 
 function resolveReconciliation(

@@ -109,13 +109,14 @@ export interface WebhooksModuleOptions {
    */
   observability?: WebhookObservabilityOptions;
   /**
-   * Where the inbox keeps what it needs besides the data source's own tables.
-   * @default the intake next to the SQLite file
+   * How the inbox uses the database: where it keeps what it needs besides the data source's
+   * own tables, and whether its statements run prepared.
+   * @default the intake next to the SQLite file; prepared statements on PostgreSQL
    */
   storage?: WebhookStorageOptions;
 }
 
-/** Files the inbox keeps beside the data source's database. */
+/** How the inbox uses the data source's database, and the files it keeps beside it. */
 export interface WebhookStorageOptions {
   /**
    * On SQLite, the intake file. A delivery that arrives while a transaction (a handler's, or
@@ -125,6 +126,17 @@ export interface WebhookStorageOptions {
    * (`shop.sqlite` → `shop.webhooks.sqlite`)
    */
   sqliteIntakePath?: string;
+  /**
+   * On PostgreSQL, the inbox's own statements (recording a delivery, claims, the ledger row,
+   * settlement, leases) run as named prepared statements: each pooled connection parses and
+   * plans each of them once instead of on every run, which roughly halves the server's work
+   * per handled event. Turn it off behind a connection pooler that hands a client a different
+   * server connection per transaction without tracking prepared statements (PgBouncer in
+   * transaction mode before 1.21, or later without `max_prepared_statements`). Your own
+   * queries are never prepared by the package.
+   * @default true
+   */
+  preparedStatements?: boolean;
 }
 
 /** Retention of settled events (`WebhookRetention`). */

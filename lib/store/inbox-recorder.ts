@@ -255,7 +255,8 @@ export class InboxRecorder {
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
       UPSERT_TAIL;
     const byKey = new Map<string, RecordedRow>();
-    for (const row of (await this.connection.rows(manager, sql, params)) as RecordedRow[]) {
+    const inserted = await this.connection.rows(manager, sql, params, { prepare: false });
+    for (const row of inserted as RecordedRow[]) {
       byKey.set(keyOf(row.endpoint, row.event_id), row);
     }
     const rows: RecordedRow[] = [];

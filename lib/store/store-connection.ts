@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ConnectionLock } from './connection-lock';
 import { EventTable } from './event-table';
+import { PreparedStatements } from './prepared-statements';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { APP_TRANSACTION_PATIENCE_MS, SqliteConnections } from './sqlite-connections';
 import { APP_DATA_SOURCE_CLOSED } from './sqlite.messages';
@@ -22,10 +23,21 @@ export class StoreConnection {
   /** The package's own SQLite connections, once opened (a SQLite file only). */
   sqlite?: SqliteConnections;
   private table?: EventTable;
+  private readonly prepared?: PreparedStatements;
 
-  constructor(readonly appDataSource: DataSource) {
+  /**
+   * @param preparedStatements on PostgreSQL, run the package's fixed statements as named
+   * prepared statements (see {@link PreparedStatements}).
+   */
+  constructor(
+    readonly appDataSource: DataSource,
+    { preparedStatements = true }: { readonly preparedStatements?: boolean } = {},
+  ) {
     this.dialect = sqlDialectOf(appDataSource);
     this.lock = new ConnectionLock(this.dialect.kind === 'sqlite', APP_TRANSACTION_PATIENCE_MS);
+    if (this.dialect.kind === 'postgres' && preparedStatements) {
+      this.prepared = new PreparedStatements(appDataSource);
+    }
   }
 
   /**
@@ -70,11 +82,22 @@ export class StoreConnection {
 
   /**
    * Rows of a statement. `query()` returns `[rows, count]` for a PostgreSQL UPDATE … RETURNING
-   * and plain rows elsewhere; the structured result is the same on both drivers.
+   * and plain rows elsewhere; the structured result is the same on both drivers. On PostgreSQL
+   * the statement runs prepared unless `prepare` is false (a text that varies with its input,
+   * such as a multi-row insert, would leave a prepared statement per variant on every
+   * connection).
    */
-  async rows(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown[]> {
+  async rows(
+    manager: EntityManager,
+    sql: string,
+    params: unknown[],
+    { prepare = true }: { readonly prepare?: boolean } = {},
+  ): Promise<unknown[]> {
     const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
     try {
+      if (prepare && this.prepared?.usable) {
+        return await this.prepared.rows(runner, sql, params);
+      }
       const result = await runner.query(sql, params, true);
       return (result.records as unknown[] | undefined) ?? [];
     } finally {

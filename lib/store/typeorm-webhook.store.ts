@@ -34,6 +34,11 @@ export interface TypeOrmWebhookStoreOptions {
    * @default the database's file name with `.webhooks` before its extension
    */
   readonly sqliteIntakePath?: string;
+  /**
+   * On PostgreSQL, run the inbox's fixed statements as named prepared statements.
+   * @default true
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /**
@@ -55,7 +60,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
     appDataSource: DataSource,
     private readonly options: TypeOrmWebhookStoreOptions = {},
   ) {
-    this.connection = new StoreConnection(appDataSource);
+    this.connection = new StoreConnection(appDataSource, {
+      preparedStatements: options.preparedStatements,
+    });
     this.notifications = new InboxNotifications(this.connection);
     this.recorder = new InboxRecorder(this.connection, this.notifications, options.storeTimeoutMs);
     this.claims = new InboxClaims(this.connection);
