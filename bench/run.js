@@ -34,6 +34,7 @@ const { round } = require('./lib/stats');
 const { summarizeProfile } = require('./lib/profile-summary');
 const { startCpuMeter } = require('./lib/cpu');
 const { ensureBuilt } = require('./lib/build');
+const { resolveRevision, prepareRevision, twinSpecs } = require('./lib/revision');
 const report = require('./lib/report');
 
 const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'slow-handler'];
@@ -48,6 +49,11 @@ Modes (default: the full run, about 15 s per scenario, written to bench/results/
                           sampled every 10 s (written to bench/results/long.json)
   --prefill N             after the normal scenarios, put N processed rows in each inbox and
                           run the ingress scenarios again (1,000,000 takes a few minutes)
+  --vs REV                also run each package target from git revision REV (a sha, main,
+                          HEAD~3), checked out and built in $TMPDIR/payment-webhooks-bench-<sha>
+                          (kept, and reused while it is at that commit), right after this
+                          checkout's in each round, and compare the two in a side-by-side
+                          table; the reference and the peer run once per round
 
 Options:
   --targets LIST          comma-separated subset of: ${Object.keys(TARGETS).join(', ')}
@@ -63,15 +69,35 @@ Options:
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
   --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all)
+  --rounds N              run the whole sequence of targets N times, so with --vs the two
+                          revisions alternate (default 1; with --vs 3)
   --pin                   pin targets to CPU 0 and load generators to CPU 1 (taskset)
   --profile               CPU-profile the sample app during the throughput, fixed-rate and
                           drain scenarios (bench/results/profiles/*.cpuprofile, summary in
                           the JSON); the profiler costs a few per cent, so do not quote
                           those runs' figures
-  --out FILE              where to write the JSON (a .md table is written next to it)
+  --out FILE              where to write the JSON (a .md table is written next to it; with
+                          --vs the default is bench/results/vs.json)
   --no-build              do not rebuild dist/ and bench/dist/ when sources are newer (the
                           peer target is still installed and built when it is out of date)
 `;
+
+/** Ids of the targets that run the package's code (the ones `--vs` runs twice). */
+function packageTargetIds() {
+  return Object.values(TARGETS)
+    .filter((spec) => spec.runsPackage)
+    .map((spec) => spec.id);
+}
+
+/** Throws when `--vs` or `--rounds` cannot apply to the other options. */
+function checkComparison(options) {
+  if (options.long && (options.vs !== undefined || options.rounds !== undefined)) {
+    throw new Error('--vs and --rounds do not apply to --long');
+  }
+  if (options.vs !== undefined && !options.targets.some((id) => TARGETS[id].runsPackage)) {
+    throw new Error(`--vs needs one of the package targets: ${packageTargetIds().join(', ')}`);
+  }
+}
 
 function parseArgs(argv) {
   const options = {
@@ -93,6 +119,8 @@ function parseArgs(argv) {
     profile: false,
     out: undefined,
     build: true,
+    vs: undefined,
+    rounds: undefined,
   };
   const positiveNumber = (name, value) => {
     const number = Number(value);
@@ -183,6 +211,17 @@ function parseArgs(argv) {
       case '--no-build':
         options.build = false;
         break;
+      case '--vs':
+        options.vs = value().trim();
+        if (!options.vs) throw new Error('--vs needs a git revision');
+        break;
+      case '--rounds': {
+        const rounds = positiveNumber(arg, value());
+        if (!Number.isInteger(rounds))
+          throw new Error(`--rounds needs a whole number, got "${rounds}"`);
+        options.rounds = rounds;
+        break;
+      }
       default:
         throw new Error(`Unknown option "${arg}"; see --help`);
     }
@@ -190,6 +229,8 @@ function parseArgs(argv) {
   if (options.threads > options.connections) {
     throw new Error('--threads cannot exceed --connections');
   }
+  checkComparison(options);
+  options.rounds ??= options.vs === undefined ? 1 : 3;
   options.duration ??= options.smoke ? 2 : 15;
   options.drainBacklog ??= options.smoke ? 500 : 10_000;
   options.warmup = options.smoke ? 1 : 3;
@@ -200,7 +241,13 @@ function parseArgs(argv) {
   options.out ??= join(
     'bench',
     'results',
-    options.smoke ? 'smoke.json' : options.long ? 'long.json' : 'latest.json',
+    options.smoke
+      ? 'smoke.json'
+      : options.long
+        ? 'long.json'
+        : options.vs !== undefined
+          ? 'vs.json'
+          : 'latest.json',
   );
   return options;
 }
@@ -321,7 +368,7 @@ async function startProfile(target, name) {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${target.spec.id}-${name}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
-    return { file: relative(ROOT, file), ...summarizeProfile(profile, ROOT) };
+    return { file: relative(ROOT, file), ...summarizeProfile(profile, target.spec.root ?? ROOT) };
   };
 }
 
@@ -641,10 +688,12 @@ function lineCountFor(rate, durationSec) {
   return Math.max(5000, Math.ceil(rate * durationSec * 2.5));
 }
 
-async function benchTarget(spec, adminUrl) {
+async function benchTarget(spec, adminUrl, roundNumber) {
   const record = {
     id: spec.id,
     label: spec.label,
+    ...(spec.twinOf ? { twinOf: spec.twinOf } : {}),
+    round: roundNumber,
     dispatcher: spec.dispatcher,
     scenarios: {},
     loadAverage: {},
@@ -653,7 +702,9 @@ async function benchTarget(spec, adminUrl) {
   const env = {};
   if (options.dispatchConcurrency > 0)
     env.BENCH_DISPATCH_CONCURRENCY = String(options.dispatchConcurrency);
-  log(`\n▶ ${spec.label}`);
+  log(
+    `\n▶ ${spec.label}${options.rounds > 1 ? ` (round ${roundNumber} of ${options.rounds})` : ''}`,
+  );
   const target = await startTarget(spec, {
     adminUrl,
     runDir,
@@ -884,9 +935,33 @@ async function longRun(spec, adminUrl) {
 
 let options;
 
+/**
+ * The targets of one round, in order: each selected target, and right after each package
+ * target its twin from the other revision when there is one.
+ */
+function runSequence(specs, tree) {
+  const twins = tree ? twinSpecs(specs, tree) : [];
+  return specs.flatMap((spec) => [spec, ...twins.filter((twin) => twin.twinOf === spec.id)]);
+}
+
+/** What the results say about the other revision. */
+function describeTree(tree) {
+  return {
+    revision: tree.rev,
+    sha: tree.sha,
+    short: tree.short,
+    worktree: tree.root,
+    worktreeReused: tree.reused,
+    lockFileDiffers: tree.lockFileDiffers,
+    setupSec: tree.setupSec,
+  };
+}
+
 async function main() {
+  let revision;
   try {
     options = parseArgs(process.argv.slice(2));
+    if (options.vs !== undefined) revision = resolveRevision(options.vs);
   } catch (error) {
     log(error.message);
     process.exit(2);
@@ -905,6 +980,20 @@ async function main() {
   if (options.build) ensureBuilt(log);
   const ids = options.long ? [options.longTarget] : options.targets;
   const specs = ids.map((id) => TARGETS[id]);
+  let tree;
+  if (revision) {
+    try {
+      tree = prepareRevision(
+        revision,
+        specs.filter((spec) => spec.runsPackage),
+        log,
+      );
+    } catch (error) {
+      log(error.message);
+      process.exit(2);
+    }
+  }
+  const sequence = runSequence(specs, tree);
   const adminUrl = specs.some((spec) => spec.database === 'postgres')
     ? await postgresAdminUrl()
     : undefined;
@@ -925,31 +1014,37 @@ async function main() {
       prefillRows: options.prefill,
       longMinutes: options.long ? options.longMinutes : undefined,
       pinned: options.pin,
+      rounds: options.rounds,
     },
+    ...(tree ? { vs: describeTree(tree) } : {}),
     targets: [],
     failures: [],
   };
   log(`Benchmark (${results.mode}); logs and load files in ${runDir}`);
-  for (const spec of specs) {
-    try {
-      // NOTE: installing and building happen before the target starts, outside its figures.
-      const setup = spec.prepare?.(log);
-      if (options.long) {
-        results.long = await longRun(spec, adminUrl);
-      } else {
-        const record = await benchTarget(spec, adminUrl);
-        if (setup) record.setup = setup;
-        results.targets.push(record);
+  for (let roundNumber = 1; roundNumber <= options.rounds; roundNumber += 1) {
+    if (options.rounds > 1) log(`\n=== Round ${roundNumber} of ${options.rounds} ===`);
+    for (const spec of sequence) {
+      try {
+        // NOTE: installing and building happen before the target starts, outside its figures.
+        const setup = spec.prepare?.(log);
+        if (options.long) {
+          results.long = await longRun(spec, adminUrl);
+        } else {
+          const record = await benchTarget(spec, adminUrl, roundNumber);
+          if (setup) record.setup = setup;
+          results.targets.push(record);
+        }
+      } catch (error) {
+        log(`✗ ${spec.label}: ${error.message}`);
+        results.failures.push({ target: spec.id, round: roundNumber, error: error.message });
       }
-    } catch (error) {
-      log(`✗ ${spec.label}: ${error.message}`);
-      results.failures.push({ target: spec.id, error: error.message });
     }
   }
   results.finishedAt = new Date().toISOString();
   results.elapsedSec = round((Date.now() - started) / 1000, 0);
   results.machine.loadAverageAtEnd = os.loadavg().map((value) => round(value, 2));
   report.addRatios(results);
+  if (results.vs) results.vs.rows = report.sideBySide(results);
   results.checks = report.checks(results, { smoke: options.smoke, long: options.long });
   results.goals = options.long ? report.longGoals(results) : report.goals(results);
   const failed = results.checks.filter((check) => !check.ok);

@@ -20,11 +20,11 @@ function newest(dir, extension) {
   return latest;
 }
 
-function tsc(project) {
-  const compiler = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
+function tsc(project, root) {
+  const compiler = require.resolve('typescript/bin/tsc', { paths: [root] });
   try {
-    execFileSync(process.execPath, [compiler, '-p', join(ROOT, project)], {
-      cwd: ROOT,
+    execFileSync(process.execPath, [compiler, '-p', join(root, project)], {
+      cwd: root,
       stdio: 'pipe',
     });
   } catch (error) {
@@ -33,32 +33,50 @@ function tsc(project) {
 }
 
 /**
+ * Whether the package's dist/ is missing or older than its sources.
+ * @param {string} [root] the checkout (default: this one)
+ */
+function packageOutOfDate(root = ROOT) {
+  return newest(join(root, 'lib'), '.ts') > newest(join(root, 'dist'), '.js');
+}
+
+/**
  * Builds the package (dist/) when its sources are newer.
  * @param {(message: string) => void} log
+ * @param {string} [root] the checkout to build (default: this one)
  */
-function ensurePackageBuilt(log) {
-  const libSources = newest(join(ROOT, 'lib'), '.ts');
-  if (libSources > newest(join(ROOT, 'dist'), '.js')) {
+function ensurePackageBuilt(log, root = ROOT) {
+  if (packageOutOfDate(root)) {
     log('Building the package (dist/) ...');
-    tsc('tsconfig.build.json');
+    tsc('tsconfig.build.json', root);
+  }
+}
+
+/**
+ * Builds the benchmark apps (bench/dist/) when their sources, or the package's dist/, are newer.
+ * @param {(message: string) => void} log
+ * @param {string} [root] the checkout to build (default: this one)
+ */
+function ensureBenchBuilt(log, root = ROOT) {
+  const appSources = Math.max(
+    newest(join(root, 'bench', 'apps'), '.ts'),
+    newest(join(root, 'sample-app', 'src'), '.ts'),
+    newest(join(root, 'dist'), '.js'),
+  );
+  if (appSources > newest(join(root, 'bench', 'dist'), '.js')) {
+    log('Building the benchmark app (bench/dist/) ...');
+    tsc('bench/tsconfig.json', root);
   }
 }
 
 /**
  * Builds the package (dist/) and the benchmark apps (bench/dist/) when their sources are newer.
  * @param {(message: string) => void} log
+ * @param {string} [root] the checkout to build (default: this one)
  */
-function ensureBuilt(log) {
-  ensurePackageBuilt(log);
-  const appSources = Math.max(
-    newest(join(ROOT, 'bench', 'apps'), '.ts'),
-    newest(join(ROOT, 'sample-app', 'src'), '.ts'),
-    newest(join(ROOT, 'dist'), '.js'),
-  );
-  if (appSources > newest(join(ROOT, 'bench', 'dist'), '.js')) {
-    log('Building the benchmark app (bench/dist/) ...');
-    tsc('bench/tsconfig.json');
-  }
+function ensureBuilt(log, root = ROOT) {
+  ensurePackageBuilt(log, root);
+  ensureBenchBuilt(log, root);
 }
 
-module.exports = { ensureBuilt, ensurePackageBuilt };
+module.exports = { ensureBuilt, ensureBenchBuilt, ensurePackageBuilt, packageOutOfDate };

@@ -24,6 +24,13 @@ const ratio = (value) => (value === null || value === undefined ? '–' : `${fmt
 
 const WRK_SCENARIOS = ['throughput', 'redelivery', 'throughputPrefilled'];
 
+/** A target's row label: its label, and its round when the run had more than one. */
+function rowLabel(results, target) {
+  return (results.settings?.rounds ?? 1) > 1
+    ? `${target.label}, round ${target.round}`
+    : target.label;
+}
+
 /** A short summary of one scenario result for the progress log. */
 function oneLine(result) {
   if (!result || typeof result !== 'object') return String(result);
@@ -72,7 +79,7 @@ function cpuTable(results) {
       const t = target.scenarios.throughput?.error ? undefined : target.scenarios.throughput;
       const d = target.scenarios.drain?.error ? undefined : target.scenarios.drain;
       return [
-        target.label,
+        rowLabel(results, target),
         cpuCell(t?.cpu, 'appMsPerUnit'),
         cpuCell(t?.cpu, 'dbMsPerUnit'),
         cpuCell(d?.cpu, 'appMsPerUnit'),
@@ -91,10 +98,15 @@ function cpuTable(results) {
   );
 }
 
-/** Adds `ratio` (acks/s ÷ the reference's in the same scenario) to the closed-loop scenarios. */
+/**
+ * Adds `ratio` (acks/s ÷ the reference's in the same scenario of the same round) to the
+ * closed-loop scenarios.
+ */
 function addRatios(results) {
-  const reference = results.targets.find((target) => target.id === 'reference');
   for (const target of results.targets) {
+    const reference = results.targets.find(
+      (other) => other.id === 'reference' && other.round === target.round,
+    );
     for (const name of WRK_SCENARIOS) {
       const own = target.scenarios[name];
       const base = reference?.scenarios[name];
@@ -113,8 +125,10 @@ function addRatios(results) {
 function checks(results, { long }) {
   const list = [];
   const add = (name, ok, detail) => list.push({ name, ok, detail });
+  const rounds = results.settings?.rounds ?? 1;
   for (const failure of results.failures) {
-    add(`${failure.target} ran`, false, failure.error);
+    const round = rounds > 1 && failure.round ? ` in round ${failure.round}` : '';
+    add(`${failure.target} ran${round}`, false, failure.error);
   }
   if (long) {
     const load = results.long?.load;
@@ -134,7 +148,7 @@ function checks(results, { long }) {
   }
   for (const target of results.targets) {
     for (const [name, result] of Object.entries(target.scenarios)) {
-      const label = `${target.id} ${name}`;
+      const label = `${target.id}${rounds > 1 ? ` round ${target.round}` : ''} ${name}`;
       if (result.error) {
         add(`${label}: produced numbers`, false, result.error);
         continue;
@@ -180,6 +194,7 @@ function checks(results, { long }) {
   return list;
 }
 
+/** A scenario's result of target `id` in its first round, unless it failed. */
 function scenario(results, id, name) {
   const result = results.targets.find((target) => target.id === id)?.scenarios[name];
   return result && !result.error ? result : undefined;
@@ -336,7 +351,7 @@ function throughputTable(results, name) {
       const r = target.scenarios[name];
       if (r.error)
         return [
-          target.label,
+          rowLabel(results, target),
           `error: ${r.error.split('\n')[0]}`,
           '',
           '',
@@ -350,7 +365,7 @@ function throughputTable(results, name) {
           '',
         ];
       return [
-        target.label,
+        rowLabel(results, target),
         fmt(r.acksPerSec),
         target.id === 'reference' ? '1.00× (ref)' : ratio(r.ratio),
         ms(r.latencyMs.p50),
@@ -389,7 +404,7 @@ function fixedRateTable(results, name) {
       const r = target.scenarios[name];
       if (r.error)
         return [
-          target.label,
+          rowLabel(results, target),
           `error: ${r.error.split('\n')[0]}`,
           '',
           '',
@@ -403,7 +418,7 @@ function fixedRateTable(results, name) {
           '',
         ];
       return [
-        target.label,
+        rowLabel(results, target),
         fmt(r.acksPerSec),
         ms(r.latencyMs.p50),
         ms(r.latencyMs.p99),
@@ -433,6 +448,165 @@ function fixedRateTable(results, name) {
     ],
     rows,
   );
+}
+
+/**
+ * The figures the side-by-side table compares: per scenario, what is read from its result and
+ * whether more (rates) or less (latency, CPU) is better.
+ */
+const SIDE_BY_SIDE_FIGURES = [
+  {
+    scenario: 'throughput',
+    figure: 'Throughput acks/s',
+    better: 'higher',
+    read: (r) => r.acksPerSec,
+  },
+  {
+    scenario: 'redelivery',
+    figure: 'Re-delivery acks/s',
+    better: 'higher',
+    read: (r) => r.acksPerSec,
+  },
+  {
+    scenario: 'fixedRate',
+    figure: 'Fixed-rate acks/s',
+    better: 'higher',
+    read: (r) => r.acksPerSec,
+  },
+  {
+    scenario: 'fixedRate',
+    figure: 'Fixed-rate p99 ms',
+    better: 'lower',
+    read: (r) => r.latencyMs?.p99,
+  },
+  {
+    scenario: 'drain',
+    figure: 'Drain handler starts/s',
+    better: 'higher',
+    read: (r) => r.eventsPerSec,
+  },
+  {
+    scenario: 'throughput',
+    figure: 'Throughput: app CPU ms/ack',
+    better: 'lower',
+    read: (r) => r.cpu?.appMsPerUnit,
+  },
+  {
+    scenario: 'throughput',
+    figure: 'Throughput: PostgreSQL CPU ms/ack',
+    better: 'lower',
+    read: (r) => r.cpu?.dbMsPerUnit,
+  },
+  {
+    scenario: 'drain',
+    figure: 'Drain: app CPU ms/event',
+    better: 'lower',
+    read: (r) => r.cpu?.appMsPerUnit,
+  },
+  {
+    scenario: 'drain',
+    figure: 'Drain: PostgreSQL CPU ms/event',
+    better: 'lower',
+    read: (r) => r.cpu?.dbMsPerUnit,
+  },
+  {
+    scenario: 'throughputPrefilled',
+    figure: 'Throughput acks/s, prefilled',
+    better: 'higher',
+    read: (r) => r.acksPerSec,
+  },
+  {
+    scenario: 'fixedRatePrefilled',
+    figure: 'Fixed-rate p99 ms, prefilled',
+    better: 'lower',
+    read: (r) => r.latencyMs?.p99,
+  },
+];
+
+/** The median of `values` (the mean of the middle two for an even count); null when empty. */
+function median(values) {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** A finite figure of one scenario result, or null (failed, missing or not measured). */
+function figureOf(target, { scenario: name, read }) {
+  const result = target?.scenarios[name];
+  if (!result || result.error) return null;
+  const value = read(result);
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * This checkout against the other revision (`--vs`): per package target and figure, each
+ * round's figure of both, their ratio (this ÷ other) and the median of the rounds' ratios.
+ * Figures neither side measured in any round are left out.
+ * @param {object} results the run's results, with `settings.rounds` and twins (`twinOf`)
+ * @returns {object[]} rows, in the order of the targets and of SIDE_BY_SIDE_FIGURES
+ */
+function sideBySide(results) {
+  const rounds = results.settings?.rounds ?? 1;
+  const pairs = [];
+  for (const twin of results.targets.filter((target) => target.twinOf && target.round === 1)) {
+    const own = results.targets.find((target) => target.id === twin.twinOf);
+    if (own) pairs.push({ id: own.id, label: own.label, twinId: twin.id });
+  }
+  const find = (id, round) =>
+    results.targets.find((target) => target.id === id && target.round === round);
+  const rows = [];
+  for (const pair of pairs) {
+    for (const figure of SIDE_BY_SIDE_FIGURES) {
+      const perRound = [];
+      for (let round = 1; round <= rounds; round += 1) {
+        const own = figureOf(find(pair.id, round), figure);
+        const other = figureOf(find(pair.twinId, round), figure);
+        const ratio = own !== null && other ? Math.round((own / other) * 1000) / 1000 : null;
+        perRound.push({ round, this: own, other, ratio });
+      }
+      if (perRound.every((r) => r.this === null && r.other === null)) continue;
+      const ratios = perRound.map((r) => r.ratio).filter((value) => value !== null);
+      const middle = median(ratios);
+      rows.push({
+        target: pair.id,
+        label: pair.label,
+        twin: pair.twinId,
+        scenario: figure.scenario,
+        figure: figure.figure,
+        better: figure.better,
+        rounds: perRound,
+        medianRatio: middle === null ? null : Math.round(middle * 1000) / 1000,
+      });
+    }
+  }
+  return rows;
+}
+
+/** A figure of the side-by-side table, formatted as its column is elsewhere. */
+function sideFigure(row, value) {
+  if (/CPU/.test(row.figure)) return value === null ? '–' : fmt(value, 3);
+  return /ms/.test(row.figure) ? ms(value) : fmt(value);
+}
+
+/** The side-by-side table of `results.vs.rows` (see sideBySide()). */
+function sideBySideTable(results) {
+  const short = results.vs.short;
+  const rounds = results.settings?.rounds ?? 1;
+  const headers = ['Target', 'Figure'];
+  for (let round = 1; round <= rounds; round += 1) {
+    headers.push(`Round ${round}: this / ${short} (ratio)`);
+  }
+  headers.push(`Median ratio this ÷ ${short}`);
+  const rows = results.vs.rows.map((row) => [
+    row.label,
+    `${row.figure} (${row.better} is better)`,
+    ...row.rounds.map(
+      (r) => `${sideFigure(row, r.this)} / ${sideFigure(row, r.other)} (${ratio(r.ratio)})`,
+    ),
+    ratio(row.medianRatio),
+  ]);
+  return table(headers, rows);
 }
 
 /** What installing and building a target took before its run (nothing when up to date). */
@@ -544,9 +718,10 @@ function markdown(results) {
           ['Target', 'Backlog', 'Handler starts/s', 'Backlog empty after s', 'Handler runs'],
           drains.map((target) => {
             const r = target.scenarios.drain;
-            if (r.error) return [target.label, `error: ${r.error.split('\n')[0]}`, '', '', ''];
+            if (r.error)
+              return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', ''];
             return [
-              target.label,
+              rowLabel(results, target),
               fmt(r.backlog),
               fmt(r.eventsPerSec),
               r.wallSec === null
@@ -587,10 +762,20 @@ function markdown(results) {
           slows.map((target) => {
             const r = target.scenarios.slowHandler;
             if (r.error)
-              return [target.label, `error: ${r.error.split('\n')[0]}`, '', '', '', '', '', '', ''];
+              return [
+                rowLabel(results, target),
+                `error: ${r.error.split('\n')[0]}`,
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+              ];
             const noop = target.scenarios.fixedRate;
             return [
-              target.label,
+              rowLabel(results, target),
               ms(r.latencyMs.p50),
               ms(r.latencyMs.p99),
               ms(r.latencyMs.max),
@@ -613,9 +798,24 @@ function markdown(results) {
       out.push(fixedRateTable(results, 'fixedRatePrefilled'));
     }
   }
+  if (results.vs?.rows) {
+    const v = results.vs;
+    out.push('');
+    out.push(`### Side by side: this checkout vs ${v.revision}`);
+    out.push('');
+    out.push(
+      `${v.revision} is ${v.short}, run from ${v.worktree}. Rounds ran this checkout, then ${v.short}, ` +
+        `target by target, each with a fresh database; each round's ratio is this ÷ ${v.short}.` +
+        (v.lockFileDiffers
+          ? ` Its package-lock.json differs from this checkout's; both ran on this checkout's node_modules.`
+          : ''),
+    );
+    out.push('');
+    out.push(v.rows.length ? sideBySideTable(results) : 'No figure of either side to compare.');
+  }
   if (results.goals.length) {
     out.push('');
-    out.push('### Targets');
+    out.push((s.rounds ?? 1) > 1 ? '### Targets (this checkout, round 1)' : '### Targets');
     out.push('');
     out.push(
       table(
@@ -639,4 +839,4 @@ function markdown(results) {
   return out.join('\n');
 }
 
-module.exports = { oneLine, addRatios, checks, goals, longGoals, markdown };
+module.exports = { oneLine, addRatios, checks, goals, longGoals, markdown, sideBySide, median };

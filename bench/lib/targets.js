@@ -24,7 +24,9 @@ const GOLEVELUP_PEER = join(ROOT, 'bench', 'peers', 'golevelup-stripe');
  * `dispatcher`: the target is the sample app, with the package's dispatcher and the `/bench/*`
  * routes the runner reads (the drain and slow-handler scenarios, handler lag). `path`: where
  * the target takes Stripe deliveries, when not `/webhooks/stripe`. `prepare(log)`: installs or
- * builds what the target runs, before it starts.
+ * builds what the target runs, before it starts. `runsPackage`: the target runs this package's
+ * code, so it has a twin in a run against another revision (`--vs`). A spec may also carry
+ * `root`: the checkout its `script` is taken from and run in (default: this one).
  */
 const TARGETS = {
   reference: {
@@ -43,6 +45,7 @@ const TARGETS = {
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
     dispatcher: true,
+    runsPackage: true,
   },
   'pg-fastify': {
     id: 'pg-fastify',
@@ -52,6 +55,7 @@ const TARGETS = {
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
     dispatcher: true,
+    runsPackage: true,
   },
   'sqlite-express': {
     id: 'sqlite-express',
@@ -61,6 +65,7 @@ const TARGETS = {
     script: 'bench/dist/bench/apps/main.js',
     table: 'webhook_events',
     dispatcher: true,
+    runsPackage: true,
   },
   peer: {
     id: 'peer',
@@ -420,7 +425,8 @@ class RunningTarget {
 
 /**
  * Starts `spec` on a free port with a fresh database and waits until it accepts connections.
- * @param {object} spec one of TARGETS, or a target of `floor.js` (`database: 'none'` has no probe)
+ * @param {object} spec one of TARGETS, or a target of `floor.js` (`database: 'none'` has no probe);
+ *   its `script` runs from `spec.root` when set (another checkout), with that as the cwd
  * @param {{ adminUrl?: string, runDir: string, pinCpu?: string, env?: Record<string, string>, nodeArgs?: string[] }} options
  * @throws Error with the end of the target's log when it exits or does not listen within 90 s.
  */
@@ -439,7 +445,7 @@ async function startTarget(spec, options) {
   let cleanup;
   let database;
   if (spec.database === 'postgres') {
-    const name = `bench_${spec.id.replace(/-/g, '_')}_${randomBytes(4).toString('hex')}`;
+    const name = `bench_${spec.id.replace(/[^a-z0-9]/gi, '_')}_${randomBytes(4).toString('hex')}`;
     await adminQuery(options.adminUrl, `CREATE DATABASE ${name}`);
     const url = withDatabase(options.adminUrl, name);
     env.DATABASE_URL = url;
@@ -467,9 +473,10 @@ async function startTarget(spec, options) {
   // cost CPU on the same cores the target runs on.
   const log = openSync(logFile, 'a');
   const command = options.pinCpu ? 'taskset' : process.execPath;
-  const nodeArgs = [...(options.nodeArgs ?? []), join(ROOT, spec.script)];
+  const root = spec.root ?? ROOT;
+  const nodeArgs = [...(options.nodeArgs ?? []), join(root, spec.script)];
   const args = options.pinCpu ? ['-c', options.pinCpu, process.execPath, ...nodeArgs] : nodeArgs;
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', log, log] });
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', log, log] });
   closeSync(log);
   const deadline = Date.now() + 90_000;
   for (;;) {
