@@ -20,7 +20,7 @@ export async function openShopDataSource(database: ShopDatabase): Promise<DataSo
     database.databaseUrl
       ? // NOTE: the Nest shop's pool size: 16 handler transactions side by side keep busy the
         // 7 connections left after the two the package keeps for answers and the listener.
-        { type: 'postgres', url: database.databaseUrl, poolSize: 10, ...common }
+        { type: 'postgres', url: database.databaseUrl, poolSize: 20, ...common }
       : { type: 'better-sqlite3', database: database.sqlitePath, ...common },
   );
   return dataSource.initialize();

@@ -20,12 +20,12 @@ const BODY_LIMIT = '1mb';
 
 /**
  * The webhook options, as the Nest shop's: Prometheus metrics and alerts in the log; on
- * PostgreSQL 16 handler transactions side by side (SQLite runs them one at a time).
+ * PostgreSQL 32 handler transactions side by side on a pool of 20 (SQLite runs them one at a time).
  */
 const observability: WebhookObservabilityOptions = { metrics: true, alerts: {} };
 
 function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
-  return database.databaseUrl ? { concurrency: 16 } : {};
+  return database.databaseUrl ? { concurrency: 32 } : {};
 }
 
 /**
