@@ -30,6 +30,7 @@ export type {
   WebhookMetricsRegistry,
   WebhookHealthOptions,
   WebhookAlertOptions,
+  WebhookJournalFormat,
 } from './observability/webhooks-observability-options.interface';
 export type { WebhookAdminRoutesOptions } from './admin/webhook-admin.controller';
 

@@ -297,12 +297,16 @@ export class WebhookIngress {
       ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
       ...(record.reason ? { reason: record.reason } : {}),
     };
-    if (status >= 500) {
-      this.logger.error(entry);
-    } else if (status >= 400) {
-      this.logger.warn(entry);
-    } else {
-      this.logger.log(entry);
+    const format = this.options.observability.journal;
+    if (format !== false) {
+      const message = format === 'line' ? journalLine(entry) : entry;
+      if (status >= 500) {
+        this.logger.error(message);
+      } else if (status >= 400) {
+        this.logger.warn(message);
+      } else {
+        this.logger.log(message);
+      }
     }
     this.telemetry.delivery(record);
   }
@@ -326,4 +330,23 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 function requestIdOf(headers: Readonly<Record<string, string | undefined>>): string {
   const given = headers['x-request-id']?.trim();
   return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** A bare `key=value` value: anything else is written as a JSON string. */
+const BARE_VALUE = /^[\w.:/@+,-]+$/;
+
+/**
+ * A journal record as one `key=value` line in the record's order, leaving out what it does not
+ * know; a value with spaces, quotes, `=` or control characters is JSON-quoted (logfmt).
+ */
+export function journalLine(entry: Readonly<Record<string, unknown>>): string {
+  const fields: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    if (value === undefined || value === null) {
+      continue;
+    }
+    const text = String(value);
+    fields.push(`${key}=${BARE_VALUE.test(text) ? text : JSON.stringify(text)}`);
+  }
+  return fields.join(' ');
 }

@@ -4,6 +4,7 @@ import { INVALID_OPTION } from '../webhooks.messages';
 import type { WebhookAlert } from './webhook-alert.interface';
 import { UNKNOWN_SILENCE_ENDPOINT } from './observability.messages';
 import type {
+  WebhookJournalFormat,
   WebhookMetricsRegistry,
   WebhookObservabilityOptions,
 } from './webhooks-observability-options.interface';
@@ -15,6 +16,7 @@ const METRIC_PREFIX = /^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/;
 
 /** Observability options with every default filled in. */
 export interface ResolvedObservabilityOptions {
+  readonly journal: WebhookJournalFormat;
   /** Null when metrics are off. */
   readonly metrics: {
     /** Undefined: prom-client's default registry. */
@@ -51,6 +53,18 @@ function integer(option: string, value: number | undefined, fallback: number, mi
 
 function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function resolveJournal(journal: unknown): WebhookJournalFormat {
+  if (journal === undefined) {
+    return 'object';
+  }
+  if (journal !== 'object' && journal !== 'line' && journal !== false) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('observability.journal', "'object', 'line' or false", journal),
+    );
+  }
+  return journal;
 }
 
 function resolveMetrics(
@@ -152,6 +166,7 @@ export function resolveObservabilityOptions(
     );
   }
   return {
+    journal: resolveJournal(options?.journal),
     metrics: resolveMetrics(options?.metrics),
     health: {
       maxPendingBacklog: integer(

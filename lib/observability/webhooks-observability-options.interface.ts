@@ -76,6 +76,9 @@ export interface WebhookAlertOptions {
   paymentEventThreshold?: number;
 }
 
+/** How the delivery journal is logged: see `WebhookObservabilityOptions.journal`. */
+export type WebhookJournalFormat = 'object' | 'line' | false;
+
 /** Metrics, health thresholds and alerts. */
 export interface WebhookObservabilityOptions {
   /**
@@ -84,6 +87,18 @@ export interface WebhookObservabilityOptions {
    * @default false
    */
   metrics?: boolean | WebhookMetricsOptions;
+  /**
+   * How each delivery's journal line is logged (context `WebhookIngress`):
+   * - `'object'`: the record as an object, for a structured logger (pino, winston, Nest's
+   *   `ConsoleLogger` with `json: true`);
+   * - `'line'`: one `key=value` text line (values with spaces or quotes JSON-quoted), the
+   *   cheapest through Nest's default `ConsoleLogger`, which otherwise formats the object with
+   *   `util.inspect` on every delivery;
+   * - `false`: no line; `WebhookTelemetry` still publishes every delivery, for an app that
+   *   routes them to its own log.
+   * @default 'object'
+   */
+  journal?: WebhookJournalFormat;
   /** Health thresholds. */
   health?: WebhookHealthOptions;
   /** Alerts. */
