@@ -19,10 +19,15 @@ import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
 const BODY_LIMIT = '1mb';
 
 /**
- * The webhook options, as the Nest shop's: Prometheus metrics and alerts in the log; on
- * PostgreSQL 32 handler transactions side by side on a pool of 20 (SQLite runs them one at a time).
+ * The webhook options, as the Nest shop's: Prometheus metrics, alerts and a one-line journal in
+ * the log; on PostgreSQL 32 handler transactions side by side on a pool of 20 (SQLite runs them
+ * one at a time).
  */
-const observability: WebhookObservabilityOptions = { metrics: true, alerts: {} };
+const observability: WebhookObservabilityOptions = {
+  metrics: true,
+  alerts: {},
+  journal: 'line',
+};
 
 function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
   return database.databaseUrl ? { concurrency: 32 } : {};

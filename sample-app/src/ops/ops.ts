@@ -12,6 +12,11 @@ export const opsControllers = [MetricsController, HealthController];
 /**
  * The webhook module's observability in the shop: Prometheus metrics on prom-client's default
  * registry, the default health thresholds, alerts in the log (on with their default thresholds:
- * `alerts: {}`).
+ * `alerts: {}`), and the delivery journal as one `key=value` line per delivery (the shop logs
+ * through Nest's `ConsoleLogger`, which would format an object with `util.inspect`).
  */
-export const shopObservability: WebhookObservabilityOptions = { metrics: true, alerts: {} };
+export const shopObservability: WebhookObservabilityOptions = {
+  metrics: true,
+  alerts: {},
+  journal: 'line',
+};
