@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import { INestApplication, ValidationPipe } from '@nestjs/common';
 import { AbstractHttpAdapter } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
@@ -35,15 +36,37 @@ export async function createHttpAdapter(platform: HttpPlatform): Promise<Abstrac
   return new ExpressAdapter();
 }
 
+/** Where the webhook module's route takes deliveries (its default `path`). */
+const WEBHOOK_ROUTES = '/webhooks/';
+
+/**
+ * A body parser's `type` test: `mediaType` bodies of every route but the webhook module's. The
+ * webhook route needs no parsed body: with nothing read off the request, the module reads the
+ * exact bytes itself, within each endpoint's own size limit, and parses them once after the
+ * signature check instead of after Express's parser has parsed them too.
+ */
+function parsedOutsideWebhooks(mediaType: RegExp): (request: IncomingMessage) => boolean {
+  return (request) =>
+    !(request.url ?? '').startsWith(WEBHOOK_ROUTES) &&
+    mediaType.test(request.headers['content-type'] ?? '');
+}
+
 /** What `main.ts` sets up on the app before it listens, shared with the shop's tests. */
 export function configureApp(app: INestApplication): void {
   if (app.getHttpAdapter().getType() === 'express') {
-    // NOTE: Express's JSON parser stops at 100 KB by default and would answer a larger signed
-    // webhook with 413 before the webhook module sees it; align it with the endpoints' limit.
-    // Fastify's limit is set on its adapter (createHttpAdapter).
+    // NOTE: Express's JSON parser stops at 100 KB by default; the shop's own routes take the
+    // same limit as the webhook endpoints. Fastify's limit is set on its adapter
+    // (createHttpAdapter).
     const express = app as NestExpressApplication;
-    express.useBodyParser('json', { limit: BODY_LIMIT });
-    express.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
+    express.useBodyParser('json', {
+      limit: BODY_LIMIT,
+      type: parsedOutsideWebhooks(/^\s*application\/json\s*(;|$)/i),
+    });
+    express.useBodyParser('urlencoded', {
+      limit: BODY_LIMIT,
+      extended: true,
+      type: parsedOutsideWebhooks(/^\s*application\/x-www-form-urlencoded\s*(;|$)/i),
+    });
   }
   app.useGlobalPipes(
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),

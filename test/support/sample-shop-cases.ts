@@ -142,6 +142,29 @@ export function describeSampleShop(
       await expectPaidOnce(order.id);
     });
 
+    it('answers a genuinely signed body that is not JSON with the webhook 400, storing nothing', async () => {
+      const order = await shop.createOrder();
+      const genuine = stripeDelivery(E2E_SECRETS, order.id);
+      // NOTE: the signature is over the broken bytes, so only the JSON check can refuse them;
+      // the app's own JSON parser never reads the webhook route's body.
+      const broken = genuine.body.slice(0, -2);
+      const signature = Stripe.webhooks.generateTestHeaderString({
+        payload: broken,
+        secret: E2E_SECRETS.STRIPE_WEBHOOK_SECRET,
+      });
+      const response = await shop.deliver({
+        ...genuine,
+        body: broken,
+        headers: { 'stripe-signature': signature },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toContain('is not valid JSON');
+      expect(await shop.inbox(genuine)).toHaveLength(0);
+      expect((await shop.deliver(genuine)).status).toBe(200);
+      await waitUntilPaid(order.id);
+      await expectPaidOnce(order.id);
+    });
+
     it('fulfils an order once when it is paid by five events, each delivered 10 times at once', async () => {
       const order = await shop.createOrder();
       const deliveries = [
