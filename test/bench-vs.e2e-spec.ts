@@ -46,6 +46,7 @@ const report = require('../bench/lib/report') as {
   sideBySide(results: unknown): SideRow[];
   markdown(results: unknown): string;
   median(values: number[]): number | null;
+  goals(results: unknown): { goal: string; target: string; measured: string; met: boolean | null }[];
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -312,5 +313,39 @@ describe('bench report: side by side', () => {
     );
     expect(markdown).toContain('| (b) express @ abc1234, round 3 | 1,000 |');
     expect(markdown).toContain('| (a) reference, round 2 | 8,000 | 1.00× (ref) |');
+  });
+});
+
+describe('bench report: goals', () => {
+  it('judges the drain against the other revision, the Express p99 at 25 ms and acks against the peer', () => {
+    const results = fixedResults();
+    results.targets.push(target('peer', 1, { throughput: load(800, 30, 0.3) }));
+    report.addRatios(results);
+    results.vs.rows = report.sideBySide(results);
+    const goals = report.goals(results);
+    expect(goals.find((g) => g.goal.includes('drain'))).toMatchObject({
+      goal: 'pg-express: dispatcher drain, no-op handler, vs abc1234 (median of the rounds)',
+      target: '≥ 1.75×',
+      measured: '0.80× (2,000 / 2,500, – / 2,500, 2,000 / 2,500 events/s)',
+      met: false,
+    });
+    expect(goals.find((g) => g.goal.includes('p99 ack latency at 1,000'))).toMatchObject({
+      target: '≤ 25 ms',
+      measured: '10.0 ms',
+      met: true,
+    });
+    expect(goals.find((g) => g.goal.includes('NestJS peer'))).toMatchObject({
+      target: '≥ 1.00×',
+      measured: '1.25× (1,000/s vs 800/s)',
+      met: true,
+    });
+  });
+
+  it('keeps the absolute drain goal for a run without --vs', () => {
+    const all = fixedResults();
+    const results = { ...all, vs: undefined, targets: all.targets.filter((t) => !('twinOf' in t)) };
+    report.addRatios(results);
+    const drainGoal = report.goals(results).find((g) => g.goal.includes('drain'));
+    expect(drainGoal).toMatchObject({ target: '≥ 2,000 events/s', measured: '2,000 events/s' });
   });
 });

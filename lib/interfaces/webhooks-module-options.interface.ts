@@ -34,7 +34,10 @@ export interface WebhookDispatchOptions {
    * Events processed at once by this instance. On PostgreSQL each holds a pooled connection
    * while its handler's transaction is open, two are kept for storing deliveries and one
    * listens for other instances' events, so more than the pool's size minus three makes events
-   * wait for connections. SQLite runs one handler transaction at a time.
+   * wait for connections. SQLite runs one handler transaction at a time. While 8 or more of
+   * this process's deliveries wait for their commit (a burst), it runs a quarter of this
+   * (at least one), so answers get the CPU first; the backlog is stored and runs at full
+   * concurrency once the burst is answered.
    * @default 4
    */
   concurrency?: number;
