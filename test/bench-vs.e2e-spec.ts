@@ -46,7 +46,9 @@ const report = require('../bench/lib/report') as {
   sideBySide(results: unknown): SideRow[];
   markdown(results: unknown): string;
   median(values: number[]): number | null;
-  goals(results: unknown): { goal: string; target: string; measured: string; met: boolean | null }[];
+  goals(
+    results: unknown,
+  ): { goal: string; target: string; measured: string; met: boolean | null }[];
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
