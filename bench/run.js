@@ -48,7 +48,8 @@ Modes (default: the full run, about 15 s per scenario, written to bench/results/
   --long                  the 10-minute memory run: one target at a fixed rate, resident size
                           sampled every 10 s (written to bench/results/long.json)
   --prefill N             after the normal scenarios, put N processed rows in each inbox and
-                          run the ingress scenarios again (1,000,000 takes a few minutes)
+                          run throughput, fixed rate and drain again (1,000,000 takes a few
+                          minutes)
   --vs REV                also run each package target from git revision REV (a sha, main,
                           HEAD~3), checked out and built in $TMPDIR/payment-webhooks-bench-<sha>
                           (kept, and reused while it is at that commit), right after this
@@ -606,19 +607,19 @@ async function fixedRateScenario(
  * Dispatcher drain: builds a backlog with the dispatcher stopped, starts it, and times how
  * fast the (no-op) handler starts run through the backlog.
  */
-async function drainScenario(target, { backlog }) {
+async function drainScenario(target, { backlog, tag = 'd' }) {
   await target.bench('POST', 'dispatcher/stop');
   const fillRate = 3000;
   const fill = await fixedRateScenario(target, {
     scenario: 'drain-fill',
-    tag: 'd',
+    tag,
     rate: fillRate,
     durationSec: backlog / fillRate,
     dispatcher: 'keep',
     warmupSec: 0,
   });
   const pending = await target.probe.backlog();
-  await resetHandler(target, prefixOf('d'));
+  await resetHandler(target, prefixOf(tag));
   const stopProfile = await startProfile(target, 'drain');
   const stopCpu = startCpuMeter(target.child.pid, target.spec);
   const startedAt = Date.now();
@@ -792,6 +793,11 @@ async function benchTarget(spec, adminUrl, roundNumber) {
           durationSec: options.duration,
         }),
       );
+      if (spec.dispatcher && wants('drain')) {
+        S.drainPrefilled = await step('drain (prefilled)', () =>
+          drainScenario(target, { backlog: options.drainBacklog, tag: 'pd' }),
+        );
+      }
     }
     if (spec.dispatcher && wants('slow-handler')) {
       S.slowHandler = await step(`${options.handlerMs} ms handler`, async () => {

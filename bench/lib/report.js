@@ -153,7 +153,7 @@ function checks(results, { long }) {
         add(`${label}: produced numbers`, false, result.error);
         continue;
       }
-      if (name === 'drain') {
+      if (name === 'drain' || name === 'drainPrefilled') {
         add(
           `${label}: produced numbers`,
           result.eventsPerSec > 0 && result.handled > 0,
@@ -278,9 +278,19 @@ function goals(results) {
     if (fixedPrefilled) {
       add(
         `${id}: p99 at ${fmt(results.settings.fixedRatePerSec)} req/s with ${fmt(results.settings.prefillRows)} rows`,
-        '≤ 50 ms',
+        `≤ ${p99Goal} ms`,
         `${ms(fixedPrefilled.latencyMs.p99)} ms`,
-        fixedPrefilled.latencyMs.p99 <= 50,
+        fixedPrefilled.latencyMs.p99 <= p99Goal,
+      );
+    }
+    const drainPrefilled = scenario(results, id, 'drainPrefilled');
+    if (drainPrefilled && drain) {
+      const share = drainPrefilled.eventsPerSec / drain.eventsPerSec;
+      add(
+        `${id}: dispatcher drain with ${fmt(results.settings.prefillRows)} rows in the inbox`,
+        '≥ 0.90 × empty inbox',
+        `${ratio(share)} (${fmt(drainPrefilled.eventsPerSec)} events/s)`,
+        share >= 0.9,
       );
     }
   }
@@ -547,6 +557,12 @@ const SIDE_BY_SIDE_FIGURES = [
     better: 'lower',
     read: (r) => r.latencyMs?.p99,
   },
+  {
+    scenario: 'drainPrefilled',
+    figure: 'Drain handler starts/s, prefilled',
+    better: 'higher',
+    read: (r) => r.eventsPerSec,
+  },
 ];
 
 /** The median of `values` (the mean of the middle two for an even count); null when empty. */
@@ -649,6 +665,34 @@ function setupNotes(results) {
   return notes.join(' ');
 }
 
+/** The drain table of `name` (`drain`, or `drainPrefilled` with `heading` saying so). */
+function drainTable(results, name, heading) {
+  const drains = results.targets.filter((target) => target.scenarios[name]);
+  if (!drains.length) return [];
+  return [
+    '',
+    `### Dispatcher drain, no-op handler (dispatch concurrency: ${results.settings.dispatchConcurrency})${heading}`,
+    '',
+    table(
+      ['Target', 'Backlog', 'Handler starts/s', 'Backlog empty after s', 'Handler runs'],
+      drains.map((target) => {
+        const r = target.scenarios[name];
+        if (r.error)
+          return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', ''];
+        return [
+          rowLabel(results, target),
+          fmt(r.backlog),
+          fmt(r.eventsPerSec),
+          r.wallSec === null
+            ? `not within the limit (${fmt(r.backlogLeft)} left)`
+            : fmt(r.wallSec, 1),
+          `${fmt(r.handled)}${r.handlerRunsCheck?.ok === false ? ' ✗' : ''}`,
+        ];
+      }),
+    ),
+  ];
+}
+
 function markdown(results) {
   const s = results.settings;
   const out = [];
@@ -732,33 +776,7 @@ function markdown(results) {
     );
     out.push('');
     out.push(fixedRateTable(results, 'fixedRate'));
-    const drains = results.targets.filter((target) => target.scenarios.drain);
-    if (drains.length) {
-      out.push('');
-      out.push(
-        `### Dispatcher drain, no-op handler (dispatch concurrency: ${s.dispatchConcurrency})`,
-      );
-      out.push('');
-      out.push(
-        table(
-          ['Target', 'Backlog', 'Handler starts/s', 'Backlog empty after s', 'Handler runs'],
-          drains.map((target) => {
-            const r = target.scenarios.drain;
-            if (r.error)
-              return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', ''];
-            return [
-              rowLabel(results, target),
-              fmt(r.backlog),
-              fmt(r.eventsPerSec),
-              r.wallSec === null
-                ? `not within the limit (${fmt(r.backlogLeft)} left)`
-                : fmt(r.wallSec, 1),
-              `${fmt(r.handled)}${r.handlerRunsCheck?.ok === false ? ' ✗' : ''}`,
-            ];
-          }),
-        ),
-      );
-    }
+    out.push(...drainTable(results, 'drain', ''));
     if (results.targets.some((target) => target.scenarios.throughput?.cpu)) {
       out.push('');
       out.push('### CPU per unit of work (user + system, from /proc)');
@@ -822,6 +840,9 @@ function markdown(results) {
       out.push(throughputTable(results, 'throughputPrefilled'));
       out.push('');
       out.push(fixedRateTable(results, 'fixedRatePrefilled'));
+      out.push(
+        ...drainTable(results, 'drainPrefilled', `, with ${fmt(s.prefillRows)} rows in the inbox`),
+      );
     }
   }
   if (results.vs?.rows) {

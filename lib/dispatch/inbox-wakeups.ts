@@ -6,8 +6,6 @@ import { describeError } from './handler-failure';
 export interface LocalInsertSignal {
   /** Calls `listener` on each insert; returns a function that stops calling it. */
   subscribe(listener: () => void): () => void;
-  /** Deliveries of this process waiting for their commit, when the ingress counts them. */
-  readonly answersWaiting?: number;
 }
 
 /**

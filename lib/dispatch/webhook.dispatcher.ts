@@ -15,13 +15,6 @@ export type { LocalInsertSignal } from './inbox-wakeups';
 export type ClaimLoopOptions = Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
 
 /**
- * Deliveries waiting for their commit at once from which this process's answer path counts as
- * busy. A burst from a provider is far above it (a provider sends tens of requests at once), a
- * steady stream answered in a few ms far below.
- */
-export const BUSY_ANSWER_PATH = 8;
-
-/**
  * The worker: claims due events with a lease, processes up to `concurrency` of them at a time,
  * and keeps their leases alive while they run. Wakes on a local insert, on another instance's
  * insert (PostgreSQL LISTEN/NOTIFY) and by polling; many instances may share one database.
@@ -44,7 +37,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly worker: InboxWorker,
     private readonly processor: WebhookEventProcessor,
-    private readonly signal: LocalInsertSignal,
+    signal: LocalInsertSignal,
     private readonly options: ClaimLoopOptions,
     private readonly logger: DispatchLogger,
     private readonly clock: Clock = systemClock,
@@ -96,46 +89,32 @@ export class WebhookDispatcher {
     this.wakeups.wake();
   }
 
-  /**
-   * Handlers to run at once now: `concurrency`, or a quarter of it while this process's answer
-   * path is busy ({@link BUSY_ANSWER_PATH}). Stored events wait safely; a provider's request
-   * does not, so answers get the CPU first and the backlog is worked off at full speed after.
-   */
-  private slots(): number {
-    const { concurrency } = this.options.dispatch;
-    return (this.signal.answersWaiting ?? 0) >= BUSY_ANSWER_PATH
-      ? Math.max(1, Math.ceil(concurrency / 4))
-      : concurrency;
-  }
-
   private async run(): Promise<void> {
-    const { pollIntervalMs } = this.options.dispatch;
+    const { concurrency, pollIntervalMs } = this.options.dispatch;
+    // NOTE: claims are refilled in batches: after a full claim the loop waits until half the
+    // slots are free, so a backlog costs one claim per concurrency/2 events, not one per event.
+    const refillAt = Math.max(1, Math.floor(concurrency / 2));
     let expiredCheckedAt = 0;
     while (this.running) {
       this.wakeups.clear();
-      const slots = this.slots();
-      const capacity = slots - this.inFlight.size;
-      if (capacity <= 0) {
-        // NOTE: fewer slots while the answer path is busy than handlers running: wait for one.
-        await this.slotsFree(1);
-        continue;
+      const capacity = concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (capacity > 0) {
+        const now = this.clock.now();
+        // NOTE: expired leases (a dead worker's events) are looked for once per poll interval.
+        const expired = now.getTime() - expiredCheckedAt >= pollIntervalMs;
+        const got = await this.claim(capacity, now, expired);
+        if (got !== undefined && expired) {
+          expiredCheckedAt = now.getTime();
+        }
+        claimed = got ?? 0;
       }
-      const now = this.clock.now();
-      // NOTE: expired leases (a dead worker's events) are looked for once per poll interval.
-      const expired = now.getTime() - expiredCheckedAt >= pollIntervalMs;
-      const got = await this.claim(capacity, now, expired);
-      if (got !== undefined && expired) {
-        expiredCheckedAt = now.getTime();
-      }
-      const claimed = got ?? 0;
       if (!this.running) {
         break;
       }
       if (claimed > 0 && claimed === capacity) {
-        // NOTE: a full batch means more may be due; claim again once enough slots free. Claims
-        // are refilled in batches (half the slots), so a backlog costs one claim per
-        // slots/2 events, not one per event.
-        await this.slotsFree(Math.max(1, Math.floor(slots / 2)));
+        // NOTE: a full batch means more may be due; claim again once enough slots free.
+        await this.slotsFree(refillAt);
         continue;
       }
       if (!this.wakeups.requested) {
@@ -164,18 +143,10 @@ export class WebhookDispatcher {
     }
   }
 
-  /**
-   * Whether `wanted` slots are free, or all of them when fewer are there now (the answer path
-   * turned busy since the wait began).
-   */
-  private free(wanted: number): boolean {
-    const slots = this.slots();
-    return slots - this.inFlight.size >= Math.min(wanted, slots);
-  }
-
-  /** Resolves once {@link free} says `slots` are free (or the dispatcher stops). */
+  /** Resolves once at least `slots` of the concurrency are free (or the dispatcher stops). */
   private slotsFree(slots: number): Promise<void> {
-    if (this.free(slots) || !this.running) {
+    const { concurrency } = this.options.dispatch;
+    if (concurrency - this.inFlight.size >= slots || !this.running) {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
@@ -193,7 +164,7 @@ export class WebhookDispatcher {
       .finally(() => {
         this.inFlight.delete(event.id);
         const waiter = this.slotWaiter;
-        if (waiter && this.free(waiter.slots)) {
+        if (waiter && this.options.dispatch.concurrency - this.inFlight.size >= waiter.slots) {
           this.slotWaiter = undefined;
           waiter.resolve();
         }

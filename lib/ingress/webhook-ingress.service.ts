@@ -151,7 +151,6 @@ export class WebhookIngress {
   async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
     const { delivery, endpoint, events } = verified;
     let results: RecordResult[];
-    const committed = this.signal.commitStarted();
     try {
       results =
         events.length === 1
@@ -163,8 +162,6 @@ export class WebhookIngress {
         reason: error instanceof Error ? error.message : String(error),
       });
       throw WebhookRefusal.storeUnavailable();
-    } finally {
-      committed();
     }
     let fresh = 0;
     results.forEach((result, i) => {

@@ -77,9 +77,12 @@ export class InboxClaims {
       `UPDATE webhook_events SET ${set}, attempts = attempts + 1 WHERE id IN (` +
       `SELECT e.id FROM webhook_events e WHERE ${where}${orderGuard} ORDER BY ${order} ` +
       `LIMIT ${bind(max)} ${dialect.skipLocked}) RETURNING ${connection.events.columns}`;
-    return connection.rows(connection.dataSource.manager, sql, params) as Promise<
-      Record<string, unknown>[]
-    >;
+    // NOTE: not prepared: a generic plan, made once for any time and limit, could turn the
+    // ordering guard's anti-join into a scan of the whole inbox as it grows; a fresh plan per
+    // claim costs little next to the claim, which serves concurrency/2 events.
+    return connection.rows(connection.dataSource.manager, sql, params, {
+      prepare: false,
+    }) as Promise<Record<string, unknown>[]>;
   }
 
   /** Events whose lease ran out, the longest expired first: who held them, at which attempt. */
@@ -90,8 +93,9 @@ export class InboxClaims {
       'SELECT id, attempts, locked_by, next_attempt_at FROM webhook_events ' +
       `WHERE status = 'processing' AND locked_until < ${bind(connection.dialect.date(now))} ` +
       `ORDER BY locked_until LIMIT ${bind(limit)}`;
+    // NOTE: not prepared, as the claim: it orders and limits over a range of the inbox.
     const rows = (await connection.lock.run(() =>
-      connection.rows(connection.dataSource.manager, sql, params),
+      connection.rows(connection.dataSource.manager, sql, params, { prepare: false }),
     )) as {
       id: string;
       attempts: number | string;
