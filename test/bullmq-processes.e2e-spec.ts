@@ -327,7 +327,7 @@ describe('per-payment ordering with two worker-only processes', () => {
 
   it('runs one payment’s events one at a time in the order they happened', async () => {
     TimedHandlers.runs = [];
-    const paymentId = `pi_ordered_${Date.now()}`;
+    const paymentId = `pi_ordered_${Date.now().toString(36)}`;
     const base = Math.floor(Date.now() / 1000);
     const types = ['created', 'requires_action', 'processing', 'succeeded'];
     const inOrder = types.map((type, index) =>

@@ -70,7 +70,7 @@ describe('CLI send against the running sample shop', () => {
 
   it('pays an order with a Stripe event sent by the CLI, and lists it from the shop database', async () => {
     const orderId = await createOrder();
-    const eventId = `evt_cli_shop_${Date.now()}`;
+    const eventId = `evt_cli_shop_${Date.now().toString(36)}`;
     const event = file('stripe-event.json', {
       id: eventId,
       object: 'event',

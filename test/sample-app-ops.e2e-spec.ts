@@ -66,12 +66,12 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop operations on %s', (
     expect(order.status).toBe(201);
     const orderId = (JSON.parse(order.body) as { id: string }).id;
     const body = JSON.stringify({
-      id: `evt_ops_${kind}_${Date.now()}`,
+      id: `evt_ops_${kind}_${Date.now().toString(36)}`,
       type: 'payment_intent.succeeded',
       created: Math.floor(Date.now() / 1000),
       data: {
         object: {
-          id: `pi_ops_${kind}_${Date.now()}`,
+          id: `pi_ops_${kind}_${Date.now().toString(36)}`,
           amount: 1999,
           currency: 'usd',
           status: 'succeeded',

@@ -35,7 +35,7 @@ async function durabilityOf(app: TestApp): Promise<Durability> {
 
 /** Delivers one signed Stripe event and waits until the inbox has processed it. */
 async function deliverOne(app: TestApp): Promise<void> {
-  const id = `evt_durable_${process.pid}_${Date.now()}`;
+  const id = `evt_durable_${process.pid}_${Date.now().toString(36)}`;
   const body = JSON.stringify({
     id,
     type: 'payment_intent.succeeded',
