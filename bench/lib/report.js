@@ -490,80 +490,29 @@ function fixedRateTable(results, name) {
  * The figures the side-by-side table compares: per scenario, what is read from its result and
  * whether more (rates) or less (latency, CPU) is better.
  */
+/** What a side-by-side figure reads from a scenario result. */
+const READ = {
+  acks: (r) => r.acksPerSec,
+  p99: (r) => r.latencyMs?.p99,
+  events: (r) => r.eventsPerSec,
+  appCpu: (r) => r.cpu?.appMsPerUnit,
+  dbCpu: (r) => r.cpu?.dbMsPerUnit,
+};
+
 const SIDE_BY_SIDE_FIGURES = [
-  {
-    scenario: 'throughput',
-    figure: 'Throughput acks/s',
-    better: 'higher',
-    read: (r) => r.acksPerSec,
-  },
-  {
-    scenario: 'redelivery',
-    figure: 'Re-delivery acks/s',
-    better: 'higher',
-    read: (r) => r.acksPerSec,
-  },
-  {
-    scenario: 'fixedRate',
-    figure: 'Fixed-rate acks/s',
-    better: 'higher',
-    read: (r) => r.acksPerSec,
-  },
-  {
-    scenario: 'fixedRate',
-    figure: 'Fixed-rate p99 ms',
-    better: 'lower',
-    read: (r) => r.latencyMs?.p99,
-  },
-  {
-    scenario: 'drain',
-    figure: 'Drain handler starts/s',
-    better: 'higher',
-    read: (r) => r.eventsPerSec,
-  },
-  {
-    scenario: 'throughput',
-    figure: 'Throughput: app CPU ms/ack',
-    better: 'lower',
-    read: (r) => r.cpu?.appMsPerUnit,
-  },
-  {
-    scenario: 'throughput',
-    figure: 'Throughput: PostgreSQL CPU ms/ack',
-    better: 'lower',
-    read: (r) => r.cpu?.dbMsPerUnit,
-  },
-  {
-    scenario: 'drain',
-    figure: 'Drain: app CPU ms/event',
-    better: 'lower',
-    read: (r) => r.cpu?.appMsPerUnit,
-  },
-  {
-    scenario: 'drain',
-    figure: 'Drain: PostgreSQL CPU ms/event',
-    better: 'lower',
-    read: (r) => r.cpu?.dbMsPerUnit,
-  },
-  {
-    scenario: 'throughputPrefilled',
-    figure: 'Throughput acks/s, prefilled',
-    better: 'higher',
-    read: (r) => r.acksPerSec,
-  },
-  {
-    scenario: 'fixedRatePrefilled',
-    figure: 'Fixed-rate p99 ms, prefilled',
-    better: 'lower',
-    read: (r) => r.latencyMs?.p99,
-  },
-  {
-    scenario: 'drainPrefilled',
-    figure: 'Drain handler starts/s, prefilled',
-    better: 'higher',
-    read: (r) => r.eventsPerSec,
-  },
-];
+  ['throughput', 'Throughput acks/s', 'higher', READ.acks],
+  ['redelivery', 'Re-delivery acks/s', 'higher', READ.acks],
+  ['fixedRate', 'Fixed-rate acks/s', 'higher', READ.acks],
+  ['fixedRate', 'Fixed-rate p99 ms', 'lower', READ.p99],
+  ['drain', 'Drain handler starts/s', 'higher', READ.events],
+  ['throughput', 'Throughput: app CPU ms/ack', 'lower', READ.appCpu],
+  ['throughput', 'Throughput: PostgreSQL CPU ms/ack', 'lower', READ.dbCpu],
+  ['drain', 'Drain: app CPU ms/event', 'lower', READ.appCpu],
+  ['drain', 'Drain: PostgreSQL CPU ms/event', 'lower', READ.dbCpu],
+  ['throughputPrefilled', 'Throughput acks/s, prefilled', 'higher', READ.acks],
+  ['fixedRatePrefilled', 'Fixed-rate p99 ms, prefilled', 'lower', READ.p99],
+  ['drainPrefilled', 'Drain handler starts/s, prefilled', 'higher', READ.events],
+].map(([scenario, figure, better, read]) => ({ scenario, figure, better, read }));
 
 /** The median of `values` (the mean of the middle two for an even count); null when empty. */
 function median(values) {

@@ -339,7 +339,7 @@ const BARE_VALUE = /^[\w.:/@+,-]+$/;
  * A journal record as one `key=value` line in the record's order, leaving out what it does not
  * know; a value with spaces, quotes, `=` or control characters is JSON-quoted (logfmt).
  */
-export function journalLine(entry: Readonly<Record<string, unknown>>): string {
+function journalLine(entry: Readonly<Record<string, unknown>>): string {
   const fields: string[] = [];
   for (const [key, value] of Object.entries(entry)) {
     if (value === undefined || value === null) {
