@@ -48,6 +48,7 @@ export class ConnectionLock {
   private readonly urgent: Waiter[] = [];
   private readonly queued: Waiter[] = [];
   private readonly inside = new AsyncLocalStorage<true>();
+  private verify?: () => Promise<void>;
 
   /**
    * @param enabled false on PostgreSQL: work runs at once.
@@ -59,6 +60,14 @@ export class ConnectionLock {
     private readonly enabled: boolean,
     private readonly appTransactionPatienceMs = 5000,
   ) {}
+
+  /**
+   * Runs `verify` after each piece of the package's work, before the next piece starts. When it
+   * throws after a piece that succeeded, that piece fails with its error instead.
+   */
+  verifyEachTurn(verify: () => Promise<void>): void {
+    this.verify = verify;
+  }
 
   /** True inside work this lock runs for the package (a handler's or a callback's code). */
   insidePackageWork(): boolean {
@@ -84,13 +93,30 @@ export class ConnectionLock {
       } catch (error) {
         running = Promise.reject(error);
       }
-      return running.finally(() => this.next());
+      return this.verified(running).finally(() => this.next());
     };
     if (!this.holder) {
       this.take('package');
       return start();
     }
     return this.wait('package', options).then(start);
+  }
+
+  private async verified<T>(running: Promise<T>): Promise<T> {
+    const { verify } = this;
+    if (!verify) {
+      return running;
+    }
+    let value: T;
+    try {
+      value = await running;
+    } catch (error) {
+      // NOTE: the piece failed already and says why; what verify finds (and mends) adds nothing.
+      await verify().catch(() => undefined);
+      throw error;
+    }
+    await verify();
+    return value;
   }
 
   /**

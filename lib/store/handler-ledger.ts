@@ -4,6 +4,7 @@ import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { processedChanges, settleStatement } from './event-settlement';
 import { fittedTo } from './fitted-value';
 import { parameterList, Statement, StoreConnection } from './store-connection';
+import { inTransaction } from './transactions';
 import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.interface';
 
 /**
@@ -40,30 +41,19 @@ export class HandlerLedger {
     return connection.lock.run(async () => {
       connection.sqlite?.shareSubscribers();
       const runId = timeOrderedId();
-      const runner = connection.dataSource.createQueryRunner();
-      try {
-        await runner.startTransaction();
+      return inTransaction(connection.dataSource, async (manager) => {
         // NOTE: the ledger row is written first: a second worker that reaches the same
         // (event, handler) waits on the unique index until this transaction ends, then skips.
         // Its time is read once this run has its turn on the connection (SQLite), not before.
         const { sql, params } = this.ledgerStatement(runId, eventId, handlerKey, attempt);
-        const inserted = await connection.rows(runner.manager, sql, params);
+        const inserted = await connection.rows(manager, sql, params);
         if (inserted.length === 0) {
-          await runner.commitTransaction();
           return 'already_done' as const;
         }
-        const outcome = await work(runner.manager);
-        const settled = await this.finishRun(runner.manager, runId, eventId, outcome, settle);
-        await runner.commitTransaction();
+        const outcome = await work(manager);
+        const settled = await this.finishRun(manager, runId, eventId, outcome, settle);
         return settled ? ('ran_and_settled' as const) : ('ran' as const);
-      } catch (error) {
-        if (runner.isTransactionActive) {
-          await runner.rollbackTransaction().catch(() => undefined);
-        }
-        throw error;
-      } finally {
-        await runner.release();
-      }
+      });
     });
   }
 

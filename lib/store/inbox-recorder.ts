@@ -6,6 +6,7 @@ import {
   WebhookStoreTimeoutError,
 } from './answer-deadline';
 import { LockWaitTimeout } from './connection-lock';
+import { DiskFullWatch, probeEvent } from './disk-full';
 import { fittedTo } from './fitted-value';
 import { GroupCommit } from './group-commit';
 import { INSERT_COLUMNS } from './inbox-columns';
@@ -14,6 +15,7 @@ import { IngressConnections } from './ingress-connections';
 import { retryWhileBusy } from './sqlite-busy';
 import { StoreConnection } from './store-connection';
 import { storedBodyText } from './stored-body';
+import { inTransaction } from './transactions';
 import { refusedWrites } from './write-check';
 import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
 import { NewWebhookEvent, RecordResult } from './webhook-store.interface';
@@ -67,6 +69,7 @@ export class InboxRecorder {
   private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
   private readonly ingress?: IngressConnections;
   private readonly timeoutMs: number;
+  private readonly disk = new DiskFullWatch();
 
   constructor(
     private readonly connection: StoreConnection,
@@ -100,7 +103,21 @@ export class InboxRecorder {
    */
   record(event: NewWebhookEvent): Promise<RecordResult> {
     const deadline = new AnswerDeadline(this.timeoutMs);
-    return deadline.race(this.recorder.submit({ event, deadline }));
+    return this.watched(deadline.race(this.recorder.submit({ event, deadline })));
+  }
+
+  /** `written`, noting on the way whether writes fail for want of space (see {@link DiskFullWatch}). */
+  private watched<T>(written: Promise<T>): Promise<T> {
+    return written.then(
+      (result) => {
+        this.disk.stored();
+        return result;
+      },
+      (error: unknown) => {
+        this.disk.failed(error);
+        throw error;
+      },
+    );
   }
 
   /**
@@ -128,7 +145,7 @@ export class InboxRecorder {
           const rows =
             keys.size === events.length
               ? await this.upsertMany(manager, events)
-              : await manager.transaction((inner) => this.upsertMany(inner, events));
+              : await inTransaction(manager, (inner) => this.upsertMany(inner, events));
           live.forEach((pending, i) => written.set(pending, rows[i]));
         },
       );
@@ -278,21 +295,23 @@ export class InboxRecorder {
 
   async recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
     const deadline = new AnswerDeadline(this.timeoutMs);
-    const rows = await deadline.race(
-      this.answering([deadline], (answerManager) =>
-        answerManager.transaction(async (manager) => {
-          const recorded: RecordedRow[] = [];
-          for (const event of events) {
-            const [row] = await this.connection.rows(
-              manager,
-              this.recordSql,
-              this.recordParams(event),
-            );
-            recorded.push(row as RecordedRow);
-          }
-          return recorded;
-        }),
-      ).catch((error: unknown) => this.staged(error, events)),
+    const rows = await this.watched(
+      deadline.race(
+        this.answering([deadline], (answerManager) =>
+          inTransaction(answerManager, async (manager) => {
+            const recorded: RecordedRow[] = [];
+            for (const event of events) {
+              const [row] = await this.connection.rows(
+                manager,
+                this.recordSql,
+                this.recordParams(event),
+              );
+              recorded.push(row as RecordedRow);
+            }
+            return recorded;
+          }),
+        ).catch((error: unknown) => this.staged(error, events)),
+      ),
     );
     return rows.map((row, i) => this.recorded(events[i], row));
   }
@@ -300,14 +319,42 @@ export class InboxRecorder {
   async checkWrites(): Promise<string | undefined> {
     const deadline = new AnswerDeadline(this.timeoutMs);
     try {
-      return await deadline.race(
-        this.answering([deadline], (manager) => refusedWrites(manager, this.connection.dialect)),
-      );
+      return await deadline.race(this.writeRefusal(deadline));
     } catch (error) {
       return error instanceof WebhookStoreTimeoutError
         ? WRITE_CHECK_TIMEOUT(deadline.timeoutMs, deadline.stage)
         : WRITE_CHECK_FAILED(error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /**
+   * Why the package's writes are refused: the write over no row, then, while a full disk is
+   * remembered, the probe, in a turn of its own (on SQLite the connection a failed turn leaves
+   * is mended before the next).
+   */
+  private async writeRefusal(deadline: AnswerDeadline): Promise<string | undefined> {
+    const refused = await this.answering([deadline], (manager) =>
+      refusedWrites(manager, this.connection.dialect),
+    );
+    return (
+      refused ?? this.disk.check(() => this.answering([deadline], (manager) => this.probe(manager)))
+    );
+  }
+
+  /** Writes a probe row and deletes it again, committed (see `probeEvent()`). */
+  private probe(manager: EntityManager): Promise<void> {
+    return inTransaction(manager, async (inner) => {
+      const [row] = (await this.connection.rows(
+        inner,
+        this.recordSql,
+        this.recordParams(probeEvent()),
+      )) as RecordedRow[];
+      await this.connection.rows(
+        inner,
+        `DELETE FROM webhook_events WHERE id = ${this.connection.param(1)}`,
+        [row.id],
+      );
+    });
   }
 
   /**

@@ -5,7 +5,8 @@ import { AppWritesGate } from './app-writes-gate';
 import { ConnectionLock } from './connection-lock';
 import { SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqliteIntake, StagedRecord } from './sqlite-intake';
-import { INTAKE_PATH_IS_DATABASE } from './sqlite.messages';
+import { openTransactionOn, SqliteConnectionReset } from './sqlite-transaction-state';
+import { CONNECTION_LEFT_IN_TRANSACTION, INTAKE_PATH_IS_DATABASE } from './sqlite.messages';
 
 /** How long the package waits for the app's own open transaction on its file, in ms. */
 export const APP_TRANSACTION_PATIENCE_MS = 5000;
@@ -62,15 +63,22 @@ export async function makeDurable(connection: DataSource): Promise<void> {
  */
 export class SqliteConnections {
   private moveQueued = false;
+  private closed = false;
 
   private constructor(
     private readonly app: DataSource,
-    /** The package's own connection to the app's database. */
-    readonly own: DataSource,
+    private connection: DataSource,
     private readonly intake: SqliteIntake,
     private readonly lock: ConnectionLock,
     private readonly gate: AppWritesGate,
-  ) {}
+  ) {
+    lock.verifyEachTurn(() => this.verify());
+  }
+
+  /** The package's own connection to the app's database. */
+  get own(): DataSource {
+    return this.connection;
+  }
 
   /**
    * Opens them for the app's database `file`, its turns kept by `lock`.
@@ -93,7 +101,7 @@ export class SqliteConnections {
     const own = await openOwnConnection(app);
     let intake: SqliteIntake;
     try {
-      intake = await SqliteIntake.open(await openIntakeConnection(app, path), file);
+      intake = await SqliteIntake.open(() => openIntakeConnection(app, path), file);
     } catch (error) {
       await own.destroy();
       throw error;
@@ -145,15 +153,40 @@ export class SqliteConnections {
     }
   }
 
+  /**
+   * Runs after each piece of the package's work on the file: a piece that left the connection
+   * inside a transaction (see {@link openTransactionOn}) gets it closed, which rolls that
+   * transaction back, and opened anew, and fails with {@link SqliteConnectionReset}, so nothing
+   * written inside that transaction is answered or settled as committed.
+   */
+  private async verify(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    if (!this.connection.isInitialized) {
+      // NOTE: opening it again failed after a reset; each piece of work tries once more.
+      this.connection = await openOwnConnection(this.app);
+      return;
+    }
+    const open = openTransactionOn(this.connection);
+    if (!open) {
+      return;
+    }
+    await this.connection.destroy();
+    this.connection = await openOwnConnection(this.app);
+    throw new SqliteConnectionReset(CONNECTION_LEFT_IN_TRANSACTION(sqliteFileOf(this.app)!, open));
+  }
+
   /** Closes what it opened; the app's data source stays open. */
   async close(): Promise<void> {
+    this.closed = true;
     const subscribers = this.app.subscribers;
     if (subscribers.includes(this.gate)) {
       subscribers.splice(subscribers.indexOf(this.gate), 1);
     }
     await this.intake.close();
-    if (this.own.isInitialized) {
-      await this.own.destroy();
+    if (this.connection.isInitialized) {
+      await this.connection.destroy();
     }
   }
 }

@@ -1,6 +1,9 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ConnectionLock } from './connection-lock';
 import { INSERT_COLUMNS } from './inbox-columns';
+import { openTransactionOn, SqliteConnectionReset } from './sqlite-transaction-state';
+import { CONNECTION_LEFT_IN_TRANSACTION } from './sqlite.messages';
+import { inTransaction } from './transactions';
 
 const TABLE = 'webhook_intake';
 /** The app's database, attached to the intake connection to read `webhook_events`. */
@@ -69,26 +72,32 @@ export class SqliteIntake {
   /** Batches staged, and how many of them were moved: rows wait while they differ. */
   private staged = 0;
   private moved = 0;
+  private closed = false;
 
-  private constructor(private readonly connection: DataSource) {}
+  private constructor(
+    private connection: DataSource,
+    private readonly connect: () => Promise<DataSource>,
+    private readonly databasePath: string,
+  ) {
+    this.lock.verifyEachTurn(() => this.verify());
+  }
 
-  /** Creates the table when missing and attaches the app's database to read its inbox. */
-  static async open(connection: DataSource, databasePath: string): Promise<SqliteIntake> {
-    try {
-      await connection.query(CREATE_TABLE);
-      await connection.query(CREATE_INDEX);
-      await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);
-      const [{ rows }] = (await connection.query(`SELECT count(*) AS rows FROM ${TABLE}`)) as {
-        rows: number;
-      }[];
-      const intake = new SqliteIntake(connection);
-      // NOTE: rows left by a process that stopped before moving them are moved at startup.
-      intake.staged = rows > 0 ? 1 : 0;
-      return intake;
-    } catch (error) {
-      await connection.destroy().catch(() => undefined);
-      throw error;
-    }
+  /**
+   * Opens the intake on a connection from `connect`: creates the table when missing and
+   * attaches the app's database (`databasePath`) to read its inbox.
+   */
+  static async open(
+    connect: () => Promise<DataSource>,
+    databasePath: string,
+  ): Promise<SqliteIntake> {
+    const connection = await prepared(await connect(), databasePath);
+    const [{ rows }] = (await connection.query(`SELECT count(*) AS rows FROM ${TABLE}`)) as {
+      rows: number;
+    }[];
+    const intake = new SqliteIntake(connection, connect, databasePath);
+    // NOTE: rows left by a process that stopped before moving them are moved at startup.
+    intake.staged = rows > 0 ? 1 : 0;
+    return intake;
   }
 
   /** True while staged rows wait to be moved. */
@@ -111,7 +120,7 @@ export class SqliteIntake {
       `SELECT id, status, delivery_count, body_sha256 FROM ${APP}.webhook_events ` +
       'WHERE endpoint = ? AND event_id = ?';
     return this.lock.run(async () => {
-      const records = await this.connection.transaction(async (manager) => {
+      const records = await inTransaction(this.connection, async (manager) => {
         const found: StagedRecord[] = [];
         for (const values of rows) {
           const [stored] = (await manager.query(lookup, [values[1], values[3]])) as StagedRecord[];
@@ -155,8 +164,32 @@ export class SqliteIntake {
     }
   }
 
+  /**
+   * After each use of the intake connection: one left inside a transaction (see
+   * `openTransactionOn`) is closed, which rolls that transaction back, and opened anew, and the
+   * use fails with {@link SqliteConnectionReset}, so no delivery in it is answered as stored.
+   */
+  private async verify(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    if (!this.connection.isInitialized) {
+      this.connection = await prepared(await this.connect(), this.databasePath);
+      return;
+    }
+    const open = openTransactionOn(this.connection);
+    if (!open) {
+      return;
+    }
+    const file = String(this.connection.options.database);
+    await this.connection.destroy();
+    this.connection = await prepared(await this.connect(), this.databasePath);
+    throw new SqliteConnectionReset(CONNECTION_LEFT_IN_TRANSACTION(file, open));
+  }
+
   /** Closes the intake connection. */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.connection.isInitialized) {
       await this.connection.destroy();
     }
@@ -187,7 +220,7 @@ export class SqliteIntake {
   private forget(rows: readonly StagedRow[]): Promise<void> {
     const count = INSERT_COLUMNS.indexOf('delivery_count');
     return this.lock.run(() =>
-      this.connection.transaction(async (manager: EntityManager) => {
+      inTransaction(this.connection, async (manager: EntityManager) => {
         for (const row of rows) {
           await manager.query(
             `UPDATE ${TABLE} SET delivery_count = delivery_count - ? WHERE id = ?`,
@@ -197,5 +230,18 @@ export class SqliteIntake {
         await manager.query(`DELETE FROM ${TABLE} WHERE delivery_count <= 0`);
       }),
     );
+  }
+}
+
+/** Readies an intake connection: the table when missing, and the app's database attached. */
+async function prepared(connection: DataSource, databasePath: string): Promise<DataSource> {
+  try {
+    await connection.query(CREATE_TABLE);
+    await connection.query(CREATE_INDEX);
+    await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);
+    return connection;
+  } catch (error) {
+    await connection.destroy().catch(() => undefined);
+    throw error;
   }
 }

@@ -26,3 +26,13 @@ export const INTAKE_PATH_IS_DATABASE = (path: string) =>
 export const APP_DATA_SOURCE_CLOSED =
   "The app's data source is closed (destroy() was called), and the package's own SQLite " +
   'connection stops with it: initialize the data source again, or restart the app.';
+
+export const CONNECTION_LEFT_IN_TRANSACTION = (
+  connection: string,
+  open: { readonly driver: boolean; readonly typeorm: boolean },
+) =>
+  `The package's SQLite connection to ${connection} was left inside a transaction ` +
+  `(${open.driver ? 'SQLite' : 'TypeORM only'} says one is open), as a failed COMMIT, ROLLBACK ` +
+  'or RELEASE leaves it (a full disk, an I/O error): what was written since is not committed. ' +
+  'The connection was reopened, which rolls it back, and this write failed so that it is tried ' +
+  'again (a delivery is answered 503, a handler attempt is retried).';

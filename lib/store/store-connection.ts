@@ -5,6 +5,7 @@ import { PreparedStatements } from './prepared-statements';
 import { SqlDialect, sqlDialectOf } from './sql-dialect';
 import { APP_TRANSACTION_PATIENCE_MS, SqliteConnections } from './sqlite-connections';
 import { APP_DATA_SOURCE_CLOSED } from './sqlite.messages';
+import { inTransaction } from './transactions';
 
 /** A statement and its parameters. */
 export interface Statement {
@@ -63,7 +64,7 @@ export class StoreConnection {
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.lock.run(() => {
       this.sqlite?.shareSubscribers();
-      return this.dataSource.transaction(work);
+      return inTransaction(this.dataSource, work);
     });
   }
 

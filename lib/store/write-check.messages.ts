@@ -19,3 +19,7 @@ export const WRITE_CHECK_FAILED = (error: string) =>
 export const WRITE_CHECK_TIMEOUT = (timeoutMs: number, stage: AnswerStage) =>
   `a write to webhook_events that changes no row did not finish within ${timeoutMs} ms ` +
   `(storeTimeoutMs): ${WAITING_FOR[stage]}`;
+
+export const DISK_FULL = (cause: string, since: Date) =>
+  `the disk is full: ${cause}, since ${since.toISOString()}; deliveries are answered 503 (their ` +
+  'providers retry them) until space is freed, and this check writes a probe row to see when it is';
