@@ -93,6 +93,7 @@ export { WebhookAdmin } from './admin/webhook-admin.service';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,
+  WebhookEventSummary,
   WebhookEventDetails,
   WebhookReplayOptions,
   WebhookReplayReport,

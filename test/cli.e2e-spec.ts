@@ -119,6 +119,22 @@ describe('CLI without a database', () => {
     ],
     [['events', 'list', '--sqlite', 'x.sqlite', '--since', 'yesterday'], /--since must be an age/],
     [
+      ['events', 'list', '--sqlite', 'x.sqlite', '--since', '99999999d'],
+      /--since must be a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z \(got "99999999d"/,
+    ],
+    [
+      ['events', 'replay', '--sqlite', 'x.sqlite', '--since', '1969-12-31T00:00:00Z'],
+      /--since must be a time from 1970/,
+    ],
+    [
+      ['events', 'list', '--sqlite', 'x.sqlite', '--since', '1d', '--until', '2d'],
+      /--since must be before --until/,
+    ],
+    [
+      ['events', 'purge', '--sqlite', 'x.sqlite', '--older-than', '99999999d'],
+      /--older-than must be a time from 1970/,
+    ],
+    [
       ['events', 'list', '--sqlite', 'x.sqlite', '--status', 'done'],
       /--status takes pending, processing/,
     ],

@@ -1,21 +1,24 @@
-import { WebhookEventStatus } from '../store/webhook-event-status';
-import { WebhookAdmin, WebhookEventFilter } from './webhook-admin.service';
-
-const STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
+import type { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import type { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
+import type { WebhookEventSummary } from '../store/ports/inbox-queries.interface';
+import { parseEventFilterQuery, WebhookFilterError } from './event-filter-rules';
+import { WebhookAdmin } from './webhook-admin.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A refused admin request: 400 for a bad parameter, 404 for an event that is not there. */
+/**
+ * Most characters of a stored body the single-event route returns; past it the body is cut
+ * and `rawBodyTruncated` is true (the CLI's `events show` prints it whole).
+ */
+export const SHOWN_BODY_CHARACTERS = 256 * 1024;
+
+/**
+ * A refused admin request: 400 for a bad parameter, 403 for a cross-site request, 404 for an
+ * event that is not there, 415 for a body that is not JSON.
+ */
 export class WebhookAdminRequestError extends Error {
   constructor(
-    readonly status: 400 | 404,
+    readonly status: 400 | 403 | 404 | 415,
     message: string,
   ) {
     super(message);
@@ -23,17 +26,8 @@ export class WebhookAdminRequestError extends Error {
   }
 }
 
-/** Query parameters of the list and replay routes. */
-export interface WebhookAdminFilterQuery {
-  endpoint?: string;
-  status?: string;
-  type?: string;
-  paymentRef?: string;
-  merchantRef?: string;
-  since?: string;
-  until?: string;
-  limit?: string;
-}
+/** Query parameters of the list and replay routes, as the framework parsed them. */
+export type WebhookAdminFilterQuery = Readonly<Record<string, unknown>>;
 
 /** Body of the settle route. */
 export interface WebhookAdminSettleBody {
@@ -41,38 +35,29 @@ export interface WebhookAdminSettleBody {
   reason?: string;
 }
 
+/** One event as the single-event route returns it: every column, the body bounded. */
+export interface WebhookAdminEventView extends WebhookEventSummary {
+  readonly bodySha256: string;
+  readonly headers: Record<string, string>;
+  /** The stored body, its first {@link SHOWN_BODY_CHARACTERS} characters at most. */
+  readonly rawBody: string;
+  /** How many characters the stored body has. */
+  readonly rawBodyLength: number;
+  /** True when `rawBody` is only the start of the stored body. */
+  readonly rawBodyTruncated: boolean;
+}
+
 function badRequest(message: string): WebhookAdminRequestError {
   return new WebhookAdminRequestError(400, message);
 }
 
-function parseDate(name: string, value: string | undefined): Date | undefined {
-  if (value === undefined) {
-    return undefined;
+/** The query's filter, a broken rule as a 400. */
+function filterOf(query: WebhookAdminFilterQuery, route: 'list' | 'replay') {
+  try {
+    return parseEventFilterQuery(query, route);
+  } catch (error) {
+    throw error instanceof WebhookFilterError ? badRequest(error.message) : error;
   }
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) {
-    throw badRequest(`${name} must be an ISO 8601 time, e.g. 2026-11-29T10:00:00Z`);
-  }
-  return date;
-}
-
-function parseFilter(query: WebhookAdminFilterQuery): WebhookEventFilter {
-  const statuses = query.status?.split(',').map((status) => status.trim());
-  const unknown = statuses?.filter((status) => !STATUSES.includes(status as WebhookEventStatus));
-  if (unknown && unknown.length > 0) {
-    throw badRequest(
-      `status must be one or more of ${STATUSES.join(', ')} (got ${unknown.join(', ')})`,
-    );
-  }
-  return {
-    endpoint: query.endpoint,
-    status: statuses as WebhookEventStatus[] | undefined,
-    type: query.type,
-    paymentRef: query.paymentRef,
-    merchantRef: query.merchantRef,
-    since: parseDate('since', query.since),
-    until: parseDate('until', query.until),
-  };
 }
 
 /** The id of a stored event, as Nest's `ParseUUIDPipe` checks it. */
@@ -83,28 +68,42 @@ export function parseEventId(id: string): string {
   return id;
 }
 
+/** `event` with its body cut to {@link SHOWN_BODY_CHARACTERS}. */
+function eventView(event: WebhookEventEntity): WebhookAdminEventView {
+  const body = event.rawBody ?? '';
+  let shown = body.length > SHOWN_BODY_CHARACTERS ? body.slice(0, SHOWN_BODY_CHARACTERS) : body;
+  if (shown.length < body.length && /[\uD800-\uDBFF]$/.test(shown)) {
+    shown = shown.slice(0, -1);
+  }
+  return {
+    ...event,
+    rawBody: shown,
+    rawBodyLength: body.length,
+    rawBodyTruncated: shown.length < body.length,
+  };
+}
+
 /**
  * What the admin routes do, whatever serves them (the Nest controller or the Express admin
  * router): parameters checked, `WebhookAdmin` called, and a refusal thrown as a
- * {@link WebhookAdminRequestError} the adapter turns into its 400 or 404.
+ * {@link WebhookAdminRequestError} the adapter answers with its status and message.
  */
 export class WebhookAdminRequests {
   constructor(private readonly admin: WebhookAdmin) {}
 
-  list(query: WebhookAdminFilterQuery) {
-    const limit = query.limit === undefined ? undefined : Number(query.limit);
-    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)) {
-      throw badRequest('limit must be an integer from 1 to 1000');
-    }
-    return this.admin.list({ ...parseFilter(query), limit });
+  /** Summaries of the matching events: no body, no headers. */
+  list(query: WebhookAdminFilterQuery): Promise<WebhookEventSummary[]> {
+    return this.admin.list(filterOf(query, 'list'));
   }
 
-  async show(id: string) {
+  async show(
+    id: string,
+  ): Promise<{ event: WebhookAdminEventView; handlerRuns: readonly WebhookHandlerRunEntity[] }> {
     const details = await this.admin.show(parseEventId(id));
     if (!details) {
       throw new WebhookAdminRequestError(404, `No stored event ${id}`);
     }
-    return details;
+    return { event: eventView(details.event), handlerRuns: details.handlerRuns };
   }
 
   async redeliver(id: string): Promise<{ redelivered: string }> {
@@ -138,7 +137,7 @@ export class WebhookAdminRequests {
   }
 
   replay(query: WebhookAdminFilterQuery) {
-    return this.admin.replay(parseFilter(query));
+    return this.admin.replay(filterOf(query, 'replay'));
   }
 
   stats() {

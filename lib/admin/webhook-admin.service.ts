@@ -1,22 +1,23 @@
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxSignal } from '../store/inbox-signal';
 import {
   InboxQueries,
   WebhookEventDetails,
   WebhookEventFilter,
+  WebhookEventSummary,
   WebhookInboxStats,
 } from '../store/ports/inbox-queries.interface';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { SafeLogger } from '../observability/safe-logger';
+import { MAX_LIST_LIMIT } from './event-filter-rules';
 
 export type {
   WebhookEventDetails,
   WebhookEventFilter,
+  WebhookEventSummary,
   WebhookInboxStats,
 } from '../store/ports/inbox-queries.interface';
 
 const DEFAULT_LIST_LIMIT = 100;
-const MAX_LIST_LIMIT = 1000;
 const REPLAY_BATCH = 500;
 const PURGE_BATCH = 500;
 /** Statuses purge may delete: settled events only, never anything still to run. */
@@ -69,8 +70,8 @@ export class WebhookAdmin {
     private readonly signal: InboxSignal,
   ) {}
 
-  /** Stored events matching `options`, newest first. */
-  async list(options: WebhookEventListOptions = {}): Promise<WebhookEventEntity[]> {
+  /** Summaries of the stored events matching `options`, newest first: no body, no headers. */
+  async list(options: WebhookEventListOptions = {}): Promise<WebhookEventSummary[]> {
     const limit = options.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT} (got ${limit})`);

@@ -28,6 +28,18 @@ describe('parseTime', () => {
   );
 });
 
+describe('parseTime outside 1970..9999', () => {
+  it.each(['99999999d', '30000d', '1969-12-31T23:59:59Z', '10000-01-01'])(
+    'refuses %j naming the range',
+    (text) => {
+      expect(() => parseTime('events list', '--since', text, NOW)).toThrow(CliUsageError);
+      expect(() => parseTime('events list', '--since', text, NOW)).toThrow(
+        /--since must (be a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z|be an age)/,
+      );
+    },
+  );
+});
+
 describe('parseCommand', () => {
   const options = { limit: { type: 'string' as const }, force: { type: 'boolean' as const } };
 

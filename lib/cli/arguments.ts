@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { checkFilterTime, WebhookFilterError } from '../admin/event-filter-rules';
 import { CliUsageError } from './cli-errors';
 
 /** One option of a command, as `node:util` `parseArgs` takes it. */
@@ -120,20 +121,20 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 /**
  * A point in time given as an age (`30d`, `12h`, `15m`; a bare number is days) before `now`,
- * or as an ISO 8601 time.
- * @throws CliUsageError naming the option and both accepted forms.
+ * or as an ISO 8601 time, from 1970 to 9999.
+ * @throws CliUsageError naming the option and both accepted forms, or the range.
  * @example parseTime('events list', '--since', '24h', now) // now minus 24 hours
  */
 export function parseTime(command: string, option: string, text: string, now: Date): Date {
   const trimmed = text.trim();
   const age = AGE.exec(trimmed);
   if (age) {
-    return new Date(now.getTime() - Number(age[1]) * UNIT_MS[age[2] ?? 'd']);
+    return inRange(command, option, text, now.getTime() - Number(age[1]) * UNIT_MS[age[2] ?? 'd']);
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(trimmed)) {
     const time = new Date(trimmed);
     if (!Number.isNaN(time.getTime())) {
-      return time;
+      return inRange(command, option, text, time.getTime());
     }
   }
   throw new CliUsageError(
@@ -141,6 +142,15 @@ export function parseTime(command: string, option: string, text: string, now: Da
       `time such as 2025-01-31T12:00:00Z (got "${text}")`,
     command,
   );
+}
+
+/** The time `ms`, refused as a usage error when it lies outside 1970..9999. */
+function inRange(command: string, option: string, text: string, ms: number): Date {
+  try {
+    return checkFilterTime(option, new Date(ms), text);
+  } catch (error) {
+    throw error instanceof WebhookFilterError ? new CliUsageError(error.message, command) : error;
+  }
 }
 
 /**

@@ -1,17 +1,12 @@
+import { checkTimeOrder, EVENT_STATUSES, WebhookFilterError } from '../admin/event-filter-rules';
 import type { WebhookEventFilter } from '../admin/webhook-admin.service';
 import { WebhookEventStatus } from '../store/webhook-event-status';
+import { CliUsageError } from './cli-errors';
 import type { InboxQueries } from '../store/ports/inbox-queries.interface';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
 
 /** Every status an event can have. */
-export const ALL_STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
+export const ALL_STATUSES: readonly WebhookEventStatus[] = EVENT_STATUSES;
 
 /** The filter options `events list` and `events replay` share. */
 export const FILTER_OPTIONS: OptionSpecs = {
@@ -35,7 +30,7 @@ export const FILTER_HELP = `  --endpoint <name>      endpoint name
 /**
  * The event filter given on the command line.
  * @param statuses the statuses `--status` may name.
- * @throws CliUsageError on an invalid time or status.
+ * @throws CliUsageError on an invalid time or status, or a `--since` not before `--until`.
  */
 export function eventFilter(
   command: string,
@@ -47,7 +42,7 @@ export function eventFilter(
   const status = stringOption(parsed, 'status');
   const since = stringOption(parsed, 'since');
   const until = stringOption(parsed, 'until');
-  return {
+  const filter: WebhookEventFilter = {
     endpoint: stringOption(parsed, 'endpoint'),
     status:
       status === undefined ? defaultStatuses : parseStatuses(command, '--status', status, statuses),
@@ -57,6 +52,12 @@ export function eventFilter(
     since: since === undefined ? undefined : parseTime(command, '--since', since, now),
     until: until === undefined ? undefined : parseTime(command, '--until', until, now),
   };
+  try {
+    checkTimeOrder(filter, { since: '--since', until: '--until' });
+  } catch (error) {
+    throw error instanceof WebhookFilterError ? new CliUsageError(error.message, command) : error;
+  }
+  return filter;
 }
 
 /** The provider kinds of the stored events (of one endpoint, when given). */

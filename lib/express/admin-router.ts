@@ -7,6 +7,9 @@ import {
   WebhookAdminSettleBody,
 } from '../admin/webhook-admin.requests';
 import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { refuseAdminWrite } from '../admin/admin-write-check';
+import { AUTHORIZE_THREW } from '../admin/webhook-admin.messages';
+import { SafeLogger } from '../observability/safe-logger';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { RequestHandler } from './delivery-handler';
 import { ADMIN_BODY_INVALID, ADMIN_FORBIDDEN, ADMIN_NEEDS_AUTHORIZE } from './express.messages';
@@ -16,9 +19,11 @@ import { readRequestBody, RouterRequest } from './request-body';
 /** Who may use the admin routes. */
 export interface WebhookAdminRouterOptions {
   /**
-   * Decides whether a request may use the admin routes, e.g. by checking your session or an
-   * admin token; a request it refuses (false, or a thrown error) gets 403. Required: the
-   * routes replay and settle payment events.
+   * Decides whether a request may use the admin routes, e.g. by checking an admin token header
+   * or your session; a request it refuses (false, or a thrown error, which is logged by name
+   * and message) gets 403. Required: the routes replay and settle payment events. The POST
+   * routes also take `Content-Type: application/json` only and refuse cross-site requests, so
+   * a session cookie cannot be used by another site's form.
    */
   authorize: (request: RouterRequest) => boolean | Promise<boolean>;
 }
@@ -69,13 +74,14 @@ export function adminRouter(
     throw new WebhookConfigurationError(ADMIN_NEEDS_AUTHORIZE);
   }
   const requests = new WebhookAdminRequests(admin);
+  const logger = new SafeLogger('WebhookAdmin');
   return (request, response, next) => {
     const route = routeOf(request.method, (request.url ?? '').split('?')[0]);
     if (!route) {
       next();
       return;
     }
-    serve(options, requests, route, request)
+    serve(options, requests, route, request, logger)
       .then(([status, body]) => writeJson(response, status, body))
       .catch(next);
   };
@@ -86,12 +92,23 @@ async function serve(
   requests: WebhookAdminRequests,
   route: Route,
   request: RouterRequest,
+  logger: SafeLogger,
 ): Promise<[number, unknown]> {
   const allowed = await Promise.resolve()
     .then(() => options.authorize(request))
-    .catch(() => false);
+    .catch((error: unknown) => {
+      // NOTE: the error's name and message only: its stack or properties may hold the request.
+      const { name, message } =
+        error instanceof Error ? error : { name: typeof error, message: String(error) };
+      logger.warn(AUTHORIZE_THREW(name, message));
+      return false;
+    });
   if (allowed !== true) {
     return [403, errorBody(403, ADMIN_FORBIDDEN)];
+  }
+  const refused = request.method === 'POST' ? refuseAdminWrite(request.headers) : undefined;
+  if (refused) {
+    return [refused.status, errorBody(refused.status, refused.message)];
   }
   try {
     return [200, await route(requests, request)];
@@ -103,10 +120,17 @@ async function serve(
   }
 }
 
+/** The query string, a repeated key as the list of its values (as Express's parser gives it). */
 function queryOf(request: RouterRequest): WebhookAdminFilterQuery {
   const url = request.url ?? '';
   const params = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-  return Object.fromEntries(params) as WebhookAdminFilterQuery;
+  // NOTE: no prototype, so a `__proto__` key is kept as a key (and refused as unknown).
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
+  return query;
 }
 
 /** The settle body: parsed already by `express.json()`, or read and parsed here. */

@@ -79,6 +79,7 @@ export type { WebhookAdmin } from '../admin/webhook-admin.service';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,
+  WebhookEventSummary,
   WebhookReplayReport,
   WebhookInboxStats,
 } from '../admin/webhook-admin.service';

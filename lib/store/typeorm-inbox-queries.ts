@@ -12,6 +12,7 @@ import type {
   SettledEventSelection,
   WebhookEventDetails,
   WebhookEventFilter,
+  WebhookEventSummary,
   WebhookInboxStats,
 } from './ports/inbox-queries.interface';
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
@@ -24,6 +25,34 @@ import { WebhookEventStatus } from './webhook-event-status';
  */
 const REPLAYABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead', 'retrying'];
 
+/** The columns a list reads: every one but the payload. */
+const SUMMARY_COLUMNS: readonly string[] = Object.keys({
+  id: true,
+  endpoint: true,
+  provider: true,
+  eventId: true,
+  type: true,
+  nativeType: true,
+  paymentRef: true,
+  merchantRef: true,
+  amount: true,
+  currency: true,
+  paymentStatus: true,
+  occurredAt: true,
+  receivedAt: true,
+  bodySha256: true,
+  status: true,
+  attempts: true,
+  nextAttemptAt: true,
+  lockedBy: true,
+  lockedUntil: true,
+  lastError: true,
+  processedAt: true,
+  deliveryCount: true,
+  outcome: true,
+  providerStatus: true,
+} satisfies Record<keyof WebhookEventSummary, true>).map((property) => `e.${property}`);
+
 /** Longest last error kept on an event. */
 const MAX_ERROR_LENGTH = 2000;
 
@@ -31,9 +60,10 @@ const MAX_ERROR_LENGTH = 2000;
 export class TypeOrmInboxQueries implements InboxQueries {
   constructor(private readonly connection: StoreConnection) {}
 
-  list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventEntity[]> {
+  list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventSummary[]> {
     return this.connection.transaction((manager) =>
       filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter)
+        .select([...SUMMARY_COLUMNS])
         .orderBy('e.received_at', 'DESC')
         .addOrderBy('e.id', 'DESC')
         .limit(limit)

@@ -1,7 +1,7 @@
 import type { WebhookEventDetails } from '../../admin/webhook-admin.service';
 import { dedupFloorFor } from '../../retention/provider-retry-horizons';
 import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../retention/retention.messages';
-import { WebhookEventEntity } from '../../store/entities/webhook-event.entity';
+import type { WebhookEventSummary } from '../../store/ports/inbox-queries.interface';
 import { WebhookEventStatus } from '../../store/webhook-event-status';
 import {
   DATABASE_OPTIONS,
@@ -46,7 +46,7 @@ export async function withInbox<T>(
 }
 
 /** An event without its payload, as `events list --json` prints it. */
-export function eventSummary(event: WebhookEventEntity) {
+export function eventSummary(event: WebhookEventSummary) {
   return {
     id: event.id,
     endpoint: event.endpoint,

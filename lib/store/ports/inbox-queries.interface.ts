@@ -20,6 +20,12 @@ export interface WebhookEventFilter {
   until?: Date;
 }
 
+/**
+ * A stored event without its payload (`rawBody`, `headers`), as lists return it: a list never
+ * reads bodies from the database.
+ */
+export type WebhookEventSummary = Omit<WebhookEventEntity, 'rawBody' | 'headers'>;
+
 /** One stored event with what happened to it. */
 export interface WebhookEventDetails {
   /** The inbox row. */
@@ -85,8 +91,8 @@ export interface PaymentEventTime {
  * Values too long for their column are looked for in the form they were stored in.
  */
 export interface InboxQueries {
-  /** Events matching `filter`, newest first, at most `limit`. */
-  list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventEntity[]>;
+  /** Summaries of the events matching `filter`, newest first, at most `limit`; no payloads. */
+  list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventSummary[]>;
   /** How many events match `filter`. */
   count(filter: WebhookEventFilter): Promise<number>;
   /** One event by inbox id with its handler runs (oldest first); null when there is none. */
