@@ -74,7 +74,10 @@ export class WebhooksEngine {
     readonly store: TypeOrmWebhookStore,
     config: WebhooksEngineConfig,
   ) {
-    this.registry = new WebhookHandlerRegistry(options.endpoints.keys());
+    this.registry = new WebhookHandlerRegistry(
+      options.endpoints.keys(),
+      [...options.endpoints.values()].map((endpoint) => endpoint.provider.kind),
+    );
     this.ingress = new WebhookIngress(options, store, this.registry, this.signal, this.telemetry);
     const logger = new SafeLogger('WebhookDispatcher');
     const processor = new WebhookEventProcessor(

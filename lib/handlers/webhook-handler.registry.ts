@@ -6,7 +6,8 @@ import {
   UNKNOWN_FUNCTION_HANDLER_ENDPOINT,
   UNKNOWN_HANDLER_ENDPOINT,
 } from '../webhooks.messages';
-import { PaymentEventPattern } from './payment-event-pattern';
+import { UNKNOWN_HANDLER_PATTERN } from './handlers.messages';
+import { PaymentEventPattern, patternProblem } from './payment-event-pattern';
 
 /** A handler the dispatcher runs: a discovered method or a registered function. */
 export interface RegisteredWebhookHandler {
@@ -45,19 +46,34 @@ export interface HandlerMatchInput {
 export class WebhookHandlerRegistry {
   private readonly handlers = new Map<string, RegisteredWebhookHandler>();
   private readonly endpointNames?: ReadonlySet<string>;
+  private readonly kinds?: ReadonlySet<string>;
 
   /**
    * @param endpointNames the configured endpoints; a handler limited to another one is refused.
    *   Without them, any endpoint name is taken.
+   * @param kinds the configured endpoints' kinds; a native pattern of another kind is refused.
+   *   Without them, any kind is taken.
    */
-  constructor(endpointNames?: Iterable<string>) {
+  constructor(endpointNames?: Iterable<string>, kinds?: Iterable<string>) {
     this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
+    this.kinds = kinds === undefined ? undefined : new Set(kinds);
   }
 
-  /** Adds a handler; throws when its key is taken or it names an endpoint that is not configured. */
+  /**
+   * Adds a handler; throws when its key is taken, it names an endpoint that is not configured,
+   * or one of its patterns can match no event (see `PaymentEventPattern`).
+   */
   add(handler: RegisteredWebhookHandler): void {
     if (this.handlers.has(handler.key)) {
       throw new WebhookConfigurationError(AMBIGUOUS_HANDLER(handler.key));
+    }
+    for (const pattern of handler.patterns) {
+      const problem = patternProblem(pattern, this.kinds);
+      if (problem !== undefined) {
+        throw new WebhookConfigurationError(
+          UNKNOWN_HANDLER_PATTERN(handler.key, String(pattern), problem),
+        );
+      }
     }
     for (const name of handler.endpoints ?? []) {
       if (this.endpointNames && !this.endpointNames.has(name)) {
