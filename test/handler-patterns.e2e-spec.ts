@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  hmacEndpoint,
   OnPaymentEvent,
   PaymentEventPattern,
   stripeEndpoint,
@@ -34,6 +35,13 @@ class WildcardHandlers {
   async paid(): Promise<void> {}
 }
 
+/** A provider of this package the app has no endpoint for: shared handler code stays valid. */
+@Injectable()
+class UnconfiguredKindHandlers {
+  @OnPaymentEvent(['sber:deposited', 'github:push'])
+  async deposited(): Promise<void> {}
+}
+
 @Injectable()
 class MistypedKindHandlers {
   @OnPaymentEvent('strpe:charge.refunded')
@@ -60,8 +68,32 @@ it('refuses a native type of a kind no endpoint has, naming the closest kind', a
     webhooks: { endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] },
   });
   expect((await startupError(started)).message).toMatch(
-    /no configured endpoint is of kind "strpe" \(the kinds are "stripe"\); the closest is "stripe"/,
+    /"strpe" is neither the kind of a configured endpoint nor a provider of this package; the closest is "stripe"/,
   );
+});
+
+it('takes a native type of a provider of this package without an endpoint here, not an unknown kind', async () => {
+  const unknownKind = startTestApp({
+    platform: 'express',
+    database: 'sqlite',
+    handlers: [UnconfiguredKindHandlers],
+    webhooks: { endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] },
+  });
+  expect((await startupError(unknownKind)).message).toContain(
+    'subscribes to "github:push", which no event can carry: "github" is neither',
+  );
+  const app = await startTestApp({
+    platform: 'express',
+    database: 'sqlite',
+    handlers: [UnconfiguredKindHandlers],
+    webhooks: {
+      endpoints: [
+        stripeEndpoint({ name: 'stripe', secret: SECRET }),
+        hmacEndpoint({ name: 'hooks', kind: 'github', secret: SECRET }),
+      ],
+    },
+  });
+  await app.close();
 });
 
 it('refuses a function handler on the Express router with a mistyped type', async () => {

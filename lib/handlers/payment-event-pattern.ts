@@ -45,7 +45,7 @@ function didYouMean(value: string, candidates: readonly string[]): string {
 
 /**
  * Why `pattern` can never match an event, or undefined when it can.
- * @param kinds the kinds of the configured endpoints; without them any kind is taken.
+ * @param kinds the kinds events can come from; without them any kind is taken.
  */
 export function patternProblem(pattern: unknown, kinds?: ReadonlySet<string>): string | undefined {
   if (typeof pattern !== 'string' || pattern === '') return 'a pattern is a non-empty string';
@@ -65,11 +65,9 @@ export function patternProblem(pattern: unknown, kinds?: ReadonlySet<string>): s
   const kind = pattern.slice(0, colon);
   if (pattern.length === colon + 1) return `the native type after "${kind}:" is empty`;
   if (kinds !== undefined && !kinds.has(kind)) {
-    const configured = [...kinds];
     return (
-      `no configured endpoint is of kind "${kind}" (the kinds are ` +
-      `${configured.map((k) => JSON.stringify(k)).join(', ') || 'none'})` +
-      didYouMean(kind, configured)
+      `"${kind}" is neither the kind of a configured endpoint nor a provider of this package` +
+      didYouMean(kind, [...kinds])
     );
   }
   return undefined;

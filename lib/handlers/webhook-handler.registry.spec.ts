@@ -117,8 +117,8 @@ describe('WebhookHandlerRegistry', () => {
       ['payment.succeded', 'it is not a normalized type; the closest is "payment.succeeded"'],
       ['Payment.Succeeded', 'the closest is "payment.succeeded"'],
       [
-        'paypal:PAYMENT.CAPTURE.COMPLETED',
-        'no configured endpoint is of kind "paypal" (the kinds are "stripe", "github")',
+        'strpe:charge.refunded',
+        '"strpe" is neither the kind of a configured endpoint nor a provider of this package',
       ],
       ['gihtub:push', 'the closest is "github"'],
       ['stripe:', 'the native type after "stripe:" is empty'],

@@ -51,8 +51,8 @@ export class WebhookHandlerRegistry {
   /**
    * @param endpointNames the configured endpoints; a handler limited to another one is refused.
    *   Without them, any endpoint name is taken.
-   * @param kinds the configured endpoints' kinds; a native pattern of another kind is refused.
-   *   Without them, any kind is taken.
+   * @param kinds the kinds events can come from (the configured endpoints' and the package's
+   *   providers'); a native pattern of another kind is refused. Without them, any kind is taken.
    */
   constructor(endpointNames?: Iterable<string>, kinds?: Iterable<string>) {
     this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
