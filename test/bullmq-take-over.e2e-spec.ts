@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { stripeEndpoint } from 'nestjs-payment-webhooks/express';
+import { stripeEndpoint, WebhooksRouterLogger } from 'nestjs-payment-webhooks/express';
 import { bullmqTransport, BullmqTransportOptions } from 'nestjs-payment-webhooks/bullmq';
 import { post } from './support/http';
 import { dropRedisPrefix, redisPrefix, redisUrl } from './support/redis';
@@ -8,15 +8,16 @@ import { signedStripeEvent } from './support/stripe-event';
 import { eventually, HandlerControl, TestEffect } from './support/test-app';
 
 /**
- * A second job for an event a live worker is running (an operator's copy, a redelivery) finds
- * the event held and runs nothing: the handler does not start a second time, the first worker
- * keeps the event, and one effect is applied. PostgreSQL inbox, real Redis.
+ * Jobs that reach the queue besides the relay's: a second job for an event a live worker is
+ * running (an operator's copy, a redelivery) finds the event held and runs nothing, and a forged
+ * job of any size is refused in a log line of bounded length.
  */
 
 const SECRET = 'whsec_bullmq_take_over';
 const QUEUE = 'payment-webhooks';
 /** How long the first worker's handler runs: long enough to send the copy in the meantime. */
 const HANDLER_MS = 4000;
+const MEGABYTE = 1 << 20;
 
 function connection() {
   const url = new URL(redisUrl());
@@ -29,17 +30,19 @@ interface Row {
   locked_by: string | null;
 }
 
-describe('a job for an event a live worker holds', () => {
-  const prefix = redisPrefix();
+describe('BullMQ jobs the relay did not hand out (PostgreSQL, real Redis)', () => {
   const apps: RouterTestApp[] = [];
+  let prefix: string;
   let queue: Queue;
 
-  beforeAll(() => {
+  // NOTE: a queue of each case's own, so no worker of another case takes its jobs.
+  beforeEach(() => {
+    prefix = redisPrefix();
     queue = new Queue(QUEUE, { connection: connection(), prefix });
     queue.on('error', () => undefined);
   });
-  afterAll(async () => {
-    for (const app of apps.reverse()) await app.close();
+  afterEach(async () => {
+    for (const app of apps.splice(0).reverse()) await app.close();
     await queue.close();
     await dropRedisPrefix(redisUrl(), prefix);
   });
@@ -48,6 +51,7 @@ describe('a job for an event a live worker holds', () => {
     transport: Partial<BullmqTransportOptions>,
     control = new HandlerControl(),
     databaseUrl?: string,
+    logger?: WebhooksRouterLogger,
   ): Promise<RouterTestApp> {
     const started = await startRouterApp({
       database: 'postgres',
@@ -59,13 +63,14 @@ describe('a job for an event a live worker holds', () => {
           pollIntervalMs: 100,
           transport: bullmqTransport({ connection: connection(), prefix, ...transport }),
         },
+        ...(logger ? { logger } : {}),
       },
     });
     apps.push(started);
     return started;
   }
 
-  it('runs nothing: one handler run, the first worker keeps the event, one effect', async () => {
+  it('a copy of the job of an event a live worker runs takes nothing: one handler run, the first worker keeps the event, one effect', async () => {
     const relay = await app({ worker: false });
     const event = signedStripeEvent(SECRET);
     expect((await post(`${relay.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
@@ -104,5 +109,41 @@ describe('a job for an event a live worker holds', () => {
     expect(first.calls).toHaveLength(1);
     expect(second.calls).toEqual([]);
     expect(await relay.dataSource.getRepository(TestEffect).countBy({ eventId: event.id })).toBe(1);
+  });
+
+  it('logs a forged job with a 1 MB id and data in a bounded line, and keeps working', async () => {
+    const lines: string[] = [];
+    const record = (message: unknown) => lines.push(String(message));
+    const worker = await app({}, new HandlerControl(), undefined, {
+      log: () => undefined,
+      warn: record,
+      error: record,
+    });
+    const forgedId = `forged-${'9'.repeat(MEGABYTE)}`;
+    await queue.add(
+      'payment-webhook',
+      { event: 'e'.repeat(MEGABYTE), attempt: 1 },
+      { jobId: forgedId },
+    );
+    await eventually(async () => (await queue.getJobState(forgedId)) === 'failed');
+    await eventually(() => lines.some((line) => line.includes('is not a webhook job')));
+
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(2_000);
+    const [logged] = lines.filter((line) => line.includes('is not a webhook job'));
+    expect(logged).toContain(`Job forged-999`);
+    expect(logged).toContain(`(${forgedId.length} characters)`);
+    expect(logged).toContain(
+      `(${JSON.stringify({ event: 'e'.repeat(MEGABYTE), attempt: 1 }).length} characters)`,
+    );
+    expect((await queue.getJob(forgedId))!.failedReason.length).toBeLessThan(2_000);
+
+    const event = signedStripeEvent(SECRET);
+    expect((await post(`${worker.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
+      200,
+    );
+    await eventually(
+      async () =>
+        (await worker.dataSource.getRepository(TestEffect).countBy({ eventId: event.id })) === 1,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { safeJson, safeLogValue, safeText } from './safe-text';
+import { safeJson, safeLogValue, safeText, shortText } from './safe-text';
 
 describe('safeText', () => {
   it.each([
@@ -106,5 +106,21 @@ describe('safeLogValue', () => {
     expect(safeLogValue(new TypeError('bad\n4111111111111111'))).toBe(
       'TypeError: bad\\n411111******1111',
     );
+  });
+});
+
+describe('shortText', () => {
+  it('keeps a short value whole, made safe', () => {
+    expect(shortText('job\n1')).toBe('job\\n1');
+  });
+
+  it('cuts a long value and says how long it was', () => {
+    const text = shortText(`j${'x'.repeat(1 << 20)}`);
+    expect(text).toBe(`j${'x'.repeat(199)}… (${(1 << 20) + 1} characters)`);
+  });
+
+  it('masks a card number before cutting, so none is half shown', () => {
+    const text = shortText(`${'a'.repeat(190)}4242424242424242`);
+    expect(text).toBe(`${'a'.repeat(190)}424242****… (206 characters)`);
   });
 });

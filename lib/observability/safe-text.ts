@@ -62,6 +62,21 @@ export function safeText(value: unknown, options: SafeTextOptions = {}): string 
   return redact(text).replace(options.keepLineFeeds ? UNSAFE_BUT_LINE_FEED : UNSAFE, visible);
 }
 
+/** Longest untrusted value `shortText()` shows. */
+const MAX_SHORT_TEXT = 200;
+
+/**
+ * `value` made safe as `safeText()` makes it, cut to `max` characters with its length said, for
+ * values from outside that may be of any size (a queue job's id or data) in one log line.
+ * NOTE: masked before it is cut, so a card number across the cut is never half shown.
+ * @example shortText('x'.repeat(5000), 3) // 'xxx… (5000 characters)'
+ */
+export function shortText(value: unknown, max = MAX_SHORT_TEXT): string {
+  const text = typeof value === 'string' ? value : String(value);
+  const safe = safeText(text);
+  return safe.length <= max ? safe : `${safe.slice(0, max)}… (${text.length} characters)`;
+}
+
 /**
  * `value` as JSON that is safe in a terminal: every string masked as `safeText()` masks it, and
  * the characters `JSON.stringify` leaves raw written as `\u` escapes, so whoever parses the JSON
