@@ -392,11 +392,9 @@ export class HmacWebhookProvider implements WebhookProvider {
       `${this.kind} webhook`,
     );
     const nativeType = toIdentifier(fields.type) ?? 'unknown';
-    // NOTE: a type from a header the signature does not cover stays native, so a resent body
-    // cannot be relabelled payment.succeeded and run the payment handlers.
-    const normalized =
-      isPaymentEventType(nativeType) &&
-      (typeHeader === undefined || this.isSigned(this.typeHeader as string));
+    // NOTE: a type from the header stays native: the signature never covers it (the one signed
+    // header holds Unix seconds), so a resent body cannot be relabelled payment.succeeded.
+    const normalized = typeHeader === undefined && isPaymentEventType(nativeType);
     const occurredAt = readPath(body, this.occurredAtPath);
     const amount = readPath(body, this.amountPath);
     const status = readPath(body, this.statusPath);
