@@ -21,7 +21,10 @@ export interface RegisteredWebhookHandler {
 
 /** A handler given as a function, for apps that register handlers without decorators. */
 export interface WebhookHandlerDefinition {
-  /** The event types it runs for: normalized, `'<kind>:<native>'`, or `'*'`. */
+  /**
+   * The event types it runs for: normalized, `'<kind>:<native>'`, or `'*'` alone for every
+   * event; anything else (`'payment.*'`, a misspelt type) is refused at startup.
+   */
   readonly on: PaymentEventPattern | readonly PaymentEventPattern[];
   /** Stable key recorded in the handler ledger. Change it and the handler counts as new. */
   readonly name: string;
