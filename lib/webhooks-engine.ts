@@ -6,6 +6,7 @@ import { OpenWebhookTransport } from './dispatch/webhook-transport';
 import { systemClock } from './dispatch/clock';
 import { sqlDialectOf } from './store/sql-dialect';
 import { WebhookHandlerRegistry } from './handlers/webhook-handler.registry';
+import { PROVIDER_DESCRIPTORS } from './providers/descriptors';
 import { WebhookDelivery } from './ingress/webhook-ingress.service';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
 import { IngressAnswer } from './ingress/ingress-answer';
@@ -74,7 +75,10 @@ export class WebhooksEngine {
     readonly store: TypeOrmWebhookStore,
     config: WebhooksEngineConfig,
   ) {
-    this.registry = new WebhookHandlerRegistry(options.endpoints.keys());
+    this.registry = new WebhookHandlerRegistry(options.endpoints.keys(), [
+      ...[...options.endpoints.values()].map((endpoint) => endpoint.provider.kind),
+      ...PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind),
+    ]);
     this.ingress = new WebhookIngress(options, store, this.registry, this.signal, this.telemetry);
     const logger = new SafeLogger('WebhookDispatcher');
     const processor = new WebhookEventProcessor(

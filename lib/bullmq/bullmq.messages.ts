@@ -1,3 +1,5 @@
+import { shortText } from '../observability/safe-text';
+
 /** Error texts of the BullMQ transport. Each one says what went wrong and how to fix it. */
 
 export const BULLMQ_MISSING =
@@ -34,6 +36,7 @@ export const PROCESS_WITH_DISPATCH_OFF = (queue: string) =>
   'dispatch on. The event stays in the inbox and its job is added again.';
 
 export const INVALID_JOB = (id: string | undefined, data: unknown) =>
-  `BullMQ job ${id ?? '(no id)'} is not a webhook job: its data must be { event: <inbox id>, ` +
-  `attempt: <positive integer> }, got ${JSON.stringify(data)}. Only the relay of ` +
-  'nestjs-payment-webhooks should add jobs to this queue.';
+  `BullMQ job ${id === undefined ? '(no id)' : shortText(id)} is not a webhook job: its data ` +
+  'must be { event: <inbox id>, attempt: <positive integer> }, got ' +
+  `${shortText(JSON.stringify(data))}. Only the relay of nestjs-payment-webhooks should add ` +
+  'jobs to this queue.';

@@ -1,6 +1,7 @@
 import type { ConnectionOptions, JobsOptions, Queue, Worker } from 'bullmq';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { describeError } from '../dispatch/handler-failure';
+import { shortText } from '../observability/safe-text';
 import {
   OpenWebhookTransport,
   WebhookQueueCounts,
@@ -331,7 +332,8 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     worker.on('error', this.onRedisError);
     worker.on('failed', (job, error) => {
       this.context.logger.warn(
-        `Job ${job?.id ?? '(unknown)'} of queue "${this.queueName}" failed; its event stays in ` +
+        `Job ${job?.id === undefined ? '(unknown)' : shortText(job.id)} of queue ` +
+          `"${this.queueName}" failed; its event stays in ` +
           `the inbox and runs again: ${describeError(error)}`,
       );
     });

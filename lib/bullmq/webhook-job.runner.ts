@@ -5,6 +5,7 @@ import { DispatchLogger } from '../dispatch/dispatch-logger';
 import { describeError } from '../dispatch/handler-failure';
 import { EventLease } from '../dispatch/webhook-event.processor';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
+import { shortText } from '../observability/safe-text';
 import { InboxWorker } from '../store/ports';
 import { webhookJobData, WebhookJobLike } from './webhook-job';
 
@@ -110,7 +111,8 @@ export class WebhookJobRunner {
     );
     if (!event) {
       this.logger.debug(
-        `Job ${job.id ?? id}: event ${id} is not at attempt ${attempt} to run; nothing to do`,
+        `Job ${shortText(job.id ?? id)}: event ${id} is not at attempt ${attempt} to run; ` +
+          'nothing to do',
       );
       return 'stale';
     }

@@ -26,9 +26,24 @@ describe('webhook jobs', () => {
     ['attempt 0', { event: 'e1', attempt: 0 }],
     ['a fractional attempt', { event: 'e1', attempt: 1.5 }],
     ['an attempt as text', { event: 'e1', attempt: '1' }],
+    ['an event longer than an inbox id', { event: 'e'.repeat(37), attempt: 1 }],
   ])('refuses a job with %s, naming what a webhook job carries', (_, data) => {
     expect(() => webhookJobData({ id: 'j-1', data, timestamp: 0 })).toThrow(
       /BullMQ job j-1 is not a webhook job: its data must be \{ event: <inbox id>, attempt: <positive integer> \}/,
     );
+  });
+
+  it('names a forged job of any size in a bounded message', () => {
+    const id = 'j'.repeat(1 << 20);
+    const data = { event: 'e'.repeat(1 << 20), attempt: 1 };
+    let message = '';
+    try {
+      webhookJobData({ id, data, timestamp: 0 });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.length).toBeLessThan(1_000);
+    expect(message).toContain(`BullMQ job ${'j'.repeat(200)}… (${id.length} characters)`);
+    expect(message).toContain(`(${JSON.stringify(data).length} characters)`);
   });
 });

@@ -1,5 +1,8 @@
 import { INVALID_JOB } from './bullmq.messages';
 
+/** Longest inbox id: the `webhook_events.id` column holds a UUID. */
+const MAX_INBOX_ID_LENGTH = 36;
+
 /** The name every webhook job is added under. */
 export const WEBHOOK_JOB_NAME = 'payment-webhook';
 
@@ -39,6 +42,7 @@ export function webhookJobData(job: WebhookJobLike): WebhookJobData {
     data === null ||
     typeof data.event !== 'string' ||
     data.event.length === 0 ||
+    data.event.length > MAX_INBOX_ID_LENGTH ||
     !Number.isSafeInteger(data.attempt) ||
     (data.attempt as number) < 1
   ) {

@@ -1,5 +1,7 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { PAYMENT_EVENT_TYPES } from '../core/payment-event-types';
+import { PaymentEventPattern } from './payment-event-pattern';
 import { HandlerMatchInput, WebhookHandlerRegistry } from './webhook-handler.registry';
 
 const paid: HandlerMatchInput = {
@@ -88,5 +90,65 @@ describe('WebhookHandlerRegistry', () => {
     expect(() =>
       registry.add({ key: 'Orders.paid', patterns: ['*'], invoke: async () => undefined }),
     ).toThrow(/Two @OnPaymentEvent handlers share the key "Orders.paid"/);
+  });
+
+  describe('patterns', () => {
+    const kinds = ['stripe', 'github'];
+    function refusal(on: string): string {
+      const registry = new WebhookHandlerRegistry(['stripe', 'hooks'], kinds);
+      try {
+        registry.register({ on: on as PaymentEventPattern, name: 'h', handle: () => undefined });
+      } catch (error) {
+        expect(error).toBeInstanceOf(WebhookConfigurationError);
+        expect(registry.has('h')).toBe(false);
+        return (error as Error).message;
+      }
+      throw new Error(`${on} was accepted`);
+    }
+
+    it.each([
+      [
+        'payment.*',
+        "wildcards other than '*' alone are not supported; list the types instead: 'payment.authorized'",
+      ],
+      ['refund.*', "list the types instead: 'refund.succeeded', 'refund.failed'"],
+      ['stripe:charge.*', "wildcards other than '*' alone are not supported"],
+      ['**', "wildcards other than '*' alone are not supported"],
+      ['payment.succeded', 'it is not a normalized type; the closest is "payment.succeeded"'],
+      ['Payment.Succeeded', 'the closest is "payment.succeeded"'],
+      [
+        'strpe:charge.refunded',
+        '"strpe" is neither the kind of a configured endpoint nor a provider of this package',
+      ],
+      ['gihtub:push', 'the closest is "github"'],
+      ['stripe:', 'the native type after "stripe:" is empty'],
+      ['', 'a pattern is a non-empty string'],
+    ])('refuses %p, naming why and the accepted forms', (on, why) => {
+      const message = refusal(on);
+      expect(message).toContain(`Handler "h" subscribes to ${JSON.stringify(on)}`);
+      expect(message).toContain(why);
+      expect(message).toContain("'<kind>:<native type>' for the kind of a configured endpoint");
+    });
+
+    it('accepts every normalized type, native types of configured kinds and "*" alone', () => {
+      const registry = new WebhookHandlerRegistry(['stripe', 'hooks'], kinds);
+      registry.add({
+        key: 'all',
+        patterns: [...PAYMENT_EVENT_TYPES, 'stripe:charge.captured', 'github:push', '*'],
+        invoke: async () => undefined,
+      });
+      expect(registry.match(paid).map((h) => h.key)).toEqual(['all']);
+    });
+
+    it('refuses a decorated method with a wildcard pattern, under its key', () => {
+      const registry = new WebhookHandlerRegistry(['stripe'], ['stripe']);
+      expect(() =>
+        registry.add({
+          key: 'Orders.paid',
+          patterns: ['payment.*' as PaymentEventPattern],
+          invoke: async () => undefined,
+        }),
+      ).toThrow(/Handler "Orders.paid" subscribes to "payment.\*"/);
+    });
   });
 });

@@ -6,7 +6,8 @@ import {
   UNKNOWN_FUNCTION_HANDLER_ENDPOINT,
   UNKNOWN_HANDLER_ENDPOINT,
 } from '../webhooks.messages';
-import { PaymentEventPattern } from './payment-event-pattern';
+import { UNKNOWN_HANDLER_PATTERN } from './handlers.messages';
+import { PaymentEventPattern, patternProblem } from './payment-event-pattern';
 
 /** A handler the dispatcher runs: a discovered method or a registered function. */
 export interface RegisteredWebhookHandler {
@@ -20,7 +21,10 @@ export interface RegisteredWebhookHandler {
 
 /** A handler given as a function, for apps that register handlers without decorators. */
 export interface WebhookHandlerDefinition {
-  /** The event types it runs for: normalized, `'<kind>:<native>'`, or `'*'`. */
+  /**
+   * The event types it runs for: normalized, `'<kind>:<native>'`, or `'*'` alone for every
+   * event; anything else (`'payment.*'`, a misspelt type) is refused at startup.
+   */
   readonly on: PaymentEventPattern | readonly PaymentEventPattern[];
   /** Stable key recorded in the handler ledger. Change it and the handler counts as new. */
   readonly name: string;
@@ -45,19 +49,34 @@ export interface HandlerMatchInput {
 export class WebhookHandlerRegistry {
   private readonly handlers = new Map<string, RegisteredWebhookHandler>();
   private readonly endpointNames?: ReadonlySet<string>;
+  private readonly kinds?: ReadonlySet<string>;
 
   /**
    * @param endpointNames the configured endpoints; a handler limited to another one is refused.
    *   Without them, any endpoint name is taken.
+   * @param kinds the kinds events can come from (the configured endpoints' and the package's
+   *   providers'); a native pattern of another kind is refused. Without them, any kind is taken.
    */
-  constructor(endpointNames?: Iterable<string>) {
+  constructor(endpointNames?: Iterable<string>, kinds?: Iterable<string>) {
     this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
+    this.kinds = kinds === undefined ? undefined : new Set(kinds);
   }
 
-  /** Adds a handler; throws when its key is taken or it names an endpoint that is not configured. */
+  /**
+   * Adds a handler; throws when its key is taken, it names an endpoint that is not configured,
+   * or one of its patterns can match no event (see `PaymentEventPattern`).
+   */
   add(handler: RegisteredWebhookHandler): void {
     if (this.handlers.has(handler.key)) {
       throw new WebhookConfigurationError(AMBIGUOUS_HANDLER(handler.key));
+    }
+    for (const pattern of handler.patterns) {
+      const problem = patternProblem(pattern, this.kinds);
+      if (problem !== undefined) {
+        throw new WebhookConfigurationError(
+          UNKNOWN_HANDLER_PATTERN(handler.key, String(pattern), problem),
+        );
+      }
     }
     for (const name of handler.endpoints ?? []) {
       if (this.endpointNames && !this.endpointNames.has(name)) {

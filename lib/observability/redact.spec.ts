@@ -20,6 +20,39 @@ describe('redact', () => {
   });
 
   it.each([
+    ['4242\u200b4242\u200c4242\u200d4242', '424242******4242'],
+    ['pan=4242\u20604242\ufeff4242\u00ad4242', 'pan=424242******4242'],
+    ['4242\u200e4242\u202e42424242', '424242******4242'],
+    ['4242 \u200b4242 4242 4242', '424242******4242'],
+    [
+      '\uff14\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11',
+      '411111******1111',
+    ],
+    [
+      '\uff14\uff12\uff14\uff12\uff0d\uff14\uff12\uff14\uff12\uff0d\uff14\uff12\uff14\uff12\uff0d\uff14\uff12\uff14\uff12',
+      '424242******4242',
+    ],
+    [
+      '{"pan":"4242\u200b424242424242"} cvc=\u200b\uff11\uff12\uff13',
+      '{"pan":"424242******4242"} cvc=***',
+    ],
+    ['x\u200b 4242\u200b424242424242 \u200by', 'x\u200b 424242******4242 \u200by'],
+  ])(
+    'masks card numbers through invisible characters and full-width digits: %j',
+    (input, expected) => {
+      expect(redact(input)).toBe(expected);
+    },
+  );
+
+  it.each([
+    'order \uff11\uff12\uff13 failed \u200b',
+    'amount 4111\u200b111111111112',
+    'id 1234\u200b5678-1234-1232-1234-123456789012',
+  ])('leaves other text with invisible characters or full-width digits as it was: %j', (input) => {
+    expect(redact(input)).toBe(input);
+  });
+
+  it.each([
     'order 1234567890123 failed',
     'PaymentId 13660',
     'timestamp 1764400000000',

@@ -1,4 +1,4 @@
-import { safeJson, safeLogValue, safeText } from './safe-text';
+import { safeJson, safeLogValue, safeText, shortText } from './safe-text';
 
 describe('safeText', () => {
   it.each([
@@ -9,6 +9,11 @@ describe('safeText', () => {
     ['csi \u009b2J del \u007f', 'csi \\x9b2J del \\x7f'],
     ['bidi \u202eevil\u202c \u2066x\u2069', 'bidi \\u202eevil\\u202c \\u2066x\\u2069'],
     ['sep \u2028\u2029', 'sep \\u2028\\u2029'],
+    [
+      'zw \u200b\u200c\u200d wj \u2060 bom \ufeff shy \u00ad cgj \u034f',
+      'zw \\u200b\\u200c\\u200d wj \\u2060 bom \\ufeff shy \\xad cgj \\u034f',
+    ],
+    ['evt_1\u200b', 'evt_1\\u200b'],
     ['plain ümlaut ☕ text', 'plain ümlaut ☕ text'],
   ])('writes control characters visibly: %j', (input, expected) => {
     expect(safeText(input)).toBe(expected);
@@ -17,6 +22,37 @@ describe('safeText', () => {
   it('masks card numbers, also where an escape sequence touches them', () => {
     expect(safeText('\u00004111111111111111\u001b')).toBe('\\x00411111******1111\\x1b');
     expect(safeText('pan_5555555555554444\n')).toBe('pan_555555******4444\\n');
+  });
+
+  it.each([
+    ['4242 4242 4242 4242', '424242******4242'],
+    ['4242-4242-4242-4242', '424242******4242'],
+    ['amex 3782 822463 10005', 'amex 378282*****0005'],
+    ['4242\u200b424242424242', '424242******4242'],
+    ['card 4\u00ad2\u2060424242\ufeff42424242.', 'card 424242******4242.'],
+    [
+      '\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12',
+      '424242******4242',
+    ],
+    [
+      '\uff14\uff12\uff14\uff12\u3000\uff14\uff12\uff14\uff12\u3000\uff14\uff12\uff14\uff12\u3000\uff14\uff12\uff14\uff12',
+      '424242******4242',
+    ],
+    ['4242\u00a04242\u00a04242\u00a04242', '424242******4242'],
+    ['4242 \u200b4242 4242 4242', '424242******4242'],
+    ['cvv=\u200b123', 'cvv=***'],
+  ])(
+    'masks card numbers grouped, split by invisible characters or in full-width digits: %j',
+    (input, expected) => {
+      expect(safeText(input)).toBe(expected);
+    },
+  );
+
+  it('leaves the text around a masked number as it was, invisible characters escaped', () => {
+    expect(safeText('order \uff14\uff12 \u200bpan 4242\u200b424242424242 x\u200b')).toBe(
+      'order \uff14\uff12 \\u200bpan 424242******4242 x\\u200b',
+    );
+    expect(safeText('id 4242\u200b424242424241')).toBe('id 4242\\u200b424242424241');
   });
 
   it('keeps line feeds when asked, and nothing else', () => {
@@ -33,12 +69,16 @@ describe('safeText', () => {
 
 describe('safeJson', () => {
   it('masks strings and escapes what JSON leaves raw, so parsing gives the masked value', () => {
-    const value = { id: 'evt\u001b[31m\u009b\u202e', pan: 'x4111111111111111', n: 1 };
+    const value = {
+      id: 'evt\u001b[31m\u009b\u202e\u200b',
+      pan: 'x4111\u200b111111111111',
+      n: 1,
+    };
     const json = safeJson(value, 2);
     // eslint-disable-next-line no-control-regex -- looking for raw control characters
-    expect(json).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(json).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u200b]/);
     expect(JSON.parse(json)).toEqual({
-      id: 'evt\u001b[31m\u009b\u202e',
+      id: 'evt\u001b[31m\u009b\u202e\u200b',
       pan: 'x411111******1111',
       n: 1,
     });
@@ -66,5 +106,21 @@ describe('safeLogValue', () => {
     expect(safeLogValue(new TypeError('bad\n4111111111111111'))).toBe(
       'TypeError: bad\\n411111******1111',
     );
+  });
+});
+
+describe('shortText', () => {
+  it('keeps a short value whole, made safe', () => {
+    expect(shortText('job\n1')).toBe('job\\n1');
+  });
+
+  it('cuts a long value and says how long it was', () => {
+    const text = shortText(`j${'x'.repeat(1 << 20)}`);
+    expect(text).toBe(`j${'x'.repeat(199)}… (${(1 << 20) + 1} characters)`);
+  });
+
+  it('masks a card number before cutting, so none is half shown', () => {
+    const text = shortText(`${'a'.repeat(190)}4242424242424242`);
+    expect(text).toBe(`${'a'.repeat(190)}424242****… (206 characters)`);
   });
 });

@@ -1,19 +1,22 @@
+import { INVISIBLE_FORMAT_CHARACTERS } from './invisible-characters';
 import { redact } from './redact';
 
 /**
  * Characters a terminal or a log viewer acts on instead of showing: the C0 controls (line
  * breaks, ESC that starts an ANSI sequence, BEL, backspace), DEL, the C1 controls (0x9b is a
- * one-byte CSI on some terminals), the Unicode line and paragraph separators, and the
- * bidirectional marks and overrides that reorder what is shown.
+ * one-byte CSI on some terminals), the Unicode line and paragraph separators, the bidirectional
+ * marks and overrides that reorder what is shown, and the invisible format characters (a
+ * zero-width space, a soft hyphen, a byte order mark) that make two different values look alike.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const SHOWN_AS_ESCAPES = `\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069${INVISIBLE_FORMAT_CHARACTERS}`;
+const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${SHOWN_AS_ESCAPES}]`, 'g');
 /** The same without the line feed, for text shown as several lines. */
-const UNSAFE_BUT_LINE_FEED =
-  // eslint-disable-next-line no-control-regex -- as above
-  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_LINE_FEED = new RegExp(
+  `[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f${SHOWN_AS_ESCAPES}]`,
+  'g',
+);
 /** What `JSON.stringify` leaves raw of the above (it escapes the C0 controls itself). */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${SHOWN_AS_ESCAPES}]`, 'g');
 
 const NAMED_ESCAPES: ReadonlyMap<string, string> = new Map([
   ['\n', '\\n'],
@@ -57,6 +60,21 @@ export interface SafeTextOptions {
 export function safeText(value: unknown, options: SafeTextOptions = {}): string {
   const text = typeof value === 'string' ? value : String(value);
   return redact(text).replace(options.keepLineFeeds ? UNSAFE_BUT_LINE_FEED : UNSAFE, visible);
+}
+
+/** Longest untrusted value `shortText()` shows. */
+const MAX_SHORT_TEXT = 200;
+
+/**
+ * `value` made safe as `safeText()` makes it, cut to `max` characters with its length said, for
+ * values from outside that may be of any size (a queue job's id or data) in one log line.
+ * NOTE: masked before it is cut, so a card number across the cut is never half shown.
+ * @example shortText('x'.repeat(5000), 3) // 'xxx… (5000 characters)'
+ */
+export function shortText(value: unknown, max = MAX_SHORT_TEXT): string {
+  const text = typeof value === 'string' ? value : String(value);
+  const safe = safeText(text);
+  return safe.length <= max ? safe : `${safe.slice(0, max)}… (${text.length} characters)`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * `nestjs-payment-webhooks/payments`: the payment-state helpers a handler uses to move its own
- * rows (`definePaymentStates`, `paymentStateTarget`, `transition`, `applyPaymentEvent`).
+ * rows (`definePaymentStates`, `paymentStateTarget`, `transition`, `applyPaymentEvent`), and
+ * `fitToColumn` for writing an event's values to its own text columns.
  */
 export { definePaymentStates, isPaymentStateMachine } from './payment-state-machine';
 export type {
@@ -28,3 +29,4 @@ export type {
   PaymentEventOutcome,
   PaymentEventResult,
 } from './apply-payment-event';
+export { fitToColumn } from './fit-to-column';

@@ -268,9 +268,34 @@ describe('hmacEndpoint', () => {
       ['eventIdHeader', 'x-id\n'],
       ['typeHeader', ''],
     ])('refuses %s %p', (option, value) => {
-      expect(configError({ [option]: value })).toMatch(
+      expect(configError({ [option]: value, trustUnsignedHeaders: true })).toMatch(
         new RegExp(`${option} .* is not an HTTP header name`),
       );
+    });
+
+    it.each([
+      ['eventIdHeader', 'x-github-delivery', 'a new event whose handlers run again'],
+      ['typeHeader', 'x-github-event', 'the handlers of that type run for it'],
+    ])(
+      'refuses %s, which the signature does not cover, naming the risk and the fix',
+      (option, header, risk) => {
+        const message = configError({ kind: 'github', [option]: header });
+        expect(message).toContain(`${option} "${header}" is not covered by the signature`);
+        expect(message).toContain('the signed content is the raw body alone');
+        expect(message).toContain(risk);
+        expect(message).toContain(`remove ${option}`);
+        expect(message).toContain('trustUnsignedHeaders: true');
+        expect(message).toContain("'github:<value>'");
+      },
+    );
+
+    it('refuses an id header beside a signed timestamp, which still covers only the timestamp', () => {
+      expect(
+        configError({ timestampHeader: 'x-timestamp', eventIdHeader: 'x-delivery' }),
+      ).toContain('the signed content is "<x-timestamp>.<raw body>"');
+      expect(() =>
+        provider({ timestampHeader: 'x-timestamp', eventIdHeader: 'X-Timestamp' }),
+      ).not.toThrow();
     });
 
     it.each([
@@ -371,6 +396,7 @@ describe('hmacEndpoint', () => {
       const options = {
         eventIdHeader: 'X-GitHub-Delivery',
         typeHeader: 'X-GitHub-Event',
+        trustUnsignedHeaders: true,
         kind: 'github',
       };
       const headers = { 'x-github-delivery': '72d3162e-cc78-11e3', 'x-github-event': 'push' };
@@ -383,6 +409,16 @@ describe('hmacEndpoint', () => {
         eventId: 'evt_77',
         type: 'payment.succeeded',
       });
+    });
+
+    it('never takes a normalized type from an unsigned header, even when trusted', () => {
+      const options = { typeHeader: 'x-event', trustUnsignedHeaders: true };
+      const body = JSON.stringify({ id: 'e1', type: 'refund.succeeded' });
+      expect(normalize(body, options, { 'x-event': 'payment.succeeded' })).toMatchObject({
+        type: 'hmac:payment.succeeded',
+        nativeType: 'payment.succeeded',
+      });
+      expect(normalize(body, options, {})).toMatchObject({ type: 'refund.succeeded' });
     });
 
     it('falls back to the SHA-256 of the raw body when there is no event id', () => {

@@ -25,6 +25,7 @@ import {
   resolveTolerance,
 } from '../provider-options';
 import { invalidEncodingMessage, nonEmptyStringOptionMessage } from '../providers.messages';
+import { unsignedHeaderMessage } from './hmac.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -100,7 +101,9 @@ export interface HmacProviderOptions {
   eventIdPath?: string;
   /**
    * Header carrying the event id (e.g. `'x-github-delivery'`); takes precedence over
-   * `eventIdPath` when present.
+   * `eventIdPath` when present. The signature never covers it (only the body and the
+   * `timestampHeader` are signed), so it is refused at startup unless `trustUnsignedHeaders` is
+   * set: a resent body with a new value there is a new event.
    * @default none
    */
   eventIdHeader?: string;
@@ -113,10 +116,19 @@ export interface HmacProviderOptions {
   typePath?: string;
   /**
    * Header carrying the event type (e.g. `'x-github-event'`); takes precedence over `typePath`
-   * when present.
+   * when present. The signature never covers it, so it is refused at startup unless
+   * `trustUnsignedHeaders` is set, and a type read from it is always native
+   * (`'<kind>:<value>'`), never a normalized one.
    * @default none
    */
   typeHeader?: string;
+  /**
+   * Accepts `eventIdHeader` and `typeHeader` although the signature does not cover them: whoever
+   * holds one captured delivery can resend it with a new id (a new event, its handlers run again)
+   * or another native type. Without it such headers are refused at startup.
+   * @default false
+   */
+  trustUnsignedHeaders?: boolean;
   /**
    * Dotted JSON path of the provider's payment id (`paymentRef`).
    * @default none
@@ -262,6 +274,7 @@ export class HmacWebhookProvider implements WebhookProvider {
     this.eventIdHeader = optionalHeader('eventIdHeader', options.eventIdHeader);
     this.typePath = path('typePath', options.typePath ?? HMAC_DEFAULTS.typePath);
     this.typeHeader = optionalHeader('typeHeader', options.typeHeader);
+    this.assertHeadersSigned(endpointName, options.trustUnsignedHeaders);
     this.paymentRefPath = optionalPath('paymentRefPath', options.paymentRefPath);
     this.merchantRefPath = path(
       'merchantRefPath',
@@ -276,6 +289,30 @@ export class HmacWebhookProvider implements WebhookProvider {
         (name): name is string => name !== undefined && name !== this.signatureHeader,
       ),
     );
+  }
+
+  /** True when the signed content includes the header's value. */
+  private isSigned(header: string): boolean {
+    return header === this.timestampHeader;
+  }
+
+  /** Refuses an id or type header the signature does not cover, unless the endpoint trusts it. */
+  private assertHeadersSigned(endpointName: string, trust: boolean | undefined): void {
+    if (trust === true) return;
+    const signedContent =
+      this.timestampHeader === undefined
+        ? 'the raw body alone'
+        : `"<${this.timestampHeader}>.<raw body>"`;
+    for (const [option, header] of [
+      ['eventIdHeader', this.eventIdHeader],
+      ['typeHeader', this.typeHeader],
+    ] as const) {
+      if (header !== undefined && !this.isSigned(header)) {
+        throw new WebhookConfigurationError(
+          unsignedHeaderMessage(endpointName, this.kind, option, header, signedContent),
+        );
+      }
+    }
   }
 
   /**
@@ -344,15 +381,20 @@ export class HmacWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, `${this.kind} webhook body`);
+    const typeHeader =
+      this.typeHeader === undefined ? undefined : nonEmptyHeader(request, this.typeHeader);
     const fields = validateEnvelope(
       HmacEnvelope,
       {
         eventId: this.headerOrPath(request, body, this.eventIdHeader, this.eventIdPath),
-        type: this.headerOrPath(request, body, this.typeHeader, this.typePath),
+        type: typeHeader ?? readPath(body, this.typePath),
       },
       `${this.kind} webhook`,
     );
     const nativeType = toIdentifier(fields.type) ?? 'unknown';
+    // NOTE: a type from the header stays native: the signature never covers it (the one signed
+    // header holds Unix seconds), so a resent body cannot be relabelled payment.succeeded.
+    const normalized = typeHeader === undefined && isPaymentEventType(nativeType);
     const occurredAt = readPath(body, this.occurredAtPath);
     const amount = readPath(body, this.amountPath);
     const status = readPath(body, this.statusPath);
@@ -362,7 +404,7 @@ export class HmacWebhookProvider implements WebhookProvider {
       eventId:
         toIdentifier(fields.eventId) ??
         `sha256:${createHash('sha256').update(request.rawBody).digest('hex')}`,
-      type: isPaymentEventType(nativeType) ? nativeType : `${this.kind}:${nativeType}`,
+      type: normalized ? nativeType : `${this.kind}:${nativeType}`,
       nativeType,
       paymentRef: toIdentifier(readPath(body, this.paymentRefPath)),
       merchantRef: toIdentifier(readPath(body, this.merchantRefPath)),
@@ -397,8 +439,10 @@ export class HmacWebhookProvider implements WebhookProvider {
  *   secret: process.env.GITHUB_WEBHOOK_SECRET!,
  *   signatureHeader: 'x-hub-signature-256',
  *   signaturePrefix: 'sha256=',
- *   eventIdHeader: 'x-github-delivery',
+ *   // GitHub signs only the body: the event name in its header is unsigned, so it is read as a
+ *   // native type ('github:push'), and the dedup key is the body's SHA-256.
  *   typeHeader: 'x-github-event',
+ *   trustUnsignedHeaders: true,
  * })
  */
 export function hmacEndpoint(options: HmacEndpointOptions): WebhookEndpoint {
