@@ -33,6 +33,7 @@ import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
+  SignedTransmission,
   WebhookAcknowledgement,
   WebhookEndpoint,
   WebhookProvider,
@@ -300,6 +301,21 @@ export class PayPalWebhookProvider implements WebhookProvider {
           "endpoint's webhookId (check that webhookId is the ID of the webhook this delivery was sent to)",
       );
     }
+  }
+
+  /**
+   * The transmission a verified delivery came in: PayPal signs its id and time but only the
+   * CRC-32 of the body, so the ingress refuses a second, different body under the same id. It
+   * is remembered for twice the tolerance (a transmission time may lie up to `tolerance` ahead
+   * of the receive time, and a replay passes until `tolerance` after it); with the time check
+   * off, for twice the default.
+   */
+  signedTransmission(request: InboundWebhook): SignedTransmission {
+    const window = this.tolerance > 0 ? this.tolerance : PAYPAL_DEFAULT_TOLERANCE_SECONDS;
+    return {
+      id: request.headers[TRANSMISSION_ID_HEADER]?.trim() ?? '',
+      replayableSeconds: 2 * window,
+    };
   }
 
   /**
