@@ -39,6 +39,7 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { ownValue } from '../../core/own-value';
+import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';
 
 const KIND = 'paypal';
 const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
@@ -100,7 +101,17 @@ export interface PayPalProviderOptions {
 }
 
 /** Options of `paypalEndpoint()`. */
-export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProviderOptions {}
+export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProviderOptions {
+  /**
+   * PayPal REST API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
+   * reconciliation): the client ID and secret of a REST app of the same account and environment
+   * as the webhook. With `verifyWithProvider: true`, an event runs its handlers only once
+   * PayPal's own copy of it matches the notification, which PayPal's signature alone cannot
+   * prove (it covers only a CRC-32 of the body); recommended for handlers that move money.
+   * @example api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! }
+   */
+  api?: PayPalStatusClientOptions;
+}
 
 // NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
 class PayPalEventEnvelope {
@@ -470,7 +481,18 @@ function parseTransmissionTime(text: string): number {
  * @throws WebhookConfigurationError at startup when the webhook id or an option cannot work.
  * @example
  * paypalEndpoint({ name: 'paypal', webhookId: process.env.PAYPAL_WEBHOOK_ID! })
+ * @example
+ * // Recommended where handlers move money: PayPal confirms each event before they run.
+ * paypalEndpoint({
+ *   name: 'paypal',
+ *   webhookId: process.env.PAYPAL_WEBHOOK_ID!,
+ *   api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! },
+ *   verifyWithProvider: true,
+ * })
  */
 export function paypalEndpoint(options: PayPalEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new PayPalWebhookProvider(options, options?.name));
+  const provider = new PayPalWebhookProvider(options, options?.name);
+  return defineEndpoint(options, provider, {
+    statusClient: options.api && new PayPalStatusClient(options.api),
+  });
 }
