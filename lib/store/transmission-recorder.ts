@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import { SafeLogger } from '../observability/safe-logger';
-import { AnswerDeadline, DEFAULT_STORE_TIMEOUT_MS } from './answer-deadline';
+import { EntityManager } from 'typeorm';
 import { LockWaitTimeout } from './connection-lock';
-import { retryWhileBusy } from './sqlite-busy';
+import { InboxRecorder } from './inbox-recorder';
 import { StoreConnection } from './store-connection';
 import { NewTransmission, RecordedTransmission } from './webhook-store.interface';
 
-/** Longest a transmission check waits for the SQLite file before it goes to the intake. */
-const ANSWER_WAIT_MS = 100;
 /** Least time between two prunes of one endpoint's transmissions. */
 const PRUNE_INTERVAL_MS = 3_600_000;
 /** The `transmission_id` column's length; a longer id is stored as its SHA-256. */
@@ -15,9 +13,9 @@ const MAX_ID_LENGTH = 255;
 
 /**
  * Remembers which body each signed transmission came with (`webhook_transmissions`), on the
- * answer path: one `INSERT … ON CONFLICT DO NOTHING`, read back when the id was there already,
- * bounded by the store timeout. On SQLite a check that cannot wait for the database file is
- * made in the intake, which also sees the rows of the app's file.
+ * answer path as events are recorded: one `INSERT … ON CONFLICT DO NOTHING`, read back when the
+ * id was there already. On SQLite a check that cannot wait for the database file is made in the
+ * intake, which also sees the rows of the app's file.
  *
  * Rows are pruned here rather than by the retention schedule: how long one must be kept is the
  * endpoint's time window, which the delivery states (`NewTransmission.forgetBefore`) and the
@@ -30,9 +28,13 @@ export class TransmissionRecorder {
   private readonly pruneSql: string;
   private readonly prunedAt = new Map<string, number>();
 
+  /**
+   * @param answers runs the check as deliveries are recorded: on the connections kept for
+   * answers, within `storeTimeoutMs`, the SQLite file waited for as briefly.
+   */
   constructor(
     private readonly connection: StoreConnection,
-    private readonly timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    private readonly answers: Pick<InboxRecorder, 'answer'>,
   ) {
     const p = (i: number) => connection.param(i);
     this.insertSql =
@@ -50,7 +52,6 @@ export class TransmissionRecorder {
    * @throws WebhookStoreTimeoutError past `storeTimeoutMs`; the database's error when it fails.
    */
   async record(transmission: NewTransmission): Promise<RecordedTransmission> {
-    const deadline = new AnswerDeadline(this.timeoutMs);
     const id =
       transmission.transmissionId.length > MAX_ID_LENGTH
         ? `sha256:${createHash('sha256').update(transmission.transmissionId).digest('hex')}`
@@ -61,49 +62,37 @@ export class TransmissionRecorder {
       transmission.bodyDigest,
       this.connection.dialect.date(transmission.receivedAt),
     ];
-    const digest = await deadline.race(this.digestOf(values, deadline));
+    const sqlite = this.connection.sqlite;
+    const digest = await this.answers
+      .answer((manager) =>
+        sqlite
+          ? sqlite.recordTransmission(values[0], values[1], () => this.insert(manager, values))
+          : this.insert(manager, values),
+      )
+      .catch((error: unknown) => {
+        // NOTE: the file is held (a handler's transaction): the intake checks both places.
+        if (!(error instanceof LockWaitTimeout) || !sqlite) throw error;
+        return sqlite.stageTransmission(values);
+      });
     if (digest === transmission.bodyDigest) {
       this.pruneNow(transmission);
     }
     return { sameBody: digest === transmission.bodyDigest };
   }
 
-  /** The digest stored for the transmission, the given one when it is new. */
-  private digestOf(
+  /** The digest stored for the transmission in the app's database, the given one when new. */
+  private async insert(
+    manager: EntityManager,
     values: [string, string, string, unknown],
-    deadline: AnswerDeadline,
   ): Promise<string> {
-    const write = async (): Promise<string> => {
-      const manager = this.connection.dataSource.manager;
-      const run = async () => {
-        const [inserted] = (await this.connection.rows(manager, this.insertSql, values)) as {
-          body_digest: string;
-        }[];
-        if (inserted) return inserted.body_digest;
-        const [seen] = (await this.connection.rows(
-          manager,
-          this.selectSql,
-          values.slice(0, 2),
-        )) as {
-          body_digest: string;
-        }[];
-        return seen.body_digest;
-      };
-      return this.connection.sqlite ? retryWhileBusy(manager, run, deadline.until) : run();
-    };
-    const sqlite = this.connection.sqlite;
-    if (!sqlite) {
-      return this.connection.lock.run(write, { urgent: true });
-    }
-    return this.connection.lock
-      .run(() => sqlite.recordTransmission(values[0], values[1], write), {
-        urgent: true,
-        waitMs: ANSWER_WAIT_MS,
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof LockWaitTimeout)) throw error;
-        return sqlite.stageTransmission(values);
-      });
+    const [inserted] = (await this.connection.rows(manager, this.insertSql, values)) as {
+      body_digest: string;
+    }[];
+    if (inserted) return inserted.body_digest;
+    const [seen] = (await this.connection.rows(manager, this.selectSql, values.slice(0, 2))) as {
+      body_digest: string;
+    }[];
+    return seen.body_digest;
   }
 
   /**
@@ -122,7 +111,7 @@ export class TransmissionRecorder {
       .read((manager) => this.connection.rows(manager, this.pruneSql, params))
       .catch((error: unknown) =>
         this.logger.warn(
-          `Pruning the transmissions of ${transmission.endpoint} failed; tried again within the hour: ` +
+          `Pruning the transmissions of ${transmission.endpoint} failed; tried again in an hour: ` +
             (error instanceof Error ? error.message : String(error)),
         ),
       );

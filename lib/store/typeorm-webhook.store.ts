@@ -69,7 +69,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     });
     this.notifications = new InboxNotifications(this.connection);
     this.recorder = new InboxRecorder(this.connection, this.notifications, options.storeTimeoutMs);
-    this.transmissions = new TransmissionRecorder(this.connection, options.storeTimeoutMs);
+    this.transmissions = new TransmissionRecorder(this.connection, this.recorder);
     this.claims = new InboxClaims(this.connection);
     this.ledger = new HandlerLedger(this.connection);
     this.settlement = new EventSettlement(this.connection);
