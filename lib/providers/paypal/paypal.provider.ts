@@ -59,11 +59,16 @@ const MAX_SHOWN_URL = 200;
  * How far `PAYPAL-TRANSMISSION-TIME` may be from the receive time unless an endpoint says
  * otherwise: 4 days.
  *
- * NOTE: PayPal documents no window and does not say whether its retries (up to 25 over 3 days)
- * carry a new transmission time or the first one. Four days outlasts that retry horizon, so no
- * retry is ever refused for its age, and stays below the 7 days the inbox keeps event ids, so a
- * genuine delivery replayed inside the window is caught as a duplicate and one replayed later is
- * refused as out of window.
+ * NOTE: not shorter, because PayPal documents no window and does not say whether its retries
+ * (up to 25 over 3 days) carry a new transmission time or the first one. If they carry the
+ * first, a retry on the third day is three days old, and any window under 3 days would refuse
+ * genuine retries, losing events once PayPal gives up; four days outlasts that horizon with a
+ * day to spare. It stays below the 7 days the inbox keeps event ids, so a genuine delivery
+ * replayed inside the window is caught as a duplicate and one replayed later is refused as out
+ * of window. A shorter window would not close the forged-body gap either: a body made to match
+ * a transmission's CRC-32 can be sent within seconds of the genuine one. That gap is closed by
+ * remembering each transmission's body (see `signedTransmission()`) and, for money-moving
+ * handlers, by `verifyWithProvider` with `api` credentials.
  */
 export const PAYPAL_DEFAULT_TOLERANCE_SECONDS = 4 * 24 * 60 * 60;
 
