@@ -46,6 +46,7 @@ export interface NewTransmission {
   readonly transmissionId: string;
   /** Hex SHA-256 of the body it came with. */
   readonly bodyDigest: string;
+  /** When the delivery arrived. */
   readonly receivedAt: Date;
   /** The endpoint's transmissions received before this may be forgotten: no replay of them passes. */
   readonly forgetBefore: Date;

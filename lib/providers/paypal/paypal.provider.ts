@@ -39,21 +39,19 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { ownValue } from '../../core/own-value';
+import {
+  TRANSMISSION_ID_HEADER,
+  TRANSMISSION_TIME_HEADER,
+  checkCertUrl,
+  parseTransmissionTime,
+  readTransmissionHeaders,
+  shown,
+} from './paypal-transmission-headers';
 import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';
 
 const KIND = 'paypal';
-const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
-const TRANSMISSION_TIME_HEADER = 'paypal-transmission-time';
-const TRANSMISSION_SIG_HEADER = 'paypal-transmission-sig';
-const CERT_URL_HEADER = 'paypal-cert-url';
-const AUTH_ALGO_HEADER = 'paypal-auth-algo';
 const AUTH_ALGO = 'SHA256withRSA';
-const PAYPAL_DOMAIN = 'paypal.com';
-// NOTE: where PayPal serves signing certificates, e.g. /v1/notifications/certs/CERT-360caa42-…
-const CERT_PATH = /^\/v1\/notifications\/certs\/CERT-[A-Za-z0-9-]+$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const CAPTURE_LINK = /\/v2\/payments\/captures\/([^/?#]+)$/;
-const MAX_SHOWN_URL = 200;
 
 /**
  * How far `PAYPAL-TRANSMISSION-TIME` may be from the receive time unless an endpoint says
@@ -192,18 +190,6 @@ function readMoney(money: JsonObject | undefined): { amount?: number; currency?:
   const value = readString(money, 'value');
   if (currency === undefined) return {};
   return { amount: value === undefined ? undefined : toMinorUnits(value, currency), currency };
-}
-
-function shown(url: string): string {
-  return JSON.stringify(url.length > MAX_SHOWN_URL ? `${url.slice(0, MAX_SHOWN_URL)}…` : url);
-}
-
-interface TransmissionHeaders {
-  readonly transmissionId: string;
-  readonly transmissionTime: string;
-  readonly signature: string;
-  readonly certUrl: string;
-  readonly authAlgo: string;
 }
 
 /**
@@ -415,70 +401,6 @@ function resolveTrustAnchors(
     );
   }
   return resolved.anchors;
-}
-
-function readTransmissionHeaders(request: InboundWebhook): TransmissionHeaders {
-  const read = (name: string, display: string): string => {
-    const value = request.headers[name]?.trim();
-    if (value === undefined || value === '') {
-      throw new WebhookVerificationError('missing_signature', `Missing ${display} header`);
-    }
-    return value;
-  };
-  return {
-    signature: read(TRANSMISSION_SIG_HEADER, 'PAYPAL-TRANSMISSION-SIG'),
-    transmissionId: read(TRANSMISSION_ID_HEADER, 'PAYPAL-TRANSMISSION-ID'),
-    transmissionTime: read(TRANSMISSION_TIME_HEADER, 'PAYPAL-TRANSMISSION-TIME'),
-    certUrl: read(CERT_URL_HEADER, 'PAYPAL-CERT-URL'),
-    authAlgo: read(AUTH_ALGO_HEADER, 'PAYPAL-AUTH-ALGO'),
-  };
-}
-
-/**
- * The certificate URL, if it is https on `paypal.com` or a host under it, with no credentials,
- * the default port, and PayPal's certificate path; anything else is refused before a request is
- * made, with a message naming what is wrong.
- */
-function checkCertUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `PAYPAL-CERT-URL ${shown(text)} is not a URL`,
-    );
-  }
-  const host = url.hostname.toLowerCase();
-  const problem =
-    url.protocol !== 'https:'
-      ? 'certificates are fetched only over https'
-      : host !== PAYPAL_DOMAIN && !host.endsWith(`.${PAYPAL_DOMAIN}`)
-        ? `its host ${JSON.stringify(host)} is not paypal.com or a host under it`
-        : url.username !== '' || url.password !== '' || url.port !== ''
-          ? 'it carries credentials or a port'
-          : !CERT_PATH.test(url.pathname) || url.search !== '' || url.hash !== ''
-            ? "its path is not PayPal's certificate path /v1/notifications/certs/CERT-…"
-            : undefined;
-  if (problem !== undefined) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `PAYPAL-CERT-URL ${shown(text)} is refused: ${problem}`,
-    );
-  }
-  return url.href;
-}
-
-/** Milliseconds since the epoch of an RFC 3339 transmission time. */
-function parseTransmissionTime(text: string): number {
-  const millis = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(millis)) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed PAYPAL-TRANSMISSION-TIME header: expected an RFC 3339 time such as 2024-05-12T18:14:14Z',
-    );
-  }
-  return millis;
 }
 
 /**
