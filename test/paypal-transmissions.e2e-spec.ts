@@ -149,6 +149,23 @@ describe.each<Database>(['sqlite', 'postgres'])('PayPal transmissions on %s', (d
     expect(journal[1]).toMatchObject({ decision: 'rejected_signature', eventIds: [eventId] });
   });
 
+  it('takes one body of a transmission when two arrive at once, and refuses the other', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const { delivery, eventId } = genuineDelivery();
+      const forgedId = `WH-FORGED-${suffix()}`;
+      const answers = await Promise.all([
+        client.send('paypal', delivery),
+        client.send('paypal', forgedFrom(delivery, forgedId)),
+        client.send('paypal', delivery),
+      ]);
+      const statuses = answers.map((answer) => answer.status);
+      const storedIds = [(await stored(eventId)) > 0, (await stored(forgedId)) > 0];
+      // Whichever body came first is kept; the other body is refused every time it comes.
+      expect(storedIds.filter(Boolean)).toHaveLength(1);
+      expect(statuses).toEqual(storedIds[0] ? [200, 400, 200] : [400, 200, 400]);
+    }
+  });
+
   it('answers 503 and stores nothing when the transmission cannot be checked', async () => {
     const { delivery, eventId } = genuineDelivery();
     await app.dataSource.query(
