@@ -289,7 +289,7 @@ describe('IdempotencyModule registrations', () => {
 
 describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (database) => {
   it('keeps the idempotency tables and their rows without idempotencyMigrations, and runs nothing again with them', async () => {
-    // NOTE: the earlier webhooksMigrations were these same three classes, in this order.
+    // NOTE: the earlier webhooksMigrations were these same classes, AddWebhookTransmissions aside.
     const earlier = [...webhooksMigrations, ...idempotencyMigrations];
     const pg = database === 'postgres' ? await createTestDatabase() : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'pw-idem-upgrade-'));
@@ -309,6 +309,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
     expect(earlier.map((m) => m.name)).toEqual([
       'CreateWebhooksTables1764400000000',
       'AddEventOutcomes1764500000000',
+      'AddWebhookTransmissions1764600000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
@@ -377,7 +378,11 @@ describe('the built package', () => {
       sameCall: true,
       sameDecorator: true,
       rootHasModule: false,
-      webhookMigrations: ['CreateWebhooksTables1764400000000', 'AddEventOutcomes1764500000000'],
+      webhookMigrations: [
+        'CreateWebhooksTables1764400000000',
+        'AddEventOutcomes1764500000000',
+        'AddWebhookTransmissions1764600000000',
+      ],
     });
   });
 });

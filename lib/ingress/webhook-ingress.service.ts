@@ -11,11 +11,12 @@ import {
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
 import { InboxWriter } from '../store/ports/inbox-writer.interface';
-import { NewWebhookEvent, RecordResult } from '../store/webhook-store.interface';
+import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/webhook-store.interface';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
 import { WebhookRefusal } from './webhook-refusal';
 import { sanitizeHeaders } from './sanitize-headers';
+import { otherBodyMessage, transmissionOf } from './signed-transmissions';
 import { dedupHorizonDays } from '../retention/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../retention/retention.messages';
 import {
@@ -48,6 +49,8 @@ export interface VerifiedDelivery {
   readonly delivery: WebhookDelivery;
   readonly endpoint: WebhookEndpoint;
   readonly events: readonly NewWebhookEvent[];
+  /** The signed transmission to check before the events are stored, when the provider has one. */
+  readonly transmission?: NewTransmission;
 }
 
 /**
@@ -141,7 +144,7 @@ export class WebhookIngress {
     const events = notifications.map((notification) =>
       this.newEvent(endpoint, delivery, notification, headers),
     );
-    return { delivery, endpoint, events };
+    return { delivery, endpoint, events, transmission: transmissionOf(endpoint, delivery) };
   }
 
   /**
@@ -150,6 +153,9 @@ export class WebhookIngress {
    */
   async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
     const { delivery, endpoint, events } = verified;
+    if (verified.transmission) {
+      await this.checkTransmission(verified, verified.transmission);
+    }
     let results: RecordResult[];
     try {
       results =
@@ -192,6 +198,32 @@ export class WebhookIngress {
       this.signal.notify();
     }
     return endpoint.acknowledgement;
+  }
+
+  /**
+   * Remembers the body a signed transmission came with; refuses (400) another body under a
+   * transmission id already seen, 503 when the store cannot tell.
+   */
+  private async checkTransmission(
+    { delivery, endpoint, events }: VerifiedDelivery,
+    transmission: NewTransmission,
+  ): Promise<void> {
+    const eventIds = events.map((event) => event.eventId);
+    let sameBody: boolean;
+    try {
+      ({ sameBody } = await this.store.recordTransmission(transmission));
+    } catch (error) {
+      this.journal(delivery, 'store_failed', 503, {
+        eventIds,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw WebhookRefusal.storeUnavailable();
+    }
+    if (!sameBody) {
+      const reason = otherBodyMessage(endpoint, transmission.transmissionId);
+      this.journal(delivery, 'rejected_signature', 400, { eventIds, reason });
+      throw WebhookRefusal.signature(reason);
+    }
   }
 
   /**

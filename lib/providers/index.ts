@@ -49,6 +49,8 @@ export { TBankStatusClient } from './tbank/tbank-status.client';
 export type { TBankStatusClientOptions } from './tbank/tbank-status.client';
 export { SberStatusClient } from './sber/sber-status.client';
 export type { SberStatusClientOptions } from './sber/sber-status.client';
+export { PayPalStatusClient } from './paypal/paypal-status.client';
+export type { PayPalStatusClientOptions } from './paypal/paypal-status.client';
 
 export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from '../retention/provider-retry-horizons';
 export type { ProviderRetryHorizon } from '../retention/provider-retry-horizons';

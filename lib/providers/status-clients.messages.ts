@@ -58,3 +58,12 @@ export function sberCredentialsMessage(problem: 'none' | 'both' | 'half'): strin
     '(the "-api" login issued with the shop) or { token }, as the gateway accepts one or the other.'
   );
 }
+
+/** `environment` is neither PayPal's live nor its sandbox API. */
+export function paypalEnvironmentMessage(value: unknown): string {
+  const shown = typeof value === 'string' ? 'another string' : `a ${typeof value}`;
+  return (
+    `PayPalStatusClient: environment must be "live" or "sandbox" (got ${shown}); use the ` +
+    'environment of the REST app whose clientId and clientSecret are given, or set apiUrl.'
+  );
+}

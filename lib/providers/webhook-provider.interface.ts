@@ -50,6 +50,20 @@ export interface NormalizedNotification {
   readonly storedBody?: string;
 }
 
+/**
+ * The signed transmission a delivery came in, for a provider whose signature covers a
+ * transmission (an id and a time) but not the body itself, only a weak checksum of it.
+ */
+export interface SignedTransmission {
+  /** The transmission id the signature covers. */
+  readonly id: string;
+  /**
+   * How long after its arrival a replay of this transmission could still pass `verify()`, in
+   * seconds: the transmission is remembered that long.
+   */
+  readonly replayableSeconds: number;
+}
+
 /** HTTP methods a provider delivers with. */
 export type WebhookDeliveryMethod = 'POST' | 'GET';
 
@@ -99,6 +113,14 @@ export interface WebhookProvider {
    * @default none
    */
   readonly storedHeaders?: readonly string[];
+  /**
+   * The signed transmission of a verified delivery, when the signature covers a transmission id
+   * but not the body byte for byte (PayPal signs the body's CRC-32, which another body can be
+   * made to match). The ingress then remembers the SHA-256 of the body each transmission came
+   * with and refuses (400) a different body under a transmission id already seen.
+   * @default none: the signature covers the body
+   */
+  signedTransmission?(request: InboundWebhook): SignedTransmission | undefined;
 }
 
 /** Options every endpoint kind shares. */

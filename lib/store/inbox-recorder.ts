@@ -316,6 +316,17 @@ export class InboxRecorder {
     return rows.map((row, i) => this.recorded(events[i], row));
   }
 
+  /**
+   * Runs a short write of the answer path other than an event's (a signed transmission's
+   * record) the way events are recorded: on the connections kept for answers, ahead of handler
+   * transactions, bounded by `storeTimeoutMs`. On a SQLite file it fails with LockWaitTimeout
+   * once the file has been held {@link ANSWER_WAIT_MS}, for the caller to use the intake.
+   */
+  answer<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const deadline = new AnswerDeadline(this.timeoutMs);
+    return deadline.race(this.answering([deadline], work));
+  }
+
   async checkWrites(): Promise<string | undefined> {
     const deadline = new AnswerDeadline(this.timeoutMs);
     try {

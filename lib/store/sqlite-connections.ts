@@ -122,6 +122,30 @@ export class SqliteConnections {
    */
   async stage(rows: readonly unknown[][]): Promise<StagedRecord[]> {
     const records = await this.intake.stage(rows);
+    this.queueMove();
+    return records;
+  }
+
+  /**
+   * Records a signed transmission in the intake while the database file is held (see
+   * `SqliteIntake.stageTransmission`), moved into `webhook_transmissions` once it is free.
+   */
+  async stageTransmission(values: readonly [string, string, string, unknown]): Promise<string> {
+    const digest = await this.intake.stageTransmission(values);
+    this.queueMove();
+    return digest;
+  }
+
+  /** See `SqliteIntake.recordTransmission`. */
+  recordTransmission(
+    endpoint: string,
+    transmissionId: string,
+    record: () => Promise<string>,
+  ): Promise<string> {
+    return this.intake.recordTransmission(endpoint, transmissionId, record);
+  }
+
+  private queueMove(): void {
     if (!this.moveQueued) {
       this.moveQueued = true;
       // NOTE: urgent, so the rows move right after the transaction holding the file, before
@@ -132,7 +156,6 @@ export class SqliteConnections {
       };
       this.lock.run(move, { urgent: true }).catch(() => undefined);
     }
-    return records;
   }
 
   /** Moves the intake's rows into the inbox; run while holding the lock. */

@@ -40,6 +40,19 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${TABLE}" (
 
 const CREATE_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS "uq_${TABLE}_endpoint_event" ON "${TABLE}" ("endpoint", "event_id")`;
 
+/** Signed transmissions seen while the app's file was held, as `webhook_transmissions` has them. */
+const TRANSMISSIONS = 'webhook_intake_transmissions';
+const TRANSMISSION_COLUMNS = 'endpoint, transmission_id, body_digest, received_at';
+const CREATE_TRANSMISSIONS = `CREATE TABLE IF NOT EXISTS "${TRANSMISSIONS}" (
+  "endpoint" varchar(64) NOT NULL,
+  "transmission_id" varchar(255) NOT NULL,
+  "body_digest" varchar(64) NOT NULL,
+  "received_at" datetime NOT NULL,
+  PRIMARY KEY ("endpoint", "transmission_id")
+)`;
+const TRANSMISSION_DIGEST = (table: string) =>
+  `SELECT body_digest FROM ${table} WHERE endpoint = ? AND transmission_id = ?`;
+
 /** What storing a delivery found, in the columns `record()` reads back. */
 export interface StagedRecord {
   id: string;
@@ -83,7 +96,7 @@ export class SqliteIntake {
   }
 
   /**
-   * Opens the intake on a connection from `connect`: creates the table when missing and
+   * Opens the intake on a connection from `connect`: creates the tables when missing and
    * attaches the app's database (`databasePath`) to read its inbox.
    */
   static async open(
@@ -91,7 +104,9 @@ export class SqliteIntake {
     databasePath: string,
   ): Promise<SqliteIntake> {
     const connection = await prepared(await connect(), databasePath);
-    const [{ rows }] = (await connection.query(`SELECT count(*) AS rows FROM ${TABLE}`)) as {
+    const [{ rows }] = (await connection.query(
+      `SELECT (SELECT count(*) FROM ${TABLE}) + (SELECT count(*) FROM ${TRANSMISSIONS}) AS rows`,
+    )) as {
       rows: number;
     }[];
     const intake = new SqliteIntake(connection, connect, databasePath);
@@ -144,6 +159,53 @@ export class SqliteIntake {
   }
 
   /**
+   * Records a signed transmission (values: endpoint, transmission id, body digest, receive time)
+   * while the app's file is held, and returns the digest of the body it first came with: the
+   * one in `webhook_transmissions` or staged here, else the one given, now staged.
+   */
+  stageTransmission(values: readonly [string, string, string, unknown]): Promise<string> {
+    const [endpoint, transmissionId] = values;
+    return this.lock.run(async () => {
+      const digest = await inTransaction(this.connection, async (manager) => {
+        for (const table of [`${APP}.webhook_transmissions`, TRANSMISSIONS]) {
+          const [seen] = (await manager.query(TRANSMISSION_DIGEST(table), [
+            endpoint,
+            transmissionId,
+          ])) as { body_digest: string }[];
+          if (seen) return seen.body_digest;
+        }
+        await manager.query(
+          `INSERT INTO ${TRANSMISSIONS} (${TRANSMISSION_COLUMNS}) VALUES (?, ?, ?, ?)`,
+          [...values],
+        );
+        return undefined;
+      });
+      if (digest !== undefined) return digest;
+      this.staged += 1;
+      return values[2];
+    });
+  }
+
+  /**
+   * Runs `record` (which writes the app's `webhook_transmissions`) unless the transmission is
+   * staged here, and returns the digest it was first seen with. Holding the intake's lock
+   * meanwhile, so a transmission is never taken as new both here and in the app's file.
+   */
+  recordTransmission(
+    endpoint: string,
+    transmissionId: string,
+    record: () => Promise<string>,
+  ): Promise<string> {
+    return this.lock.run(async () => {
+      const [staged] = (await this.connection.query(TRANSMISSION_DIGEST(TRANSMISSIONS), [
+        endpoint,
+        transmissionId,
+      ])) as { body_digest: string }[];
+      return staged ? staged.body_digest : record();
+    });
+  }
+
+  /**
    * Moves every staged row into `webhook_events` through `write`, which runs a statement where
    * the app's database may be written (the package's connection, holding its lock). A row of
    * an event already there adds its deliveries to that row's count.
@@ -158,7 +220,8 @@ export class SqliteIntake {
         // doubled (the unique key), only their delivery counts grow by the deliveries staged.
         await this.forget(rows);
       }
-      if (rows.length < MOVE_BATCH) {
+      const transmissions = await this.moveTransmissions(write);
+      if (rows.length < MOVE_BATCH && transmissions < MOVE_BATCH) {
         this.moved = seen;
       }
     }
@@ -216,6 +279,38 @@ export class SqliteIntake {
     };
   }
 
+  /** Moves up to {@link MOVE_BATCH} staged transmissions into `webhook_transmissions`. */
+  private async moveTransmissions(
+    write: (statement: IntakeStatement) => Promise<unknown>,
+  ): Promise<number> {
+    const rows = await this.lock.run(
+      () =>
+        this.connection.query(`SELECT ${TRANSMISSION_COLUMNS} FROM ${TRANSMISSIONS} LIMIT ?`, [
+          MOVE_BATCH,
+        ]) as Promise<Record<string, unknown>[]>,
+    );
+    if (rows.length === 0) return 0;
+    const columns = TRANSMISSION_COLUMNS.split(', ');
+    await write({
+      sql:
+        `INSERT INTO webhook_transmissions (${TRANSMISSION_COLUMNS}) VALUES ` +
+        rows.map(() => '(?, ?, ?, ?)').join(', ') +
+        ' ON CONFLICT (endpoint, transmission_id) DO NOTHING',
+      params: rows.flatMap((row) => columns.map((column) => row[column])),
+    });
+    await this.lock.run(() =>
+      inTransaction(this.connection, async (manager: EntityManager) => {
+        for (const row of rows) {
+          await manager.query(
+            `DELETE FROM ${TRANSMISSIONS} WHERE endpoint = ? AND transmission_id = ?`,
+            [row.endpoint, row.transmission_id],
+          );
+        }
+      }),
+    );
+    return rows.length;
+  }
+
   /** Takes the moved deliveries off their rows; a row whose deliveries all moved goes. */
   private forget(rows: readonly StagedRow[]): Promise<void> {
     const count = INSERT_COLUMNS.indexOf('delivery_count');
@@ -238,6 +333,7 @@ async function prepared(connection: DataSource, databasePath: string): Promise<D
   try {
     await connection.query(CREATE_TABLE);
     await connection.query(CREATE_INDEX);
+    await connection.query(CREATE_TRANSMISSIONS);
     await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);
     return connection;
   } catch (error) {

@@ -5,6 +5,7 @@ import { HandlerLedger } from './handler-ledger';
 import { InboxClaims } from './inbox-claims';
 import { InboxNotifications } from './inbox-notifications';
 import { InboxRecorder } from './inbox-recorder';
+import { TransmissionRecorder } from './transmission-recorder';
 import type { InboxQueries } from './ports/inbox-queries.interface';
 import { StoreConnection } from './store-connection';
 import { openStore } from './store-startup';
@@ -15,9 +16,11 @@ import {
   ReleaseOptions,
   HandlerRunOutcome,
   HandlerSettlement,
+  NewTransmission,
   NewWebhookEvent,
   ProcessedResult,
   RecordResult,
+  RecordedTransmission,
   WebhookStore,
 } from './webhook-store.interface';
 
@@ -51,6 +54,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   readonly queries: InboxQueries;
   private readonly connection: StoreConnection;
   private readonly recorder: InboxRecorder;
+  private readonly transmissions: TransmissionRecorder;
   private readonly notifications: InboxNotifications;
   private readonly claims: InboxClaims;
   private readonly ledger: HandlerLedger;
@@ -65,6 +69,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     });
     this.notifications = new InboxNotifications(this.connection);
     this.recorder = new InboxRecorder(this.connection, this.notifications, options.storeTimeoutMs);
+    this.transmissions = new TransmissionRecorder(this.connection, this.recorder);
     this.claims = new InboxClaims(this.connection);
     this.ledger = new HandlerLedger(this.connection);
     this.settlement = new EventSettlement(this.connection);
@@ -92,6 +97,10 @@ export class TypeOrmWebhookStore implements WebhookStore {
 
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
     return this.recorder.recordAll(events);
+  }
+
+  recordTransmission(transmission: NewTransmission): Promise<RecordedTransmission> {
+    return this.transmissions.record(transmission);
   }
 
   checkWrites(): Promise<string | undefined> {

@@ -38,6 +38,26 @@ export interface RecordResult {
   status: string;
 }
 
+/** A signed transmission to remember: `recordTransmission()` takes it. */
+export interface NewTransmission {
+  /** Endpoint name it arrived on. */
+  readonly endpoint: string;
+  /** The provider's signed transmission id. */
+  readonly transmissionId: string;
+  /** Hex SHA-256 of the body it came with. */
+  readonly bodyDigest: string;
+  /** When the delivery arrived. */
+  readonly receivedAt: Date;
+  /** The endpoint's transmissions received before this may be forgotten: no replay of them passes. */
+  readonly forgetBefore: Date;
+}
+
+/** What `recordTransmission()` found. */
+export interface RecordedTransmission {
+  /** False when the transmission id was seen with another body. */
+  readonly sameBody: boolean;
+}
+
 /** How `claim()` picks events. */
 export interface ClaimOptions {
   /**
@@ -109,6 +129,8 @@ export interface WebhookStore {
   record(event: NewWebhookEvent): Promise<RecordResult>;
   /** Records the events of one batched delivery in one transaction: all of them or none. */
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
+  /** Remembers a signed transmission's body digest; see `InboxWriter.recordTransmission`. */
+  recordTransmission(transmission: NewTransmission): Promise<RecordedTransmission>;
   /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
   claim(
     workerId: string,

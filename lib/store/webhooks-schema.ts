@@ -1,8 +1,12 @@
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { WebhookTransmissionEntity } from './entities/webhook-transmission.entity';
 import { TableShape } from './schema-check';
 
-/** The inbox and the handler ledger, as `CreateWebhooksTables` and `AddEventOutcomes` make them. */
+/**
+ * The inbox, the handler ledger and the transmissions seen, as `CreateWebhooksTables`,
+ * `AddEventOutcomes` and `AddWebhookTransmissions` make them.
+ */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
     table: 'webhook_events',
@@ -23,5 +27,12 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     indexes: ['uq_webhook_handler_runs_event_handler'],
     checks: 0,
     references: ['webhook_events'],
+  },
+  {
+    table: 'webhook_transmissions',
+    entity: WebhookTransmissionEntity,
+    indexes: ['ix_webhook_transmissions_received'],
+    checks: 0,
+    references: [],
   },
 ];

@@ -13,8 +13,12 @@ export interface TestCertificate {
   readonly certPem: string;
 }
 
-/** What a certificate is for: a CA, a signing certificate, or a TLS server on 127.0.0.1. */
-export type CertificateRole = 'ca' | 'leaf' | 'server';
+/**
+ * What a certificate is for: a CA, a signing certificate, a TLS server on 127.0.0.1, or a
+ * certificate that is no CA (`CA:FALSE`) and has no key usage at all, which OpenSSL's issuer
+ * check (`checkIssued()`) accepts as an issuer: only its CA flag tells it from one.
+ */
+export type CertificateRole = 'ca' | 'leaf' | 'server' | 'non-ca';
 
 export interface CertificateOptions {
   /** OpenSSL `-subj`, e.g. `'/CN=attacker.example'`. */
@@ -46,6 +50,9 @@ basicConstraints = critical,CA:FALSE
 keyUsage = critical,digitalSignature,keyEncipherment
 extendedKeyUsage = serverAuth
 subjectAltName = IP:127.0.0.1
+[non-ca]
+basicConstraints = critical,CA:FALSE
+subjectKeyIdentifier = hash
 `;
 
 /**

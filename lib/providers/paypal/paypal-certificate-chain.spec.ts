@@ -151,6 +151,19 @@ describe('PayPal certificate checks', () => {
     expect(message).toMatch(/does not chain to a trusted root/);
   });
 
+  it('refuses a certificate signed by one that is no CA and has no key usage', async () => {
+    // NOTE: with no keyUsage, checkIssued() takes it for an issuer; only its CA:FALSE refuses it.
+    const noCa = certificates.issue(root, { subject: '/CN=no-usage.example', role: 'non-ca' });
+    const issued = certificates.issue(noCa, { subject: PAYPAL_SIGNING_SUBJECT });
+    expect(new X509Certificate(issued.certPem).checkIssued(new X509Certificate(noCa.certPem))).toBe(
+      true,
+    );
+    const message = await refusal(
+      endpoint(issued.certPem + noCa.certPem).verify(delivery(issued.keyPem)),
+    );
+    expect(message).toMatch(/does not chain to a trusted root/);
+  });
+
   it('refuses an intermediate that claims the issuer’s name but was signed by another key', async () => {
     const impostor = certificates.selfSigned({
       subject: '/O=Test Root/CN=Test Root CA',

@@ -33,35 +33,40 @@ import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
+  SignedTransmission,
   WebhookAcknowledgement,
   WebhookEndpoint,
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { ownValue } from '../../core/own-value';
+import {
+  TRANSMISSION_ID_HEADER,
+  TRANSMISSION_TIME_HEADER,
+  checkCertUrl,
+  parseTransmissionTime,
+  readTransmissionHeaders,
+  shown,
+} from './paypal-transmission-headers';
+import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';
 
 const KIND = 'paypal';
-const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
-const TRANSMISSION_TIME_HEADER = 'paypal-transmission-time';
-const TRANSMISSION_SIG_HEADER = 'paypal-transmission-sig';
-const CERT_URL_HEADER = 'paypal-cert-url';
-const AUTH_ALGO_HEADER = 'paypal-auth-algo';
 const AUTH_ALGO = 'SHA256withRSA';
-const PAYPAL_DOMAIN = 'paypal.com';
-// NOTE: where PayPal serves signing certificates, e.g. /v1/notifications/certs/CERT-360caa42-…
-const CERT_PATH = /^\/v1\/notifications\/certs\/CERT-[A-Za-z0-9-]+$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const CAPTURE_LINK = /\/v2\/payments\/captures\/([^/?#]+)$/;
-const MAX_SHOWN_URL = 200;
 
 /**
  * How far `PAYPAL-TRANSMISSION-TIME` may be from the receive time unless an endpoint says
  * otherwise: 4 days.
  *
- * NOTE: PayPal documents no window and does not say whether its retries (up to 25 over 3 days)
- * carry a new transmission time or the first one. Four days outlasts that retry horizon, so no
- * retry is ever refused for its age, and stays below the 7 days the inbox keeps event ids, so a
- * genuine delivery replayed inside the window is caught as a duplicate and one replayed later is
- * refused as out of window.
+ * NOTE: not shorter, because PayPal documents no window and does not say whether its retries
+ * (up to 25 over 3 days) carry a new transmission time or the first one. If they carry the
+ * first, a retry on the third day is three days old, and any window under 3 days would refuse
+ * genuine retries, losing events once PayPal gives up; four days outlasts that horizon with a
+ * day to spare. It stays below the 7 days the inbox keeps event ids, so a genuine delivery
+ * replayed inside the window is caught as a duplicate and one replayed later is refused as out
+ * of window. A shorter window would not close the forged-body gap either: a body made to match
+ * a transmission's CRC-32 can be sent within seconds of the genuine one. That gap is closed by
+ * remembering each transmission's body (see `signedTransmission()`) and, for money-moving
+ * handlers, by `verifyWithProvider` with `api` credentials.
  */
 export const PAYPAL_DEFAULT_TOLERANCE_SECONDS = 4 * 24 * 60 * 60;
 
@@ -99,7 +104,17 @@ export interface PayPalProviderOptions {
 }
 
 /** Options of `paypalEndpoint()`. */
-export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProviderOptions {}
+export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProviderOptions {
+  /**
+   * PayPal REST API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
+   * reconciliation): the client ID and secret of a REST app of the same account and environment
+   * as the webhook. With `verifyWithProvider: true`, an event runs its handlers only once
+   * PayPal's own copy of it matches the notification, which PayPal's signature alone cannot
+   * prove (it covers only a CRC-32 of the body); recommended for handlers that move money.
+   * @example api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! }
+   */
+  api?: PayPalStatusClientOptions;
+}
 
 // NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
 class PayPalEventEnvelope {
@@ -175,18 +190,6 @@ function readMoney(money: JsonObject | undefined): { amount?: number; currency?:
   const value = readString(money, 'value');
   if (currency === undefined) return {};
   return { amount: value === undefined ? undefined : toMinorUnits(value, currency), currency };
-}
-
-function shown(url: string): string {
-  return JSON.stringify(url.length > MAX_SHOWN_URL ? `${url.slice(0, MAX_SHOWN_URL)}…` : url);
-}
-
-interface TransmissionHeaders {
-  readonly transmissionId: string;
-  readonly transmissionTime: string;
-  readonly signature: string;
-  readonly certUrl: string;
-  readonly authAlgo: string;
 }
 
 /**
@@ -303,6 +306,21 @@ export class PayPalWebhookProvider implements WebhookProvider {
   }
 
   /**
+   * The transmission a verified delivery came in: PayPal signs its id and time but only the
+   * CRC-32 of the body, so the ingress refuses a second, different body under the same id. It
+   * is remembered for twice the tolerance (a transmission time may lie up to `tolerance` ahead
+   * of the receive time, and a replay passes until `tolerance` after it); with the time check
+   * off, for twice the default.
+   */
+  signedTransmission(request: InboundWebhook): SignedTransmission {
+    const window = this.tolerance > 0 ? this.tolerance : PAYPAL_DEFAULT_TOLERANCE_SECONDS;
+    return {
+      id: request.headers[TRANSMISSION_ID_HEADER]?.trim() ?? '',
+      replayableSeconds: 2 * window,
+    };
+  }
+
+  /**
    * Parses a PayPal webhook event and maps it to the normalized vocabulary.
    * @throws WebhookPayloadError
    */
@@ -385,76 +403,23 @@ function resolveTrustAnchors(
   return resolved.anchors;
 }
 
-function readTransmissionHeaders(request: InboundWebhook): TransmissionHeaders {
-  const read = (name: string, display: string): string => {
-    const value = request.headers[name]?.trim();
-    if (value === undefined || value === '') {
-      throw new WebhookVerificationError('missing_signature', `Missing ${display} header`);
-    }
-    return value;
-  };
-  return {
-    signature: read(TRANSMISSION_SIG_HEADER, 'PAYPAL-TRANSMISSION-SIG'),
-    transmissionId: read(TRANSMISSION_ID_HEADER, 'PAYPAL-TRANSMISSION-ID'),
-    transmissionTime: read(TRANSMISSION_TIME_HEADER, 'PAYPAL-TRANSMISSION-TIME'),
-    certUrl: read(CERT_URL_HEADER, 'PAYPAL-CERT-URL'),
-    authAlgo: read(AUTH_ALGO_HEADER, 'PAYPAL-AUTH-ALGO'),
-  };
-}
-
-/**
- * The certificate URL, if it is https on `paypal.com` or a host under it, with no credentials,
- * the default port, and PayPal's certificate path; anything else is refused before a request is
- * made, with a message naming what is wrong.
- */
-function checkCertUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `PAYPAL-CERT-URL ${shown(text)} is not a URL`,
-    );
-  }
-  const host = url.hostname.toLowerCase();
-  const problem =
-    url.protocol !== 'https:'
-      ? 'certificates are fetched only over https'
-      : host !== PAYPAL_DOMAIN && !host.endsWith(`.${PAYPAL_DOMAIN}`)
-        ? `its host ${JSON.stringify(host)} is not paypal.com or a host under it`
-        : url.username !== '' || url.password !== '' || url.port !== ''
-          ? 'it carries credentials or a port'
-          : !CERT_PATH.test(url.pathname) || url.search !== '' || url.hash !== ''
-            ? "its path is not PayPal's certificate path /v1/notifications/certs/CERT-…"
-            : undefined;
-  if (problem !== undefined) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `PAYPAL-CERT-URL ${shown(text)} is refused: ${problem}`,
-    );
-  }
-  return url.href;
-}
-
-/** Milliseconds since the epoch of an RFC 3339 transmission time. */
-function parseTransmissionTime(text: string): number {
-  const millis = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(millis)) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'Malformed PAYPAL-TRANSMISSION-TIME header: expected an RFC 3339 time such as 2024-05-12T18:14:14Z',
-    );
-  }
-  return millis;
-}
-
 /**
  * A PayPal webhook endpoint.
  * @throws WebhookConfigurationError at startup when the webhook id or an option cannot work.
  * @example
  * paypalEndpoint({ name: 'paypal', webhookId: process.env.PAYPAL_WEBHOOK_ID! })
+ * @example
+ * // Recommended where handlers move money: PayPal confirms each event before they run.
+ * paypalEndpoint({
+ *   name: 'paypal',
+ *   webhookId: process.env.PAYPAL_WEBHOOK_ID!,
+ *   api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! },
+ *   verifyWithProvider: true,
+ * })
  */
 export function paypalEndpoint(options: PayPalEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new PayPalWebhookProvider(options, options?.name));
+  const provider = new PayPalWebhookProvider(options, options?.name);
+  return defineEndpoint(options, provider, {
+    statusClient: options.api && new PayPalStatusClient(options.api),
+  });
 }

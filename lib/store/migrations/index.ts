@@ -1,14 +1,20 @@
 import { CreateWebhooksTables1764400000000 } from './1764400000000-create-webhooks-tables';
 import { AddEventOutcomes1764500000000 } from './1764500000000-add-event-outcomes';
+import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhook-transmissions';
 
 /**
- * The migrations of the inbox and the handler ledger, for PostgreSQL and SQLite alike. Add
+ * The migrations of the inbox, the handler ledger and the signed transmissions seen, for PostgreSQL and SQLite alike. Add
  * them to your data source's `migrations` (and set `migrationsRun: true`, or run them with the
  * TypeORM CLI). `IdempotencyModule` has its own: `idempotencyMigrations`.
  */
 export const webhooksMigrations = [
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
+  AddWebhookTransmissions1764600000000,
 ];
 
-export { CreateWebhooksTables1764400000000, AddEventOutcomes1764500000000 };
+export {
+  CreateWebhooksTables1764400000000,
+  AddEventOutcomes1764500000000,
+  AddWebhookTransmissions1764600000000,
+};

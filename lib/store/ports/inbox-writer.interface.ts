@@ -1,4 +1,9 @@
-import type { NewWebhookEvent, RecordResult } from '../webhook-store.interface';
+import type {
+  NewTransmission,
+  NewWebhookEvent,
+  RecordResult,
+  RecordedTransmission,
+} from '../webhook-store.interface';
 
 /** The ingress side of the inbox: stores verified deliveries, once each. */
 export interface InboxWriter {
@@ -6,6 +11,12 @@ export interface InboxWriter {
   record(event: NewWebhookEvent): Promise<RecordResult>;
   /** Records the events of one batched delivery in one transaction: all of them or none. */
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
+  /**
+   * Remembers the body digest a signed transmission came with (one atomic insert-or-read on
+   * the endpoint and transmission id) and says whether a transmission already seen came with
+   * the same body. Run before the delivery's events are recorded.
+   */
+  recordTransmission(transmission: NewTransmission): Promise<RecordedTransmission>;
   /**
    * Why deliveries cannot be stored now, as one clause naming the cause and the fix, or
    * undefined when they can. Never throws.
