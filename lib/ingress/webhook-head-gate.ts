@@ -1,32 +1,46 @@
 import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { bodyStillComing, readingHere } from './body-stream';
 import { flattenHeaders, RequestSource, sourceIpOf } from './raw-body';
-import { WebhookIngress } from './webhook-ingress.service';
+import { WebhookDeliveryHead, WebhookIngress } from './webhook-ingress.service';
 import { WebhookRefusal } from './webhook-refusal';
 
 /** The parts of an Express or Fastify request the gate reads. */
 interface GateRequest extends RequestSource {
   headers: IncomingMessage['headers'];
+  raw?: IncomingMessage;
+}
+
+/** An Express response or a Fastify reply, as far as the gate reads it. */
+interface GateResponse {
+  raw?: ServerResponse;
 }
 
 /** An Express app, as far as the gate uses it. */
 interface ExpressInstance {
-  use(middleware: (request: GateRequest, response: unknown, next: () => void) => void): unknown;
+  use(middleware: (request: GateRequest, response: GateResponse, next: () => void) => void): unknown;
 }
 
 /** A Fastify instance, as far as the gate uses it. */
 interface FastifyInstance {
   addHook(
     name: 'onRequest',
-    hook: (request: GateRequest, reply: unknown) => Promise<unknown>,
+    hook: (request: GateRequest, reply: GateResponse) => Promise<unknown>,
   ): unknown;
 }
 
+/** The methods the module's controller serves: what the gate answers for. */
+const ROUTE_METHODS: ReadonlySet<string> = new Set(['POST', 'GET', 'PUT', 'PATCH', 'DELETE']);
+
 /**
- * Answers 403 to a sender outside an endpoint's `allowedIps` before the platform reads the body:
- * nothing of a refused delivery is parsed (no 413 for its size, no 400 for broken JSON), waited
- * for or drained. The ingress checks the allowlist again for anything that gets past here.
+ * Answers what the URL, method and headers of a request to the module's route already tell,
+ * before the platform reads a byte of the body: 404 for an unknown endpoint, 405 (with `Allow`)
+ * for a method it does not take, 403 for a sender outside its `allowedIps`, 413 for a declared
+ * `Content-Length` over its `maxBodyBytes`; each closes the connection, so the body is neither
+ * parsed, buffered nor waited for. A body the platform's parser is still reading past the
+ * endpoint's `bodyTimeoutMs` is answered 408 the same way. The ingress checks all of it again
+ * for anything that gets past here.
  *
  * NOTE: Nest registers the platform's body parsers when the app initializes, ahead of every
  * middleware, guard and route of its own, so the check cannot be one of those. It goes on the
@@ -35,7 +49,7 @@ interface FastifyInstance {
  * which runs before any content parser. Both answer through the adapter, so the answer is the
  * same on either platform.
  */
-export class WebhookSourceGate {
+export class WebhookHeadGate {
   private readonly path: readonly string[];
 
   /**
@@ -52,9 +66,6 @@ export class WebhookSourceGate {
       .split('/')
       .filter((segment) => segment !== '')
       .map((segment) => segment.toLowerCase());
-    if (![...options.endpoints.values()].some((endpoint) => endpoint.allowedSources)) {
-      return;
-    }
     if (host.httpAdapter) {
       this.install(host.httpAdapter);
     } else {
@@ -68,47 +79,85 @@ export class WebhookSourceGate {
     const type = adapter?.getType();
     if (adapter && type === 'express') {
       adapter.getInstance<ExpressInstance>().use((request, response, next) => {
-        const refusal = this.refusal(adapter, request);
-        if (refusal) {
-          this.answer(adapter, response, refusal);
-        } else {
+        if (!this.check(adapter, request, response)) {
           next();
         }
       });
     } else if (adapter && type === 'fastify') {
       adapter.getInstance<FastifyInstance>().addHook('onRequest', async (request, reply) => {
-        const refusal = this.refusal(adapter, request);
-        if (refusal) {
-          this.answer(adapter, reply, refusal);
-          return reply;
-        }
-        return undefined;
+        return this.check(adapter, request, reply) ? reply : undefined;
       });
     }
   }
 
-  /** The 403 for a request to an endpoint that does not take deliveries from its sender. */
-  private refusal(adapter: AbstractHttpAdapter, request: GateRequest): WebhookRefusal | undefined {
+  /** Answers a request refused from its head and returns true; otherwise bounds its body's time. */
+  private check(adapter: AbstractHttpAdapter, request: GateRequest, response: GateResponse) {
+    const head = this.headOf(adapter, request);
+    if (head === undefined) {
+      return false;
+    }
+    const refusal = this.ingress.refuseHead(head);
+    if (refusal) {
+      this.answer(adapter, response, refusal);
+      return true;
+    }
+    this.boundBodyTime(adapter, head, request.raw ?? (request as IncomingMessage), response);
+    return false;
+  }
+
+  /**
+   * Answers 408 when the body has not all arrived within the endpoint's `bodyTimeoutMs`, for the
+   * bodies the platform's parser reads; the module reads the others within the same bound.
+   */
+  private boundBodyTime(
+    adapter: AbstractHttpAdapter,
+    head: WebhookDeliveryHead,
+    raw: IncomingMessage,
+    response: GateResponse,
+  ): void {
+    const timeoutMs = this.options.endpoints.get(head.endpoint)!.bodyTimeoutMs;
+    const rawResponse = response.raw ?? (response as ServerResponse);
+    if (!bodyStillComing(raw) || typeof rawResponse.once !== 'function') {
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (bodyStillComing(raw) && !readingHere(raw) && !adapter.isHeadersSent(response)) {
+        const refusal = WebhookRefusal.bodyTimeout(timeoutMs);
+        this.answer(adapter, response, this.ingress.bodyRefused(head, refusal));
+      }
+    }, timeoutMs);
+    rawResponse.once('close', () => clearTimeout(timer));
+  }
+
+  /** The head of a request to `…/{path}/{endpoint}` with a method the route serves. */
+  private headOf(
+    adapter: AbstractHttpAdapter,
+    request: GateRequest,
+  ): WebhookDeliveryHead | undefined {
     const method = String(adapter.getRequestMethod(request)).toUpperCase();
-    if (method !== 'POST' && method !== 'GET') {
+    if (!ROUTE_METHODS.has(method)) {
       return undefined;
     }
     const endpoint = this.endpointIn(String(adapter.getRequestUrl(request) ?? ''));
-    if (endpoint === undefined || !this.options.endpoints.get(endpoint)?.allowedSources) {
+    if (endpoint === undefined) {
       return undefined;
     }
-    return this.ingress.refuseSource({
+    return {
       endpoint,
       method,
       headers: flattenHeaders(request.headers),
       sourceIp: sourceIpOf(request, this.options.trustProxy),
       receivedAt: new Date(),
-    });
+    };
   }
 
   private answer(adapter: AbstractHttpAdapter, response: unknown, refusal: WebhookRefusal): void {
     adapter.setHeader(response, 'Cache-Control', 'no-store');
-    // NOTE: closing keeps the unread body from being drained before the connection is reused.
+    if (refusal.allow !== undefined) {
+      adapter.setHeader(response, 'Allow', refusal.allow);
+    }
+    // NOTE: closing keeps the unread body from being read or waited for before the connection
+    // is reused: Node closes it once the answer is written.
     adapter.setHeader(response, 'Connection', 'close');
     adapter.reply(response, refusal.body, refusal.status);
   }
