@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+import { Controller, Post } from '@nestjs/common';
 import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
 import {
+  PaymentWebhook,
   stripeEndpoint,
   WebhookConfigurationError,
   WebhookTelemetry,
@@ -291,6 +293,54 @@ describe.each<MatrixPlatform>(['express', 'fastify', 'router'])('body bounds on 
     const answer = await post(`${app.url}/webhooks/stripe`, event.body, event.headers);
     expect(answer.status).toBe(200);
     expect(await app.stored('stripe')).toBe(1);
+  });
+});
+
+/** An app's own route for the `stripe` endpoint, at the URL a dashboard already points at. */
+@Controller('api')
+class OwnHook {
+  @Post('stripe/hook')
+  @PaymentWebhook('stripe')
+  stripe(): void {}
+}
+
+describe('an app route with @PaymentWebhook() on express', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      webhooks: { endpoints: endpoints(), dispatch: { enabled: false } },
+      controllers: [OwnHook],
+    });
+  });
+
+  afterAll(() => app.close());
+
+  it('answers a declared Content-Length of 300 MB with 413 at once, closing', async () => {
+    const answer = await send(app.url, {
+      path: '/api/stripe/hook',
+      contentType: 'application/octet-stream',
+      contentLength: 300_000_000,
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.closed).toBe(true);
+    expect(answer.elapsedMs).toBeLessThan(2_000);
+  });
+
+  it('answers 408 to a sender that stalls mid-body once bodyTimeoutMs passes, closing', async () => {
+    const answer = await send(app.url, {
+      path: '/api/stripe/hook',
+      contentType: 'application/octet-stream',
+      contentLength: 4_000,
+      chunks: [Buffer.from('{"id":"evt_slow"')],
+      stall: true,
+    });
+    expect(answer.status).toBe(408);
+    expect(answer.elapsedMs).toBeLessThan(BODY_TIMEOUT_MS + 1_500);
+    expect(answer.closed).toBe(true);
+    expect(await app.dataSource.getRepository(WebhookEventEntity).count()).toBe(0);
   });
 });
 
