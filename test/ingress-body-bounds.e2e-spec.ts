@@ -344,6 +344,53 @@ describe('an app route with @PaymentWebhook() on express', () => {
   });
 });
 
+/** A route of the app's own whose URL ends like the module's: `/api/ops/webhooks/events`. */
+@Controller('ops/webhooks')
+class OwnRoutes {
+  @Post('events')
+  events(): string {
+    return 'the app answered';
+  }
+}
+
+describe.each<'express' | 'fastify'>(['express', 'fastify'])(
+  'under a global prefix on %s',
+  (platform) => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      app = await startTestApp({
+        platform,
+        database: 'sqlite',
+        webhooks: { endpoints: endpoints(), dispatch: { enabled: false } },
+        controllers: [OwnRoutes],
+        configure: (nest) => nest.setGlobalPrefix('api'),
+      });
+    });
+
+    afterAll(() => app.close());
+
+    it('answers an unknown endpoint 404 before reading its declared 300 MB body', async () => {
+      const answer = await send(app.url, {
+        path: '/api/webhooks/nope',
+        contentLength: 300_000_000,
+      });
+      expect(answer.status).toBe(404);
+      expect(answer.closed).toBe(true);
+      expect(answer.elapsedMs).toBeLessThan(2_000);
+    });
+
+    it("leaves the app's own routes that end like the module's to the app", async () => {
+      const answer = await send(app.url, {
+        path: '/api/ops/webhooks/events',
+        chunks: [Buffer.from('{}')],
+      });
+      expect(answer.status).toBe(201);
+      expect(answer.body).toBe('the app answered');
+    });
+  },
+);
+
 describe('the ingress behind the gate', () => {
   let app: BoundsApp & { ingestFrom?: RouterTestApp };
 

@@ -1,4 +1,4 @@
-import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
+import { AbstractHttpAdapter, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { bodyStillComing, readingHere } from './body-stream';
@@ -19,7 +19,9 @@ interface GateResponse {
 
 /** An Express app, as far as the gate uses it. */
 interface ExpressInstance {
-  use(middleware: (request: GateRequest, response: GateResponse, next: () => void) => void): unknown;
+  use(
+    middleware: (request: GateRequest, response: GateResponse, next: () => void) => void,
+  ): unknown;
 }
 
 /** A Fastify instance, as far as the gate uses it. */
@@ -28,6 +30,39 @@ interface FastifyInstance {
     name: 'onRequest',
     hook: (request: GateRequest, reply: GateResponse) => Promise<unknown>,
   ): unknown;
+}
+
+/** What of Nest's container tells the app's global prefix and versioning. */
+interface ContainerWithConfig {
+  readonly container?: {
+    readonly applicationConfig?: {
+      getGlobalPrefix(): string;
+      getVersioning(): unknown;
+    };
+  };
+}
+
+/**
+ * The segments the app puts in front of every route (its global prefix), or undefined when
+ * they cannot be told: versioning on, or a container that does not show its configuration.
+ */
+export function appRoutePrefix(moduleRef: ModuleRef): () => readonly string[] | undefined {
+  // NOTE: as for `rawBody` (raw-body-option.ts), Nest keeps this on its container with no
+  // public getter; it is read at each request, since `setGlobalPrefix()` comes after the module.
+  return () => {
+    const config = (moduleRef as unknown as ContainerWithConfig).container?.applicationConfig;
+    if (!config || config.getVersioning() !== undefined) {
+      return undefined;
+    }
+    return segmentsOf(config.getGlobalPrefix());
+  };
+}
+
+function segmentsOf(path: string): string[] {
+  return path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => segment.toLowerCase());
 }
 
 /** The methods the module's controller serves: what the gate answers for. */
@@ -54,18 +89,20 @@ export class WebhookHeadGate {
 
   /**
    * @param path the module's route path (the `path` extra); requests to `…/{path}/{endpoint}`
-   * are checked, under whatever global prefix, module path or version the app adds in front.
+   * for a configured endpoint are checked, under whatever global prefix, module path or version
+   * the app adds in front. A name that is no endpoint is answered 404 only at the module's own
+   * route (`/{global prefix}/{path}/{name}`), so routes of the app under another prefix that
+   * end the same way (an admin at `ops/webhooks/events`) reach the app.
+   * @param routePrefix the app's global prefix, when it can be told.
    */
   constructor(
     private readonly host: HttpAdapterHost,
     private readonly ingress: WebhookIngress,
     private readonly options: ResolvedWebhooksOptions,
     path: string,
+    private readonly routePrefix: () => readonly string[] | undefined = () => [],
   ) {
-    this.path = path
-      .split('/')
-      .filter((segment) => segment !== '')
-      .map((segment) => segment.toLowerCase());
+    this.path = segmentsOf(path);
     if (host.httpAdapter) {
       this.install(host.httpAdapter);
     } else {
@@ -162,21 +199,36 @@ export class WebhookHeadGate {
     adapter.reply(response, refusal.body, refusal.status);
   }
 
-  /** The endpoint name of a `…/{path}/{endpoint}` URL (a trailing `/` allowed), if it is one. */
+  /**
+   * The endpoint name of a `…/{path}/{endpoint}` URL (a trailing `/` allowed): a configured
+   * endpoint's under any prefix, any other name only at the module's own route.
+   */
   private endpointIn(url: string): string | undefined {
     const segments = url.split('?')[0].split('/');
     if (segments.at(-1) === '') {
       segments.pop();
     }
-    const name = segments.pop();
-    if (name === undefined || segments.length < this.path.length) {
+    const raw = segments.pop();
+    if (raw === undefined || segments.length < this.path.length) {
       return undefined;
     }
     try {
-      const tail = segments.slice(segments.length - this.path.length).map(decodeURIComponent);
+      const name = decodeURIComponent(raw);
+      const before = segments.filter((segment) => segment !== '').map(decodeURIComponent);
+      const tail = before.slice(before.length - this.path.length);
       // NOTE: case-insensitive, as Express routes are by default.
-      return tail.every((segment, i) => segment.toLowerCase() === this.path[i])
-        ? decodeURIComponent(name)
+      if (!tail.every((segment, i) => segment.toLowerCase() === this.path[i])) {
+        return undefined;
+      }
+      if (this.options.endpoints.has(name)) {
+        return name;
+      }
+      const prefix = this.routePrefix();
+      const front = before.slice(0, before.length - this.path.length);
+      return prefix !== undefined &&
+        front.length === prefix.length &&
+        front.every((segment, i) => segment.toLowerCase() === prefix[i])
+        ? name
         : undefined;
     } catch {
       return undefined;
