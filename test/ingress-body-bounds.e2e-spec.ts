@@ -147,6 +147,15 @@ async function rssGrowthDuring<T>(
   }
 }
 
+/** A route of the app's own at the root, beside the module's. */
+@Controller()
+class RootRoute {
+  @Post('orders')
+  orders(): string {
+    return 'the app answered';
+  }
+}
+
 interface BoundsApp {
   url: string;
   stored(endpoint: string): Promise<number>;
@@ -176,7 +185,12 @@ async function startBoundsApp(
     listen(router.router.engine.telemetry);
     started = router;
   } else {
-    const nest = await startTestApp({ platform, database: 'sqlite', webhooks });
+    const nest = await startTestApp({
+      platform,
+      database: 'sqlite',
+      webhooks,
+      controllers: [RootRoute],
+    });
     listen(nest.app.get(WebhookTelemetry));
     started = nest;
   }
@@ -287,6 +301,14 @@ describe.each<MatrixPlatform>(['express', 'fastify', 'router'])('body bounds on 
       expect(await app.stored('stripe')).toBe(0);
     },
   );
+
+  if (platform !== 'router') {
+    it("leaves the app's own routes to the app", async () => {
+      const answer = await send(app.url, { path: '/orders', chunks: [Buffer.from('{}')] });
+      expect(answer.status).toBe(201);
+      expect(answer.body).toBe('the app answered');
+    });
+  }
 
   it('still answers a signed delivery 200 and stores it after all that', async () => {
     const event = signedStripeEvent(SECRET);

@@ -209,13 +209,13 @@ export class WebhookHeadGate {
       segments.pop();
     }
     const raw = segments.pop();
-    if (raw === undefined || segments.length < this.path.length) {
+    const before = segments.filter((segment) => segment !== '');
+    if (raw === undefined || raw === '' || before.length < this.path.length) {
       return undefined;
     }
     try {
       const name = decodeURIComponent(raw);
-      const before = segments.filter((segment) => segment !== '').map(decodeURIComponent);
-      const tail = before.slice(before.length - this.path.length);
+      const tail = before.slice(before.length - this.path.length).map(decodeURIComponent);
       // NOTE: case-insensitive, as Express routes are by default.
       if (!tail.every((segment, i) => segment.toLowerCase() === this.path[i])) {
         return undefined;
@@ -224,8 +224,9 @@ export class WebhookHeadGate {
         return name;
       }
       const prefix = this.routePrefix();
-      const front = before.slice(0, before.length - this.path.length);
+      const front = before.slice(0, before.length - this.path.length).map(decodeURIComponent);
       return prefix !== undefined &&
+        this.path.length > 0 &&
         front.length === prefix.length &&
         front.every((segment, i) => segment.toLowerCase() === prefix[i])
         ? name
