@@ -28,7 +28,7 @@ export default tseslint.config(
       'lib/ingress/payment-webhook*.ts',
       'lib/ingress/raw-body-option.ts',
       'lib/ingress/webhook-ingress.exceptions.ts',
-      'lib/ingress/webhook-source-gate.ts',
+      'lib/ingress/webhook-head-gate.ts',
       'lib/ingress/webhooks.controller.ts',
       'lib/observability/nest-logger.ts',
       'lib/observability/webhooks-startup-summary.ts',

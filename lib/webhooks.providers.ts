@@ -13,7 +13,7 @@ import { PaymentWebhookRoutesExplorer } from './ingress/payment-webhook-routes.e
 import { PlatformDeliveries } from './ingress/platform-deliveries';
 import { appKeepsRawBody } from './ingress/raw-body-option';
 import { WebhookIngress } from './ingress/webhook-ingress.service';
-import { WebhookSourceGate } from './ingress/webhook-source-gate';
+import { appRoutePrefix, WebhookHeadGate } from './ingress/webhook-head-gate';
 import { createWebhooksController } from './ingress/webhooks.controller';
 import {
   WebhooksModuleExtras,
@@ -173,13 +173,14 @@ function adapterProviders(path: string): Provider[] {
     WebhooksMetadataAccessor,
     WebhookHandlersExplorer,
     {
-      provide: WebhookSourceGate,
+      provide: WebhookHeadGate,
       useFactory: (
         host: HttpAdapterHost,
         ingress: WebhookIngress,
         options: ResolvedWebhooksOptions,
-      ) => new WebhookSourceGate(host, ingress, options, path),
-      inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS],
+        moduleRef: ModuleRef,
+      ) => new WebhookHeadGate(host, ingress, options, path, appRoutePrefix(moduleRef)),
+      inject: [HttpAdapterHost, WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, ModuleRef],
     },
     {
       provide: PlatformDeliveries,

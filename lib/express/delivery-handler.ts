@@ -1,10 +1,10 @@
 import { ServerResponse } from 'node:http';
 import { IngressAnswer, refusedAnswer } from '../ingress/ingress-answer';
+import { bodyStillComing } from '../ingress/body-stream';
 import { flattenHeaders } from '../ingress/raw-body';
 import { WebhookDelivery, WebhookDeliveryHead } from '../ingress/webhook-ingress.service';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { SafeLogger } from '../observability/safe-logger';
-import { WebhookDeliveryMethod } from '../providers/webhook-provider.interface';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import { writeAnswer } from './http-answer';
 import { readRequestBody, RouterRequest } from './request-body';
@@ -12,7 +12,8 @@ import { readRequestBody, RouterRequest } from './request-body';
 /** What of the engine's ingress the router calls. */
 export interface DeliveryIngress {
   ingest(delivery: WebhookDelivery): Promise<IngressAnswer>;
-  refuseSource(head: WebhookDeliveryHead): WebhookRefusal | undefined;
+  refuseHead(head: WebhookDeliveryHead): WebhookRefusal | undefined;
+  bodyRefused(head: WebhookDeliveryHead, refusal: WebhookRefusal): WebhookRefusal;
 }
 
 /** Express's `next`. */
@@ -25,22 +26,26 @@ export type RequestHandler = (
   next: NextFunction,
 ) => void;
 
+/** The methods the router answers on `/{endpoint}`; others (HEAD, OPTIONS) go on to the app. */
+const ROUTE_METHODS: ReadonlySet<string> = new Set(['POST', 'GET', 'PUT', 'PATCH', 'DELETE']);
+
 const logger = new SafeLogger('WebhooksRouter');
 
 /**
  * Serves `POST /{endpoint}` (and `GET /{endpoint}` for providers that deliver by query string)
- * under wherever the router is mounted: the source allowlist before the body is read, the raw
- * bytes read here, then the engine's `ingest()` and its answer written as it is. Requests for
- * other paths and methods go on to the app's next handler.
+ * under wherever the router is mounted: what the URL, method and headers tell (404, 405, 403,
+ * a declared size over the limit) answered before the body is read, the raw bytes read here
+ * within the endpoint's size and time bounds, then the engine's `ingest()` and its answer
+ * written as it is. Other paths, HEAD and OPTIONS go on to the app's next handler.
  */
 export function deliveryHandler(
   ingress: () => DeliveryIngress,
   options: Pick<ResolvedWebhooksOptions, 'endpoints' | 'trustProxy'>,
 ): RequestHandler {
   return (request, response, next) => {
-    const method = request.method === 'GET' || request.method === 'POST' ? request.method : null;
-    const endpoint = method === null ? undefined : endpointOf(request.url ?? '');
-    if (method === null || endpoint === undefined) {
+    const method = request.method ?? '';
+    const endpoint = ROUTE_METHODS.has(method) ? endpointOf(request.url ?? '') : undefined;
+    if (endpoint === undefined) {
       next();
       return;
     }
@@ -52,7 +57,7 @@ async function deliver(
   ingress: DeliveryIngress,
   options: Pick<ResolvedWebhooksOptions, 'endpoints' | 'trustProxy'>,
   endpoint: string,
-  method: WebhookDeliveryMethod,
+  method: string,
   request: RouterRequest,
   response: ServerResponse,
 ): Promise<void> {
@@ -63,17 +68,18 @@ async function deliver(
     sourceIp: options.trustProxy ? request.ip : request.socket.remoteAddress,
     receivedAt: new Date(),
   };
-  const refusal = ingress.refuseSource(head);
+  const refusal = ingress.refuseHead(head);
   if (refusal) {
-    // NOTE: closing keeps the unread body from being drained before the connection is reused.
-    response.setHeader('Connection', 'close');
-    writeAnswer(response, refusedAnswer(refusal));
+    refuse(request, response, refusal);
     return;
   }
   let rawBody: Buffer;
   try {
-    const limit = options.endpoints.get(endpoint)?.maxBodyBytes ?? Number.POSITIVE_INFINITY;
-    rawBody = method === 'GET' ? queryOf(request) : await readRequestBody(request, limit);
+    const { maxBodyBytes, bodyTimeoutMs } = options.endpoints.get(endpoint)!;
+    rawBody =
+      method === 'GET'
+        ? queryOf(request)
+        : await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
   } catch (error) {
     if (!(error instanceof WebhookRefusal)) {
       throw error;
@@ -81,10 +87,20 @@ async function deliver(
     if (error.kind === 'raw_body_unavailable') {
       logger.error(error.message);
     }
-    writeAnswer(response, refusedAnswer(error));
+    refuse(request, response, ingress.bodyRefused(head, error));
     return;
   }
   writeAnswer(response, await ingress.ingest({ ...head, rawBody }));
+}
+
+/** Writes a refusal; closes the connection when the body is still coming. */
+function refuse(request: RouterRequest, response: ServerResponse, refusal: WebhookRefusal): void {
+  if (bodyStillComing(request)) {
+    // NOTE: closing keeps the unread body from being read or waited for before the connection
+    // is reused: Node closes it once the answer is written.
+    response.setHeader('Connection', 'close');
+  }
+  writeAnswer(response, refusedAnswer(refusal));
 }
 
 /** The endpoint name of `/{endpoint}` (a trailing `/` allowed), if the path is one. */

@@ -1,6 +1,10 @@
 import { IncomingMessage } from 'node:http';
+import { readBodyStream } from '../ingress/body-stream';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { BODY_ALREADY_PARSED } from './express.messages';
+
+/** How long a body may take to arrive when the caller gives no bound: an endpoint's default. */
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 /** A request as Express hands it to a router: a Node request, maybe with a parsed body. */
 export interface RouterRequest extends IncomingMessage {
@@ -17,9 +21,14 @@ export interface RouterRequest extends IncomingMessage {
  * buffer a parser's `verify` hook kept. When a parser consumed the body and kept no bytes, the
  * refusal names the fix: the signature cannot be checked, and a 400 would send the team hunting
  * a wrong secret.
- * @throws WebhookRefusal 413 over `limit`, 500 when the body was parsed already
+ * @param timeoutMs longest the body may take to arrive.
+ * @throws WebhookRefusal 413 over `limit`, 408 past `timeoutMs`, 500 when the body was parsed already
  */
-export async function readRequestBody(request: RouterRequest, limit: number): Promise<Buffer> {
+export async function readRequestBody(
+  request: RouterRequest,
+  limit: number,
+  timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+): Promise<Buffer> {
   if (Buffer.isBuffer(request.rawBody)) {
     return request.rawBody;
   }
@@ -33,7 +42,7 @@ export async function readRequestBody(request: RouterRequest, limit: number): Pr
   if (Number.isFinite(declared) && declared > limit) {
     throw WebhookRefusal.tooLarge(limit);
   }
-  return readStream(request, limit);
+  return readBodyStream(request, { limit, timeoutMs });
 }
 
 /**
@@ -48,25 +57,4 @@ function unread(body: unknown): boolean {
       Object.getPrototypeOf(body) === Object.prototype &&
       Object.keys(body).length === 0)
   );
-}
-
-function readStream(stream: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        stream.off('data', onData);
-        // NOTE: the rest is read and dropped, so the 413 reaches a sender still writing.
-        stream.resume();
-        reject(WebhookRefusal.tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    stream.on('data', onData);
-    stream.on('end', () => resolve(Buffer.concat(chunks, size)));
-    stream.on('error', reject);
-  });
 }

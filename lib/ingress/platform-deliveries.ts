@@ -1,13 +1,11 @@
 import { IncomingMessage } from 'node:http';
-import {
-  WebhookAcknowledgement,
-  WebhookDeliveryMethod,
-} from '../providers/webhook-provider.interface';
+import { WebhookAcknowledgement } from '../providers/webhook-provider.interface';
 import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { bodyStillComing } from './body-stream';
 import { flattenHeaders, readRawBody, sourceIpOf } from './raw-body';
 import { httpExceptionOf } from './webhook-ingress.exceptions';
 import { WebhookRefusal } from './webhook-refusal';
-import { VerifiedDelivery, WebhookIngress } from './webhook-ingress.service';
+import { VerifiedDelivery, WebhookDeliveryHead, WebhookIngress } from './webhook-ingress.service';
 
 /** The parts of an Express or Fastify request a delivery is read from. */
 export interface PlatformRequest {
@@ -46,32 +44,34 @@ export class PlatformDeliveries {
   ) {}
 
   /**
-   * Reads the raw bytes (for a GET delivery, the query string) and verifies them. A refusal
-   * is thrown as the Nest exception of the ingress's refusal; a 405 also sets `Allow` on the response.
+   * Refuses what the URL, method and headers already tell (unknown endpoint, method, source,
+   * declared size) before a byte of the body is read, then reads the raw bytes (for a GET
+   * delivery, the query string) within the endpoint's size and time bounds and verifies them.
+   * A refusal is thrown as the Nest exception of the ingress's refusal; a 405 also sets `Allow`
+   * on the response, and an answer sent before the whole body arrived closes the connection.
    */
   async verify(
     endpoint: string,
-    method: WebhookDeliveryMethod,
+    method: string,
     request: PlatformRequest,
     response: unknown,
   ): Promise<VerifiedDelivery> {
-    const receivedAt = new Date();
-    const head = {
+    const head: WebhookDeliveryHead = {
       endpoint,
       method,
       headers: flattenHeaders(request.headers),
       sourceIp: sourceIpOf(request, this.options.trustProxy),
-      receivedAt,
+      receivedAt: new Date(),
     };
     try {
-      const refusal = this.ingress.refuseSource(head);
+      const refusal = this.ingress.refuseHead(head);
       if (refusal) {
         throw refusal;
       }
-      const rawBody = method === 'GET' ? queryOf(request) : await this.readBody(endpoint, request);
+      const rawBody = method === 'GET' ? queryOf(request) : await this.readBody(head, request);
       return await this.ingress.verify({ ...head, rawBody });
     } catch (error) {
-      throw this.nestError(error, response);
+      throw this.nestError(error, request, response);
     }
   }
 
@@ -79,30 +79,44 @@ export class PlatformDeliveries {
   async answer(verified: VerifiedDelivery, response: unknown): Promise<void> {
     const acknowledgement = await this.ingress
       .commit(verified)
-      .catch((error: unknown) => Promise.reject(this.nestError(error, response)));
+      .catch((error: unknown) => Promise.reject(this.nestError(error, undefined, response)));
     this.write(response, acknowledgement);
   }
 
   /**
    * A refusal as the Nest exception the app's filters know; a 405 also sets `Allow` on the
-   * response. Anything else is passed on as it is.
+   * response, and a refusal of a request whose body is still coming closes the connection, so
+   * the rest is neither read nor waited for. Anything else is passed on as it is.
    */
-  private nestError(error: unknown, response: unknown): unknown {
+  private nestError(
+    error: unknown,
+    request: PlatformRequest | undefined,
+    response: unknown,
+  ): unknown {
     if (!(error instanceof WebhookRefusal)) {
       return error;
     }
     if (error.allow !== undefined) {
       this.responder().setHeader(response, 'Allow', error.allow);
     }
+    if (request && bodyStillComing(request.raw ?? (request as IncomingMessage))) {
+      this.responder().setHeader(response, 'Connection', 'close');
+    }
     return httpExceptionOf(error);
   }
 
-  private readBody(endpoint: string, request: PlatformRequest): Promise<Buffer> {
-    const limit = this.options.endpoints.get(endpoint)?.maxBodyBytes;
-    return readRawBody(request, limit, {
-      keepsRawBody: this.keepsRawBody,
-      platform: this.responder().getType(),
-    });
+  /** The body within the endpoint's bounds; a refusal met on the way is journaled. */
+  private async readBody(head: WebhookDeliveryHead, request: PlatformRequest): Promise<Buffer> {
+    const { maxBodyBytes, bodyTimeoutMs } = this.options.endpoints.get(head.endpoint)!;
+    try {
+      return await readRawBody(
+        request,
+        { limit: maxBodyBytes, timeoutMs: bodyTimeoutMs },
+        { keepsRawBody: this.keepsRawBody, platform: this.responder().getType() },
+      );
+    } catch (error) {
+      throw error instanceof WebhookRefusal ? this.ingress.bodyRefused(head, error) : error;
+    }
   }
 
   private write(response: unknown, acknowledgement: WebhookAcknowledgement): void {

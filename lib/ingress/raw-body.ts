@@ -4,6 +4,7 @@ import {
   RAW_BODY_OR_APP_PARSER,
   RAW_BODY_PARSED_BY_APP,
 } from '../webhooks.messages';
+import { BodyBounds, readBodyStream } from './body-stream';
 import { WebhookRefusal } from './webhook-refusal';
 import { SafeLogger } from '../observability/safe-logger';
 
@@ -34,7 +35,7 @@ const KEPT_BY_RAW_BODY =
  */
 export async function readRawBody(
   request: unknown,
-  limit: number | undefined,
+  bounds: BodyBounds,
   setup: RawBodySetup = {},
 ): Promise<Buffer> {
   const candidate = request as RequestWithRawBody & Partial<IncomingMessage>;
@@ -43,7 +44,7 @@ export async function readRawBody(
   }
   const stream = (candidate.raw ?? candidate) as IncomingMessage;
   if (typeof stream.on === 'function' && stream.readable && !stream.readableEnded) {
-    return readStream(stream, limit);
+    return readBodyStream(stream, bounds);
   }
   const contentType = stream.headers?.['content-type'];
   if (!KEPT_BY_RAW_BODY.test(contentType ?? '')) {
@@ -66,25 +67,6 @@ function rawBodyMissingMessage(contentType: string | undefined, setup: RawBodySe
   }
   const missing = RAW_BODY_MISSING(contentType);
   return setup.keepsRawBody === false ? missing : `${missing} ${RAW_BODY_OR_APP_PARSER}`;
-}
-
-function readStream(stream: IncomingMessage, limit: number | undefined): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (limit !== undefined && size > limit) {
-        stream.removeAllListeners('data');
-        stream.resume();
-        reject(WebhookRefusal.tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
 }
 
 /** Header values by lower-cased name, repeated headers joined the way HTTP folds them. */

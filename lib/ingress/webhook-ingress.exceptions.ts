@@ -55,6 +55,13 @@ export class WebhookTooLargeException extends WebhookRefusalException {
   }
 }
 
+/** 408: the sender did not send the whole body within the endpoint's `bodyTimeoutMs`. */
+export class WebhookBodyTimeoutException extends WebhookRefusalException {
+  constructor(timeoutMs: number | WebhookRefusal) {
+    super(typeof timeoutMs === 'number' ? WebhookRefusal.bodyTimeout(timeoutMs) : timeoutMs);
+  }
+}
+
 /** 503: the event could not be stored; the provider should retry later. Nothing was acknowledged. */
 export class WebhookStoreUnavailableException extends WebhookRefusalException {
   constructor(refusal: WebhookRefusal = WebhookRefusal.storeUnavailable()) {
@@ -97,6 +104,7 @@ const EXCEPTION_OF_KIND: Readonly<
   method_not_allowed: WebhookMethodNotAllowedException,
   source_forbidden: WebhookSourceForbiddenException,
   too_large: WebhookTooLargeException,
+  body_timeout: WebhookBodyTimeoutException,
   signature: WebhookSignatureException,
   payload: WebhookPayloadException,
   store_unavailable: WebhookStoreUnavailableException,

@@ -6,7 +6,6 @@ import { notificationsOf } from '../providers/notifications';
 import {
   NormalizedNotification,
   WebhookAcknowledgement,
-  WebhookDeliveryMethod,
   WebhookEndpoint,
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
@@ -30,10 +29,11 @@ import { SafeLogger } from '../observability/safe-logger';
 export interface WebhookDeliveryHead {
   readonly endpoint: string;
   /**
-   * How it came: a GET delivery's raw body is its query string.
+   * The HTTP method it came with: a GET delivery's raw body is its query string; a method the
+   * endpoint's provider does not deliver with is refused with 405.
    * @default 'POST'
    */
-  readonly method?: WebhookDeliveryMethod;
+  readonly method?: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly sourceIp: string | undefined;
   readonly receivedAt: Date;
@@ -94,21 +94,11 @@ export class WebhookIngress {
    * takes, so the bytes stored are the bytes verified.
    */
   async verify(delivery: WebhookDelivery): Promise<VerifiedDelivery> {
-    const endpoint = this.options.endpoints.get(delivery.endpoint);
-    if (!endpoint) {
-      this.journal(delivery, 'unknown_endpoint', 404);
-      throw WebhookRefusal.unknownEndpoint(delivery.endpoint);
-    }
-    const methods = endpoint.provider.methods ?? ['POST'];
-    const method = delivery.method ?? 'POST';
-    if (!methods.includes(method)) {
-      this.journal(delivery, 'method_not_allowed', 405);
-      throw WebhookRefusal.methodNotAllowed(endpoint.name, method, methods);
-    }
-    const refusal = this.refuseSource(delivery);
+    const refusal = this.refuseHead(delivery);
     if (refusal) {
       throw refusal;
     }
+    const endpoint = this.options.endpoints.get(delivery.endpoint)!;
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
       throw WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
@@ -242,13 +232,55 @@ export class WebhookIngress {
   }
 
   /**
+   * What can be refused from the head alone, for an adapter to answer before it reads a byte
+   * of the body: 404 for an unknown endpoint, 405 for a method its provider does not deliver
+   * with (the refusal carries `allow`), 403 for a source outside its allowlist, 413 for a
+   * declared `Content-Length` over its `maxBodyBytes`. Journals the refusal it returns;
+   * undefined when the body is to be read.
+   */
+  refuseHead(head: WebhookDeliveryHead): WebhookRefusal | undefined {
+    const endpoint = this.options.endpoints.get(head.endpoint);
+    if (!endpoint) {
+      this.journal(head, 'unknown_endpoint', 404);
+      return WebhookRefusal.unknownEndpoint(head.endpoint);
+    }
+    const methods: readonly string[] = endpoint.provider.methods ?? ['POST'];
+    const method = head.method ?? 'POST';
+    if (!methods.includes(method)) {
+      this.journal(head, 'method_not_allowed', 405);
+      return WebhookRefusal.methodNotAllowed(endpoint.name, method, methods);
+    }
+    const refusal = this.refuseSource(head);
+    if (refusal) {
+      return refusal;
+    }
+    const declared = declaredLengthOf(head.headers['content-length']);
+    if (declared !== undefined && declared > endpoint.maxBodyBytes) {
+      this.journal(head, 'too_large', 413, { reason: `Content-Length ${declared}` });
+      return WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
+    }
+    return undefined;
+  }
+
+  /**
+   * Journals a refusal met while reading the body (413 past `maxBodyBytes`, 408 past
+   * `bodyTimeoutMs`) and returns it; other refusals (the raw bytes unavailable) as they are.
+   */
+  bodyRefused(head: WebhookDeliveryHead, refusal: WebhookRefusal): WebhookRefusal {
+    if (refusal.kind === 'too_large' || refusal.kind === 'body_timeout') {
+      this.journal(head, refusal.kind, refusal.status);
+    }
+    return refusal;
+  }
+
+  /**
    * The source allowlist alone, for an adapter that checks it before reading the body: journals
    * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
    * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
    */
   refuseSource(head: WebhookDeliveryHead): WebhookRefusal | undefined {
     const endpoint = this.options.endpoints.get(head.endpoint);
-    const methods = endpoint?.provider.methods ?? ['POST'];
+    const methods: readonly string[] = endpoint?.provider.methods ?? ['POST'];
     if (
       !endpoint?.allowedSources ||
       !methods.includes(head.method ?? 'POST') ||
@@ -354,6 +386,11 @@ function storableDate(value: Date | undefined): Date | null {
   return time !== undefined && time >= EARLIEST_EVENT_TIME && time <= LATEST_EVENT_TIME
     ? value!
     : null;
+}
+
+/** A `Content-Length` as a number of bytes, when it is one. */
+function declaredLengthOf(value: string | undefined): number | undefined {
+  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -4,6 +4,7 @@ export type WebhookRefusalKind =
   | 'method_not_allowed'
   | 'source_forbidden'
   | 'too_large'
+  | 'body_timeout'
   | 'signature'
   | 'payload'
   | 'store_unavailable'
@@ -23,6 +24,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   500: 'Internal Server Error',
@@ -77,6 +79,14 @@ export class WebhookRefusal extends Error {
 
   static tooLarge(limit: number): WebhookRefusal {
     return new WebhookRefusal('too_large', 413, `Webhook body is larger than ${limit} bytes`);
+  }
+
+  static bodyTimeout(timeoutMs: number): WebhookRefusal {
+    return new WebhookRefusal(
+      'body_timeout',
+      408,
+      `Webhook body was not received within ${timeoutMs} ms`,
+    );
   }
 
   static signature(message: string): WebhookRefusal {

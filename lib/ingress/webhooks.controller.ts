@@ -1,4 +1,16 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res, Type } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Req,
+  Res,
+  Type,
+} from '@nestjs/common';
 import { PlatformDeliveries, PlatformRequest } from './platform-deliveries';
 
 /**
@@ -16,13 +28,12 @@ export function createWebhooksController(
 
     @Post(':endpoint')
     @HttpCode(200)
-    async receive(
+    receive(
       @Param('endpoint') endpoint: string,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      const verified = await this.deliveries.verify(endpoint, 'POST', request, response);
-      await this.deliveries.answer(verified, response);
+      return this.deliver(endpoint, 'POST', request, response);
     }
 
     /**
@@ -31,12 +42,51 @@ export function createWebhooksController(
      */
     @Get(':endpoint')
     @HttpCode(200)
-    async receiveByQuery(
+    receiveByQuery(
       @Param('endpoint') endpoint: string,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      const verified = await this.deliveries.verify(endpoint, 'GET', request, response);
+      return this.deliver(endpoint, 'GET', request, response);
+    }
+
+    /** No provider delivers with PUT: 405 with `Allow` (404 for an unknown endpoint). */
+    @Put(':endpoint')
+    refusePut(
+      @Param('endpoint') endpoint: string,
+      @Req() request: PlatformRequest,
+      @Res() response: unknown,
+    ): Promise<void> {
+      return this.deliver(endpoint, 'PUT', request, response);
+    }
+
+    /** No provider delivers with PATCH: 405 with `Allow` (404 for an unknown endpoint). */
+    @Patch(':endpoint')
+    refusePatch(
+      @Param('endpoint') endpoint: string,
+      @Req() request: PlatformRequest,
+      @Res() response: unknown,
+    ): Promise<void> {
+      return this.deliver(endpoint, 'PATCH', request, response);
+    }
+
+    /** No provider delivers with DELETE: 405 with `Allow` (404 for an unknown endpoint). */
+    @Delete(':endpoint')
+    refuseDelete(
+      @Param('endpoint') endpoint: string,
+      @Req() request: PlatformRequest,
+      @Res() response: unknown,
+    ): Promise<void> {
+      return this.deliver(endpoint, 'DELETE', request, response);
+    }
+
+    private async deliver(
+      endpoint: string,
+      method: string,
+      request: PlatformRequest,
+      response: unknown,
+    ): Promise<void> {
+      const verified = await this.deliveries.verify(endpoint, method, request, response);
       await this.deliveries.answer(verified, response);
     }
   }

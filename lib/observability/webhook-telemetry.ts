@@ -10,6 +10,7 @@ export type DeliveryDecision =
   | 'rejected_ip'
   | 'invalid'
   | 'too_large'
+  | 'body_timeout'
   | 'unknown_endpoint'
   | 'method_not_allowed'
   | 'store_failed';

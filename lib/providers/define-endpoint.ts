@@ -10,6 +10,9 @@ import {
 
 const ENDPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+/** Bounds of `bodyTimeoutMs`: less cuts ordinary bodies on a slow link, more is no bound. */
+const BODY_TIMEOUT_RANGE_MS = [100, 120_000] as const;
 
 /** What a provider factory adds to the shared endpoint record. */
 export interface EndpointExtras {
@@ -53,6 +56,14 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": maxBodyBytes must be a positive integer number of bytes (got ${String(maxBodyBytes)}).`,
     );
   }
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const [shortest, longest] = BODY_TIMEOUT_RANGE_MS;
+  if (!Number.isSafeInteger(bodyTimeoutMs) || bodyTimeoutMs < shortest || bodyTimeoutMs > longest) {
+    throw new WebhookConfigurationError(
+      `Webhook endpoint "${name}": bodyTimeoutMs must be a whole number of milliseconds between ` +
+        `${shortest} and ${longest} (got ${String(bodyTimeoutMs)}); leave it unset for 10000 (10 s).`,
+    );
+  }
   if (options.allowedIps !== undefined && !Array.isArray(options.allowedIps)) {
     throw new WebhookConfigurationError(
       `Webhook endpoint "${name}": allowedIps must be a list of addresses or CIDR ranges.`,
@@ -83,6 +94,7 @@ export function defineEndpoint(
     provider,
     orderPerPayment,
     maxBodyBytes,
+    bodyTimeoutMs,
     allowedSources: options.allowedIps && createSourceAllowlist(name, options.allowedIps),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
     statusClient: extras.statusClient,

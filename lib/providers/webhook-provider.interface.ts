@@ -138,6 +138,15 @@ export interface BaseEndpointOptions {
    */
   maxBodyBytes?: number;
   /**
+   * Longest a sender may take to send the whole body, in ms, counted from its headers. Past it
+   * the delivery gets 408, nothing is stored, and the connection is closed, so a sender that
+   * stalls mid-body (or trickles it) does not hold a connection and its buffer. Providers send
+   * bodies of a few kilobytes at once; 10 s leaves room for a 1 MiB body on a slow link, and is
+   * twice the 5 s Paddle gives for the whole answer. Between 100 and 120000.
+   * @default 10000 (10 s)
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Source addresses and CIDR ranges allowed to deliver; others get 403 before anything is
    * read. The client address is the socket's unless the module's `trustProxy` is on.
    * @default every address
@@ -170,6 +179,8 @@ export interface WebhookEndpoint {
   readonly acknowledgement: WebhookAcknowledgement;
   /** Largest accepted body in bytes. */
   readonly maxBodyBytes: number;
+  /** Longest the sender may take to send the body, in ms. */
+  readonly bodyTimeoutMs: number;
   /** Allowed source addresses, when restricted. */
   readonly allowedSources?: SourceAllowlist;
   /** The provider's status API client, when the endpoint has API credentials. */
