@@ -1,5 +1,9 @@
 import type { WebhookEventFilter } from '../store/ports/inbox-queries.interface';
-import type { WebhookEventStatus } from '../store/webhook-event-status';
+import {
+  REPLAYABLE_STATUSES,
+  WEBHOOK_EVENT_STATUSES,
+  type WebhookEventStatus,
+} from '../store/webhook-event-status';
 import {
   LIMIT_INVALID,
   SINCE_AFTER_UNTIL,
@@ -9,24 +13,6 @@ import {
   TIME_OUT_OF_RANGE,
   UNKNOWN_PARAMETER,
 } from './webhook-admin.messages';
-
-/** Every status an event can have. */
-export const EVENT_STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
-
-/** The statuses a replay puts back: `processing` belongs to a worker, `pending` already waits. */
-export const REPLAYABLE_STATUSES: readonly WebhookEventStatus[] = [
-  'processed',
-  'ignored',
-  'dead',
-  'retrying',
-];
 
 /** Most events one list returns. */
 export const MAX_LIST_LIMIT = 1000;
@@ -115,7 +101,7 @@ export function parseEventFilterQuery(query: unknown, route: FilterRoute): Event
   if (values.status !== undefined) {
     filter.status = statusesOf(
       values.status,
-      route === 'list' ? EVENT_STATUSES : REPLAYABLE_STATUSES,
+      route === 'list' ? WEBHOOK_EVENT_STATUSES : REPLAYABLE_STATUSES,
     );
   }
   if (values.since !== undefined) {

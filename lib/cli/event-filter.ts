@@ -1,12 +1,9 @@
-import { checkTimeOrder, EVENT_STATUSES, WebhookFilterError } from '../admin/event-filter-rules';
+import { checkTimeOrder, WebhookFilterError } from '../admin/event-filter-rules';
 import type { WebhookEventFilter } from '../admin/webhook-admin.service';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { CliUsageError } from './cli-errors';
 import type { InboxQueries } from '../store/ports/inbox-queries.interface';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
-
-/** Every status an event can have. */
-export const ALL_STATUSES: readonly WebhookEventStatus[] = EVENT_STATUSES;
 
 /** The filter options `events list` and `events replay` share. */
 export const FILTER_OPTIONS: OptionSpecs = {

@@ -3,16 +3,7 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { fittedTo } from './fitted-value';
 import type { InboxSampleRows, PaymentEventTime } from './ports/inbox-queries.interface';
 import { dateOf } from './stored-date';
-import { WebhookEventStatus } from './webhook-event-status';
-
-const ALL_STATUSES: readonly WebhookEventStatus[] = [
-  'pending',
-  'processing',
-  'retrying',
-  'processed',
-  'ignored',
-  'dead',
-];
+import { WEBHOOK_EVENT_STATUSES, WebhookEventStatus } from './webhook-event-status';
 
 /** Per endpoint, a date column's aggregate as a Date; rows without a date are left out. */
 function dated(
@@ -50,7 +41,7 @@ export async function sampleInbox(
     // NOTE: the status list lets both databases range-scan the (status, received_at) index;
     // only the first sample reads the whole table.
     last
-      .where('e.status IN (:...all)', { all: ALL_STATUSES })
+      .where('e.status IN (:...all)', { all: WEBHOOK_EVENT_STATUSES })
       .andWhere('e.received_at > :since', { since });
   }
   const latest = await last.groupBy('e.endpoint').getRawMany<{ endpoint: string; at: unknown }>();

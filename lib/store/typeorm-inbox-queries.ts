@@ -17,13 +17,12 @@ import type {
 } from './ports/inbox-queries.interface';
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
 import { StoreConnection } from './store-connection';
-import { WebhookEventStatus } from './webhook-event-status';
+import { REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
 
 /**
  * Statuses an event can be put back from: `processing` belongs to a worker, `pending` is
  * already waiting.
  */
-const REPLAYABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead', 'retrying'];
 
 /** The columns a list reads: every one but the payload. */
 const SUMMARY_COLUMNS: readonly string[] = Object.keys({
@@ -94,7 +93,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
   replayable(filter: WebhookEventFilter, limit: number): Promise<string[]> {
     return this.connection.transaction(async (manager) => {
       const rows = await filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter)
-        .andWhere('e.status IN (:...replayable)', { replayable: REPLAYABLE })
+        .andWhere('e.status IN (:...replayable)', { replayable: REPLAYABLE_STATUSES })
         .select('e.id', 'id')
         .orderBy('e.received_at', 'ASC')
         .limit(limit)
@@ -223,7 +222,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
         lockedBy: null,
         lockedUntil: null,
       })
-      .where('status IN (:...replayable)', { replayable: REPLAYABLE });
+      .where('status IN (:...replayable)', { replayable: REPLAYABLE_STATUSES });
     where(qb);
     const result = await qb.execute();
     return result.affected ?? 0;

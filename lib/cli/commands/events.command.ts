@@ -2,7 +2,7 @@ import type { WebhookEventDetails } from '../../admin/webhook-admin.service';
 import { dedupFloorFor } from '../../retention/provider-retry-horizons';
 import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../retention/retention.messages';
 import type { WebhookEventSummary } from '../../store/ports/inbox-queries.interface';
-import { WebhookEventStatus } from '../../store/webhook-event-status';
+import { REPLAYABLE_STATUSES, WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
 import {
   DATABASE_OPTIONS,
   flagOption,
@@ -17,16 +17,9 @@ import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
 import { safeText } from '../../observability/safe-text';
 import { CliInbox, databaseTarget, openInbox } from '../database';
-import {
-  ALL_STATUSES,
-  eventFilter,
-  FILTER_HELP,
-  FILTER_OPTIONS,
-  storedProviderKinds,
-} from '../event-filter';
+import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '../event-filter';
 import { ProgressReporter } from '../progress';
 
-const REPLAYABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead', 'retrying'];
 const PURGEABLE = ['processed', 'ignored', 'dead'] as const;
 const DAY_MS = 86_400_000;
 
@@ -88,7 +81,7 @@ export const eventsListCommand: CliCommand = {
 Lists stored events, newest first, without their payloads (see "events show").
 
 Filters:
-  --status <list>        ${ALL_STATUSES.join(', ')} (comma-separated)
+  --status <list>        ${WEBHOOK_EVENT_STATUSES.join(', ')} (comma-separated)
 ${FILTER_HELP}
   --limit <n>            at most n events, 1 to 1000 (default 100)
 ${COMMON_HELP}
@@ -99,7 +92,7 @@ Examples:
   ${CLI_NAME} events list --status dead --since 24h
   ${CLI_NAME} events list --payment pi_3PqR2x --json`,
   async run(parsed, io) {
-    const filter = eventFilter(this.name, parsed, io.now(), ALL_STATUSES);
+    const filter = eventFilter(this.name, parsed, io.now(), WEBHOOK_EVENT_STATUSES);
     const limit = integerOption(this.name, parsed, 'limit', 1, 1000);
     const events = await withInbox(this.name, parsed, io, ({ admin }) =>
       admin.list({ ...filter, limit }),
@@ -275,7 +268,7 @@ skipped, so a handler that succeeded never runs twice. Without an id, every even
 filters is replayed in batches, with progress on stderr.
 
 Filters:
-  --status <list>        ${REPLAYABLE.join(', ')} (comma-separated; default dead)
+  --status <list>        ${REPLAYABLE_STATUSES.join(', ')} (comma-separated; default dead)
 ${FILTER_HELP}
 ${COMMON_HELP}
 
@@ -307,7 +300,7 @@ Examples:
       }
       return EXIT_OK;
     }
-    const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE, ['dead']);
+    const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE_STATUSES, ['dead']);
     const report = await withInbox(this.name, parsed, io, async ({ admin }) => {
       const total = await admin.count(filter);
       const progress = new ProgressReporter(io.stderr, 'replayed', total);

@@ -2,7 +2,7 @@ import { DATABASE_OPTIONS, flagOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { EXIT_OK } from '../cli-errors';
 import { describeDuration, printJson, printLines, table } from '../cli-io';
-import { ALL_STATUSES } from '../event-filter';
+import { WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
 import { withInbox } from './events.command';
 
 /** `stats`: counts by endpoint and status, and the oldest event waiting to run. */
@@ -23,10 +23,9 @@ ${DATABASE_HELP}`,
   async run(parsed, io) {
     const stats = await withInbox(this.name, parsed, io, ({ admin }) => admin.stats());
     const now = io.now();
-    const totals = Object.fromEntries(ALL_STATUSES.map((status) => [status, 0])) as Record<
-      string,
-      number
-    >;
+    const totals = Object.fromEntries(
+      WEBHOOK_EVENT_STATUSES.map((status) => [status, 0]),
+    ) as Record<string, number>;
     const endpoints = new Map<string, Record<string, number>>();
     for (const { endpoint, status, count } of stats.counts) {
       totals[status] = (totals[status] ?? 0) + count;
@@ -53,12 +52,16 @@ ${DATABASE_HELP}`,
       String(Object.values(row).reduce((total, count) => total + count, 0));
     const rows = [...endpoints].map(([endpoint, row]) => [
       endpoint,
-      ...ALL_STATUSES.map((status) => String(row[status] ?? 0)),
+      ...WEBHOOK_EVENT_STATUSES.map((status) => String(row[status] ?? 0)),
       sum(row),
     ]);
-    rows.push(['(all)', ...ALL_STATUSES.map((status) => String(totals[status])), sum(totals)]);
+    rows.push([
+      '(all)',
+      ...WEBHOOK_EVENT_STATUSES.map((status) => String(totals[status])),
+      sum(totals),
+    ]);
     printLines(io, [
-      ...table(['ENDPOINT', ...ALL_STATUSES.map((s) => s.toUpperCase()), 'TOTAL'], rows),
+      ...table(['ENDPOINT', ...WEBHOOK_EVENT_STATUSES.map((s) => s.toUpperCase()), 'TOTAL'], rows),
       '',
       stats.oldestPendingAt === null
         ? 'No event is waiting to run.'
