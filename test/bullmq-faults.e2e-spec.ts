@@ -102,8 +102,10 @@ describe('the BullMQ transport when Redis fails and jobs run twice (PostgreSQL)'
 
   async function rowsOf(t: Inbox, events: readonly SignedStripeEvent[]): Promise<InboxRow[]> {
     const rows = (await t.dataSource.query(
-      'SELECT id, event_id, status, attempts, locked_by, processed_at FROM webhook_events ' +
-        'WHERE event_id = ANY($1) ORDER BY id',
+      'SELECT e.id, e.event_id, COALESCE(w.status, e.status) AS status, ' +
+        'COALESCE(w.attempts, e.attempts) AS attempts, w.locked_by, e.processed_at ' +
+        'FROM webhook_events e LEFT JOIN webhook_work w ON w.event_id = e.id ' +
+        'WHERE e.event_id = ANY($1) ORDER BY e.id',
       [events.map((event) => event.id)],
     )) as InboxRow[];
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));

@@ -151,7 +151,9 @@ interface InboxRow {
 
 function inboxRows(dataSource: DataSource, events: readonly SignedStripeEvent[]) {
   return dataSource.query(
-    'SELECT id, event_id, status, attempts FROM webhook_events WHERE event_id = ANY($1) ORDER BY event_id',
+    'SELECT e.id, e.event_id, COALESCE(w.status, e.status) AS status, ' +
+      'COALESCE(w.attempts, e.attempts) AS attempts FROM webhook_events e ' +
+      'LEFT JOIN webhook_work w ON w.event_id = e.id WHERE e.event_id = ANY($1) ORDER BY e.event_id',
     [idsOf(events)],
   ) as Promise<InboxRow[]>;
 }

@@ -4,7 +4,11 @@ import {
   WebhookDispatcher,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
+import {
+  WebhookEventEntity,
+  WebhookHandlerRunEntity,
+  WebhookWorkEntity,
+} from '../lib/store/entities';
 import { In } from 'typeorm';
 import {
   Database,
@@ -16,6 +20,7 @@ import {
   TestEffect,
 } from './support/test-app';
 import { newWebhookEvent } from './support/webhook-event';
+import { settleAll } from './support/inbox-state';
 
 let sequence = 0;
 
@@ -58,14 +63,11 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
 
   const events = () => app.dataSource.getRepository(WebhookEventEntity);
   const runs = () => app.dataSource.getRepository(WebhookHandlerRunEntity);
+  const work = () => app.dataSource.getRepository(WebhookWorkEntity);
 
   /** Leaves nothing due from an earlier test, so each claim sees only its own events. */
   async function settleEverything(): Promise<void> {
-    await events()
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'processed', nextAttemptAt: null, lockedBy: null, lockedUntil: null })
-      .execute();
+    await settleAll(app.dataSource);
   }
 
   beforeEach(settleEverything);
@@ -81,10 +83,14 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
     const byId = new Map(read.map((row) => [row.id, row]));
     for (const row of claimed) {
       expect(row).toBeInstanceOf(WebhookEventEntity);
-      expect(row).toEqual(byId.get(row.id));
+      // NOTE: the event's own row is as received; the claim's status and attempt are its work row's.
+      expect({ ...row, status: 'pending', attempts: 0 }).toEqual(byId.get(row.id));
       expect(row.status).toBe('processing');
       expect(row.attempts).toBe(1);
-      expect(row.lockedBy).toBe('worker-a');
+      const work = await app.dataSource
+        .getRepository(WebhookWorkEntity)
+        .findOneBy({ eventId: row.id });
+      expect(work).toMatchObject({ status: 'processing', attempts: 1, lockedBy: 'worker-a' });
     }
     const full = claimed.find((row) => row.amount !== null)!;
     expect(full.amount).toBe(9_007_199_254);
@@ -102,7 +108,9 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
 
     expect(await store.claim('worker-b', 5, 30_000, new Date(), { expired: false })).toEqual([]);
     const taken = await store.claim('worker-b', 5, 30_000, new Date());
-    expect(taken.map((row) => [row.id, row.attempts, row.lockedBy])).toEqual([[id, 2, 'worker-b']]);
+    expect(taken.map((row) => [row.id, row.attempts])).toEqual([[id, 2]]);
+    const work = await app.dataSource.getRepository(WebhookWorkEntity).findOneBy({ eventId: id });
+    expect(work?.lockedBy).toBe('worker-b');
   });
 
   it('settles the event in the handler transaction: effect, ledger row and status together', async () => {
@@ -127,11 +135,11 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
       status: 'processed',
       outcome: 'applied,earlier',
       providerStatus: 'succeeded',
-      lockedBy: null,
-      lockedUntil: null,
+      attempts: 1,
       nextAttemptAt: null,
     });
     expect(row.processedAt).toBeInstanceOf(Date);
+    expect(await work().countBy({ eventId: id })).toBe(0);
     expect(await runs().findBy({ eventId: id })).toEqual([
       expect.objectContaining({ handlerKey: 'Handlers.paid', outcome: 'applied' }),
     ]);
@@ -155,10 +163,11 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
         { workerId: 'worker-d', result: () => ({ outcome: null }) },
       ),
     ).rejects.toThrow('card network down');
-    expect(await events().findOneByOrFail({ id })).toMatchObject({
+    expect(await work().findOneByOrFail({ eventId: id })).toMatchObject({
       status: 'processing',
       lockedBy: 'worker-d',
     });
+    expect((await events().findOneByOrFail({ id })).status).toBe('pending');
     expect(await runs().countBy({ eventId: id })).toBe(0);
     expect(
       await app.dataSource.getRepository(TestEffect).countBy({ eventId: claimed.eventId }),
@@ -175,7 +184,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
       result: () => ({ outcome: null }),
     });
     expect(outcome).toBe('ran');
-    expect(await events().findOneByOrFail({ id })).toMatchObject({
+    expect(await work().findOneByOrFail({ eventId: id })).toMatchObject({
       status: 'processing',
       lockedBy: 'new-worker',
       attempts: 2,
@@ -247,20 +256,20 @@ describe.each<Database>(['sqlite', 'postgres'])('the dispatcher store on %s', (d
       expect(outcome).toBe('ran_and_settled');
     });
     // NOTE: every statement is its own round trip, parameters bound: BEGIN, the ledger row,
-    // one statement for the outcome and the event's new status (PostgreSQL: a data-modifying
-    // WITH), COMMIT. SQLite runs in the process, the outcome and the status one at a time.
+    // one statement for the outcome, the end of the work row and the event's new status
+    // (PostgreSQL: data-modifying WITHs), COMMIT. SQLite runs in the process, one at a time.
     if (database === 'postgres') {
       // NOTE: the announcement of the stored event to other instances may go out meanwhile.
       expect(sent.filter((sql) => !sql.includes('pg_notify'))).toEqual([
         'START TRANSACTION',
         expect.stringMatching(/^INSERT INTO webhook_handler_runs /),
         expect.stringMatching(
-          /^WITH ledger_outcome AS \(UPDATE webhook_handler_runs .*UPDATE webhook_events /,
+          /^WITH before_settling AS \(UPDATE webhook_handler_runs .*held AS \(DELETE FROM webhook_work .*UPDATE webhook_events /,
         ),
         'COMMIT',
       ]);
     } else {
-      expect(sent).toHaveLength(5);
+      expect(sent).toHaveLength(6);
     }
     expect(await runs().findBy({ eventId: id })).toEqual([
       expect.objectContaining({ handlerKey: 'Handlers.quiet', outcome: 'noted' }),
@@ -337,11 +346,9 @@ describe('the dispatcher store on postgres, when the statement that settles a ha
         { workerId: 'worker-h', result: () => ({ outcome: null }) },
       ),
     ).rejects.toThrow(/outcome refused by the test/);
-    const events = app.dataSource.getRepository(WebhookEventEntity);
-    expect(await events.findOneByOrFail({ id })).toMatchObject({
-      status: 'processing',
-      lockedBy: 'worker-h',
-    });
+    expect(
+      await app.dataSource.getRepository(WebhookWorkEntity).findOneByOrFail({ eventId: id }),
+    ).toMatchObject({ status: 'processing', lockedBy: 'worker-h' });
     expect(
       await app.dataSource.getRepository(WebhookHandlerRunEntity).countBy({ eventId: id }),
     ).toBe(0);

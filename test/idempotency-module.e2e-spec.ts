@@ -310,6 +310,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
       'CreateWebhooksTables1764400000000',
       'AddEventOutcomes1764500000000',
       'AddWebhookTransmissions1764600000000',
+      'SplitEventWork1764700000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
@@ -382,6 +383,7 @@ describe('the built package', () => {
         'CreateWebhooksTables1764400000000',
         'AddEventOutcomes1764500000000',
         'AddWebhookTransmissions1764600000000',
+        'SplitEventWork1764700000000',
       ],
     });
   });

@@ -1,9 +1,14 @@
 import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
+import {
+  WebhookEventEntity,
+  WebhookHandlerRunEntity,
+  WebhookWorkEntity,
+} from '../lib/store/entities';
 import { InboxQueries } from '../lib/store/ports';
 import { WebhookEventStatus } from '../lib/store/webhook-event-status';
 import { Database, startTestApp, TestApp } from './support/test-app';
 import { newWebhookEvent } from './support/webhook-event';
+import { liveStatus, putInState } from './support/inbox-state';
 
 let sequence = 0;
 const HOUR_MS = 3_600_000;
@@ -33,6 +38,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the inbox queries on %s', (data
 
   const events = () => app.dataSource.getRepository(WebhookEventEntity);
   const runs = () => app.dataSource.getRepository(WebhookHandlerRunEntity);
+  const work = () => app.dataSource.getRepository(WebhookWorkEntity);
 
   beforeEach(async () => {
     await runs().createQueryBuilder().delete().execute();
@@ -58,14 +64,10 @@ describe.each<Database>(['sqlite', 'postgres'])('the inbox queries on %s', (data
       }),
     );
     if (status !== 'pending') {
-      await events().update(
-        { id },
-        {
-          status,
-          lockedBy: status === 'processing' ? 'worker-q' : null,
-          lockedUntil: status === 'processing' ? new Date(now + HOUR_MS) : null,
-        },
-      );
+      await putInState(app.dataSource, id, status, {
+        lockedBy: status === 'processing' ? 'worker-q' : null,
+        lockedUntil: status === 'processing' ? new Date(now + HOUR_MS) : null,
+      });
     }
     return id;
   }
@@ -73,7 +75,6 @@ describe.each<Database>(['sqlite', 'postgres'])('the inbox queries on %s', (data
   /** A ledger row for `eventId`, as a finished handler leaves it. */
   async function ran(eventId: string, handlerKey: string, at = new Date()): Promise<void> {
     await runs().insert({
-      id: `run_${sequence++}`,
       eventId,
       handlerKey,
       attempt: 1,
@@ -147,9 +148,14 @@ describe.each<Database>(['sqlite', 'postgres'])('the inbox queries on %s', (data
     const before = Date.now();
     expect(await queries.replay([dead, pending, held])).toBe(1);
     const replayed = await events().findOneByOrFail({ id: dead });
-    expect(replayed).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
+    expect(replayed).toMatchObject({ status: 'pending', attempts: 0 });
     expect(replayed.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
-    expect((await events().findOneByOrFail({ id: held })).status).toBe('processing');
+    expect(await work().findOneByOrFail({ eventId: dead })).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      lockedBy: null,
+    });
+    expect(await liveStatus(app.dataSource, held)).toBe('processing');
     expect(await queries.replay([])).toBe(0);
   });
 

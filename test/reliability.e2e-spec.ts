@@ -23,6 +23,7 @@ import {
 import { createTestDatabase, TestDatabase } from './support/postgres';
 import { MatrixPlatform, startMatrixApp } from './support/router-app';
 import { post } from './support/http';
+import { heldByCrashedWorker, liveEvent } from './support/inbox-state';
 import {
   countEffects,
   Database,
@@ -73,23 +74,18 @@ function options(dispatch: WebhooksModuleOptions['dispatch'] = {}): WebhooksModu
   };
 }
 
-function placeholder(database: Database, index: number): string {
-  return database === 'postgres' ? `$${index}` : '?';
-}
-
-async function eventRow(t: Pick<TestApp, 'dataSource'>, database: Database, eventId: string) {
-  const [row] = (await t.dataSource.query(
-    `SELECT id, status, attempts, locked_by, delivery_count, last_error FROM webhook_events WHERE event_id = ${placeholder(database, 1)}`,
-    [eventId],
-  )) as {
-    id: string;
-    status: string;
-    attempts: number;
-    locked_by: string | null;
-    delivery_count: number;
-    last_error: string | null;
-  }[];
-  return row;
+async function eventRow(t: Pick<TestApp, 'dataSource'>, _database: Database, eventId: string) {
+  const row = await liveEvent(t.dataSource, eventId);
+  return (
+    row && {
+      id: row.id,
+      status: row.status,
+      attempts: row.attempts,
+      locked_by: row.lockedBy,
+      delivery_count: row.deliveryCount,
+      last_error: row.lastError,
+    }
+  );
 }
 
 describe.each<[MatrixPlatform, Database]>([
@@ -135,13 +131,7 @@ describe.each<[MatrixPlatform, Database]>([
       ).toBe(200);
       // A worker claimed it (attempt 1) and died: its lease ran out a second ago.
       const past = new Date(Date.now() - 1000);
-      await ingressOnly.dataSource.query(
-        `UPDATE webhook_events SET status = 'processing', attempts = 1, locked_by = 'crashed-worker', locked_until = ${placeholder(database, 1)} WHERE event_id = ${placeholder(database, 2)}`,
-        [
-          database === 'postgres' ? past : past.toISOString().replace('T', ' ').replace('Z', ''),
-          event.id,
-        ],
-      );
+      await heldByCrashedWorker(ingressOnly.dataSource, event.id, 1, past);
     } finally {
       await ingressOnly.stop();
     }
@@ -186,14 +176,7 @@ describe.each<[MatrixPlatform, Database]>([
         [exhausted, 3],
         [lastChance, 2],
       ] as const) {
-        await ingressOnly.dataSource.query(
-          `UPDATE webhook_events SET status = 'processing', attempts = ${placeholder(database, 1)}, locked_by = 'crashed-worker', locked_until = ${placeholder(database, 2)} WHERE event_id = ${placeholder(database, 3)}`,
-          [
-            attempts,
-            database === 'postgres' ? past : past.toISOString().replace('T', ' ').replace('Z', ''),
-            event.id,
-          ],
-        );
+        await heldByCrashedWorker(ingressOnly.dataSource, event.id, attempts, past);
       }
     } finally {
       await ingressOnly.stop();
@@ -209,7 +192,7 @@ describe.each<[MatrixPlatform, Database]>([
         const rows = await Promise.all(
           [exhausted, lastChance].map((event) => eventRow(worker, database, event.id)),
         );
-        return rows.every((row) => row.status !== 'processing' && row.status !== 'pending');
+        return rows.every((row) => row?.status !== 'processing' && row?.status !== 'pending');
       });
       expect(await eventRow(worker, database, exhausted.id)).toMatchObject({
         status: 'dead',
@@ -387,7 +370,7 @@ describe('two instances on one PostgreSQL', () => {
         async () => (await eventRow(a, 'postgres', event.id))?.status === 'processed',
       );
       expect(control.calls.filter((c) => c.eventId === event.id)).toHaveLength(1);
-      expect((await eventRow(a, 'postgres', event.id)).attempts).toBe(1);
+      expect((await eventRow(a, 'postgres', event.id))?.attempts).toBe(1);
     } finally {
       await b.close();
       await a.close();

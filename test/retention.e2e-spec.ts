@@ -20,6 +20,7 @@ import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
 import { WebhookRetention } from '../lib/retention/webhook-retention.service';
 import { resolveWebhooksOptions } from '../lib/webhooks-options.resolver';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';
+import { liveStatus, putInState } from './support/inbox-state';
 
 const DAY = 86_400_000;
 /** A fixed "now" for the runs: the seeded ages are measured from it. */
@@ -61,8 +62,6 @@ function eventRow(seed: Seed): WebhookEventEntity {
     status: seed.status,
     attempts: settled ? 1 : 0,
     nextAttemptAt: settled || seed.status === 'dead' ? null : receivedAt,
-    lockedBy: seed.status === 'processing' ? 'another-worker' : null,
-    lockedUntil: seed.status === 'processing' ? new Date(Date.now() + DAY) : null,
     lastError: seed.status === 'dead' ? 'card declined for good' : null,
     processedAt: settled ? receivedAt : null,
     deliveryCount: 1,
@@ -97,6 +96,7 @@ describe.each<Database>(['sqlite', 'postgres'])('retention on %s', (database) =>
   beforeEach(() =>
     transactions.run(async (manager) => {
       await manager.query('DELETE FROM webhook_handler_runs');
+      await manager.query('DELETE FROM webhook_work');
       await manager.query('DELETE FROM webhook_events');
       await manager.query('DELETE FROM idempotency_keys');
     }),
@@ -111,9 +111,16 @@ describe.each<Database>(['sqlite', 'postgres'])('retention on %s', (database) =>
         rows.map((row) => ({ ...row })),
       );
       for (const [index, row] of rows.entries()) {
+        if (row.status !== 'processed' && row.status !== 'ignored') {
+          await putInState(manager, row.id, row.status, {
+            attempts: row.attempts,
+            nextAttemptAt: row.nextAttemptAt,
+            lockedBy: row.status === 'processing' ? 'another-worker' : null,
+            lockedUntil: row.status === 'processing' ? new Date(Date.now() + DAY) : null,
+          });
+        }
         for (let run = 0; run < (seeds[index].runs ?? 0); run += 1) {
           await manager.insert(WebhookHandlerRunEntity, {
-            id: randomUUID(),
             eventId: row.id,
             handlerKey: `Handlers.h${run}`,
             attempt: 1,
@@ -126,7 +133,15 @@ describe.each<Database>(['sqlite', 'postgres'])('retention on %s', (database) =>
     return rows;
   }
 
-  const stored = () => transactions.run((manager) => manager.find(WebhookEventEntity));
+  /** The stored events, each with its live status (see `liveStatus()`). */
+  const stored = () =>
+    transactions.run(async (manager) => {
+      const events = await manager.find(WebhookEventEntity);
+      for (const event of events) {
+        event.status = (await liveStatus(manager, event.id))!;
+      }
+      return events;
+    });
   const ledgerOf = (eventId: string) =>
     transactions.run((manager) => manager.countBy(WebhookHandlerRunEntity, { eventId }));
 

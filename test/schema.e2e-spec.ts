@@ -160,7 +160,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the package tables on %s', (dat
     expect(after.dump).toEqual(before.dump);
     if (database === 'postgres' && before.dump !== null) {
       expect(before.dump).toContain('timestamp with time zone');
-      expect(before.dump).toContain('ix_webhook_events_due');
+      expect(before.dump).toContain('ix_webhook_work_due');
     }
   });
 
@@ -201,8 +201,8 @@ describe.each<Database>(['sqlite', 'postgres'])('the package tables on %s', (dat
   const breakages: [string, string, string][] = [
     [
       'a missing index',
-      'DROP INDEX ix_webhook_events_due',
-      '"webhook_events": index "ix_webhook_events_due" is missing',
+      'DROP INDEX ix_webhook_work_due',
+      '"webhook_work": index "ix_webhook_work_due" is missing',
     ],
     [
       'a missing column',

@@ -183,11 +183,14 @@ function tail(file, lines = 30) {
 /**
  * Takes the events the dispatcher has not reached off its queue (status `processed`, outcome
  * `skipped_by_benchmark`), so a scenario starts without the previous one's backlog. Events a
- * worker holds (`processing`) are left to finish.
+ * worker holds (`processing`) are left to finish. An inbox with work rows (`webhook_work`) has
+ * those rows deleted first; an earlier revision's inbox keeps its queue on `webhook_events`.
  */
 const SKIP_BACKLOG_SQL =
   "UPDATE webhook_events SET status = 'processed', processed_at = $1, next_attempt_at = NULL, " +
   "outcome = 'skipped_by_benchmark' WHERE status IN ('pending', 'retrying')";
+const SKIP_WORK_SQL = "DELETE FROM webhook_work WHERE status IN ('pending', 'retrying')";
+const SKIP_BACKLOG_WITH_WORK_SQL = `${SKIP_BACKLOG_SQL} AND NOT EXISTS (SELECT 1 FROM webhook_work w WHERE w.event_id = webhook_events.id)`;
 
 /** Rows and backlog of a target's store, read from outside the process. */
 class PostgresProbe {
@@ -227,8 +230,23 @@ class PostgresProbe {
 
   /** Marks every event still waiting for the dispatcher processed; resolves to how many. */
   async skipBacklog() {
-    const { rowCount } = await this.pool.query(SKIP_BACKLOG_SQL, [new Date()]);
-    return rowCount;
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query("SELECT to_regclass('webhook_work') IS NOT NULL AS work");
+      await client.query('BEGIN');
+      if (rows[0].work) {
+        await client.query(SKIP_WORK_SQL);
+      }
+      const sql = rows[0].work ? SKIP_BACKLOG_WITH_WORK_SQL : SKIP_BACKLOG_SQL;
+      const { rowCount } = await client.query(sql, [new Date()]);
+      await client.query('COMMIT');
+      return rowCount;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /**
@@ -313,7 +331,19 @@ class SqliteProbe {
 
   async skipBacklog() {
     const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
-    return this.open().prepare(SKIP_BACKLOG_SQL.replace('$1', '?')).run(now).changes;
+    const db = this.open();
+    const work = db
+      .prepare(
+        "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'webhook_work'",
+      )
+      .get().n;
+    return db.transaction(() => {
+      if (work) {
+        db.prepare(SKIP_WORK_SQL).run();
+      }
+      const sql = work ? SKIP_BACKLOG_WITH_WORK_SQL : SKIP_BACKLOG_SQL;
+      return db.prepare(sql.replace('$1', '?')).run(now).changes;
+    })();
   }
 
   /** As PostgresProbe.prefill, in transactions of 50,000 rows. */

@@ -1,6 +1,8 @@
-import type { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import type { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
-import type { WebhookEventSummary } from '../store/ports/inbox-queries.interface';
+import type {
+  WebhookEventDetails,
+  WebhookEventSummary,
+} from '../store/ports/inbox-queries.interface';
 import { parseEventFilterQuery, WebhookFilterError } from './event-filter-rules';
 import { WebhookAdmin } from './webhook-admin.service';
 
@@ -69,7 +71,7 @@ export function parseEventId(id: string): string {
 }
 
 /** `event` with its body cut to {@link SHOWN_BODY_CHARACTERS}. */
-function eventView(event: WebhookEventEntity): WebhookAdminEventView {
+function eventView(event: WebhookEventDetails['event']): WebhookAdminEventView {
   const body = event.rawBody ?? '';
   let shown = body.length > SHOWN_BODY_CHARACTERS ? body.slice(0, SHOWN_BODY_CHARACTERS) : body;
   if (shown.length < body.length && /[\uD800-\uDBFF]$/.test(shown)) {

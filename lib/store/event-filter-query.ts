@@ -1,13 +1,23 @@
 import { Brackets, SelectQueryBuilder } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { WebhookWorkEntity } from './entities/webhook-work.entity';
+import { LIVE_STATUS } from './work-rows';
 import { fittedTo } from './fitted-value';
 import type { WebhookEventFilter } from './ports/inbox-queries.interface';
 
-/** `qb` (events as `e`) narrowed to the events `filter` matches. */
+/**
+ * `qb` (events as `e`) narrowed to the events `filter` matches. With `live`, or when the
+ * filter names statuses, each event's work row is joined as `w`, and `LIVE_STATUS` is its
+ * status as it stands.
+ */
 export function filteredEvents(
   qb: SelectQueryBuilder<WebhookEventEntity>,
   filter: WebhookEventFilter,
+  live = false,
 ): SelectQueryBuilder<WebhookEventEntity> {
+  if (live || filter.status !== undefined) {
+    qb.leftJoin(WebhookWorkEntity, 'w', 'w.event_id = e.id');
+  }
   // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
   // filter is fitted the same way, so the full value finds its event.
   const stored = (property: 'type' | 'paymentRef' | 'merchantRef', value: string) =>
@@ -20,7 +30,7 @@ export function filteredEvents(
       }
       if (filter.status !== undefined) {
         const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
-        where.andWhere('e.status IN (:...statuses)', { statuses });
+        where.andWhere(`${LIVE_STATUS} IN (:...statuses)`, { statuses });
       }
       if (filter.type !== undefined) {
         where.andWhere('e.type = :type', { type: stored('type', filter.type) });

@@ -1,31 +1,89 @@
 import { EntityManager } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
-import { parameterList, Statement, StoreConnection } from './store-connection';
+import { parameterList, StoreConnection } from './store-connection';
+import { inTransaction } from './transactions';
 import { ProcessedResult } from './webhook-store.interface';
 
 const MAX_ERROR_LENGTH = 2000;
 
+/** The placeholders of one statement, as `parameterList()` makes them. */
+type Binder = ReturnType<typeof parameterList>;
+
 /**
- * The statement that applies `changes` to a held event and ends its lease. Only the lease
- * holder may settle an event: a worker whose lease expired and was reclaimed by another must
- * not overwrite the newer outcome. It returns the event's id when the event was still held.
- * Its placeholders continue those of the parameter list given, when one is.
+ * The statement on the work row of a held event that settles with `changes.status`: deleted
+ * when the event is processed or ignored (its work is over), else kept as retrying or dead with
+ * its lease ended. Only the lease holder may settle an event: a worker whose lease expired and
+ * was reclaimed by another must not overwrite the newer outcome. It returns the work row's
+ * event id and attempts when the event was still held.
  */
-export function settleStatement(
+function workStatement(
   connection: StoreConnection,
   id: string,
   workerId: string,
   changes: Partial<WebhookEventEntity>,
-  { params, bind } = parameterList(connection.dialect),
-): Statement {
+  { bind }: Binder,
+): string {
+  // NOTE: placeholders in the order they appear (SQLite's are positional).
+  const held = () =>
+    `WHERE event_id = ${bind(id)} AND locked_by = ${bind(workerId)} AND status = 'processing' ` +
+    'RETURNING event_id, attempts';
+  if (changes.status === 'processed' || changes.status === 'ignored') {
+    return `DELETE FROM webhook_work ${held()}`;
+  }
+  const due = changes.nextAttemptAt ? connection.dialect.date(changes.nextAttemptAt) : null;
+  const set =
+    `UPDATE webhook_work SET status = ${bind(changes.status)}, next_attempt_at = ${bind(due)}, ` +
+    'locked_by = NULL, locked_until = NULL ';
+  return set + held();
+}
+
+/**
+ * Settles a held event in `manager`: its work row (see {@link workStatement}) and the event's
+ * own row, which takes `changes` and the attempts counted on the work row. On PostgreSQL one
+ * statement does both, after `before` (a statement of the same parameter list, run first as a
+ * data-modifying WITH); on SQLite, whose statements cost no round trip, `before` runs first and
+ * the caller's transaction holds the two that follow. True when the event was still held.
+ */
+export async function settleHeld(
+  connection: StoreConnection,
+  manager: EntityManager,
+  id: string,
+  workerId: string,
+  changes: Partial<WebhookEventEntity>,
+  before?: { readonly sql: string; readonly binder: Binder },
+): Promise<boolean> {
+  if (connection.dialect.kind === 'postgres') {
+    const binder = before?.binder ?? parameterList(connection.dialect);
+    const work = workStatement(connection, id, workerId, changes, binder);
+    const assignments = connection.events.assignments(changes, binder.bind);
+    const sql =
+      `WITH ${before ? `before_settling AS (${before.sql}), ` : ''}held AS (${work}) ` +
+      `UPDATE webhook_events SET ${assignments.join(', ')}, attempts = held.attempts ` +
+      'FROM held WHERE webhook_events.id = held.event_id RETURNING webhook_events.id';
+    return (await connection.rows(manager, sql, binder.params)).length > 0;
+  }
+  if (before) {
+    await connection.rows(manager, before.sql, before.binder.params);
+  }
+  const binder = parameterList(connection.dialect);
+  const work = workStatement(connection, id, workerId, changes, binder);
+  const [held] = (await connection.rows(manager, work, binder.params)) as {
+    attempts: number | string;
+  }[];
+  if (!held) {
+    return false;
+  }
+  const event = parameterList(connection.dialect);
   const assignments = connection.events.assignments(
-    { ...changes, lockedBy: null, lockedUntil: null },
-    bind,
+    { ...changes, attempts: Number(held.attempts) },
+    event.bind,
   );
-  const sql =
-    `UPDATE webhook_events SET ${assignments.join(', ')} ` +
-    `WHERE id = ${bind(id)} AND locked_by = ${bind(workerId)} AND status = 'processing' RETURNING id`;
-  return { sql, params };
+  await connection.rows(
+    manager,
+    `UPDATE webhook_events SET ${assignments.join(', ')} WHERE id = ${event.bind(id)}`,
+    event.params,
+  );
+  return true;
 }
 
 /** The changes that mark an event processed with `result`. */
@@ -89,18 +147,13 @@ export class EventSettlement {
     workerId: string,
     changes: Partial<WebhookEventEntity>,
   ): Promise<boolean> {
-    return this.connection.lock.run(() =>
-      this.settle(this.connection.dataSource.manager, id, workerId, changes),
+    const { connection } = this;
+    const settle = (manager: EntityManager) =>
+      settleHeld(connection, manager, id, workerId, changes);
+    return connection.lock.run(() =>
+      connection.dialect.kind === 'postgres'
+        ? settle(connection.dataSource.manager)
+        : inTransaction(connection.dataSource, settle),
     );
-  }
-
-  private async settle(
-    manager: EntityManager,
-    id: string,
-    workerId: string,
-    changes: Partial<WebhookEventEntity>,
-  ): Promise<boolean> {
-    const { sql, params } = settleStatement(this.connection, id, workerId, changes);
-    return (await this.connection.rows(manager, sql, params)).length > 0;
   }
 }

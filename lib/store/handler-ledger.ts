@@ -1,7 +1,6 @@
 import { EntityManager } from 'typeorm';
-import { timeOrderedId } from '../core/time-ordered-id';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
-import { processedChanges, settleStatement } from './event-settlement';
+import { processedChanges, settleHeld } from './event-settlement';
 import { fittedTo } from './fitted-value';
 import { parameterList, Statement, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
@@ -40,53 +39,46 @@ export class HandlerLedger {
     const { connection } = this;
     return connection.lock.run(async () => {
       connection.sqlite?.shareSubscribers();
-      const runId = timeOrderedId();
       return inTransaction(connection.dataSource, async (manager) => {
         // NOTE: the ledger row is written first: a second worker that reaches the same
         // (event, handler) waits on the unique index until this transaction ends, then skips.
         // Its time is read once this run has its turn on the connection (SQLite), not before.
-        const { sql, params } = this.ledgerStatement(runId, eventId, handlerKey, attempt);
+        const { sql, params } = this.ledgerStatement(eventId, handlerKey, attempt);
         const inserted = await connection.rows(manager, sql, params);
         if (inserted.length === 0) {
           return 'already_done' as const;
         }
         const outcome = await work(manager);
-        const settled = await this.finishRun(manager, runId, eventId, outcome, settle);
+        const settled = await this.finishRun(manager, eventId, handlerKey, outcome, settle);
         return settled ? ('ran_and_settled' as const) : ('ran' as const);
       });
     });
   }
 
-  private ledgerStatement(
-    runId: string,
-    eventId: string,
-    handlerKey: string,
-    attempt: number,
-  ): Statement {
+  private ledgerStatement(eventId: string, handlerKey: string, attempt: number): Statement {
     const { params, bind } = parameterList(this.connection.dialect);
     const values = [
-      runId,
       eventId,
       this.ledgerValue('handlerKey', handlerKey),
       attempt,
       this.connection.dialect.date(new Date()),
     ].map(bind);
     const sql =
-      'INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at) ' +
-      `VALUES (${values.join(', ')}) ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING id`;
+      'INSERT INTO webhook_handler_runs (event_id, handler_key, attempt, finished_at) ' +
+      `VALUES (${values.join(', ')}) ON CONFLICT (event_id, handler_key) DO NOTHING RETURNING event_id`;
     return { sql, params };
   }
 
   /**
    * Keeps the handler's outcome on its ledger row and, with `settle`, marks the event
-   * processed. On PostgreSQL both travel in one statement (the outcome's UPDATE as a
-   * data-modifying WITH); SQLite's in-process statements cost no round trip, so it runs two.
-   * True when the event was settled (still held by the worker).
+   * processed. On PostgreSQL both travel in one statement (see `settleHeld()`); SQLite's
+   * in-process statements cost no round trip, so it runs them one by one. True when the event
+   * was settled (still held by the worker).
    */
   private async finishRun(
     manager: EntityManager,
-    runId: string,
     eventId: string,
+    handlerKey: string,
     outcome: string | undefined,
     settle: HandlerSettlement | undefined,
   ): Promise<boolean> {
@@ -96,20 +88,16 @@ export class HandlerLedger {
       outcome === undefined
         ? undefined
         : `UPDATE webhook_handler_runs SET outcome = ${binder.bind(this.ledgerValue('outcome', outcome))} ` +
-          `WHERE id = ${binder.bind(runId)}`;
-    const together = outcomeSql !== undefined && settle && connection.dialect.kind === 'postgres';
-    if (outcomeSql !== undefined && !together) {
-      await connection.rows(manager, outcomeSql, binder.params);
-    }
+          `WHERE event_id = ${binder.bind(eventId)} AND handler_key = ${binder.bind(this.ledgerValue('handlerKey', handlerKey))}`;
     if (!settle) {
+      if (outcomeSql !== undefined) {
+        await connection.rows(manager, outcomeSql, binder.params);
+      }
       return false;
     }
     const changes = processedChanges(new Date(), settle.result(outcome));
-    const settled = together
-      ? settleStatement(connection, eventId, settle.workerId, changes, binder)
-      : settleStatement(connection, eventId, settle.workerId, changes);
-    const sql = together ? `WITH ledger_outcome AS (${outcomeSql}) ${settled.sql}` : settled.sql;
-    return (await connection.rows(manager, sql, settled.params)).length > 0;
+    const before = outcomeSql === undefined ? undefined : { sql: outcomeSql, binder };
+    return settleHeld(connection, manager, eventId, settle.workerId, changes, before);
   }
 
   /** A value for a ledger column, fitted to it (see `fitColumn()`). */

@@ -14,6 +14,7 @@ import { InboxNotifications } from './inbox-notifications';
 import { IngressConnections } from './ingress-connections';
 import { retryWhileBusy } from './sqlite-busy';
 import { StoreConnection } from './store-connection';
+import { queueNew } from './work-rows';
 import { storedBodyText } from './stored-body';
 import { inTransaction } from './transactions';
 import { refusedWrites } from './write-check';
@@ -24,6 +25,19 @@ import { NewWebhookEvent, RecordResult } from './webhook-store.interface';
 const UPSERT_TAIL =
   'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
   'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+
+/**
+ * `upsert` (an INSERT into webhook_events ending in `UPSERT_TAIL`) with the work row of each
+ * new pending event written by the same statement, on PostgreSQL: one round trip, atomic.
+ */
+function withWorkRows(upsert: string): string {
+  return (
+    `WITH recorded AS (${upsert}, next_attempt_at), queued AS (` +
+    'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at) ' +
+    "SELECT id, 'pending', 0, next_attempt_at FROM recorded WHERE delivery_count = 1 AND status = 'pending') " +
+    'SELECT id, endpoint, event_id, status, delivery_count, body_sha256 FROM recorded'
+  );
+}
 
 /** A delivery waiting for its group-commit write, and the time it may wait. */
 interface PendingRecord {
@@ -65,7 +79,7 @@ const ANSWER_WAIT_MS = 100;
  * cannot wait for the database file goes to the intake.
  */
 export class InboxRecorder {
-  private readonly recordSql: string;
+  private recordSql: string;
   private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
   private readonly ingress?: IngressConnections;
   private readonly timeoutMs: number;
@@ -89,6 +103,9 @@ export class InboxRecorder {
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
       `VALUES (${INSERT_COLUMNS.map((_, i) => dialect.param(i + 1)).join(', ')}) ` +
       UPSERT_TAIL;
+    if (dialect.kind === 'postgres') {
+      this.recordSql = withWorkRows(this.recordSql);
+    }
     this.recorder = new GroupCommit(
       (batch) => this.recordBatch(batch),
       MAX_RECORD_BATCH[dialect.kind],
@@ -167,7 +184,7 @@ export class InboxRecorder {
 
   private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
     const [row] = await this.answering([deadline], (manager) =>
-      this.connection.rows(manager, this.recordSql, this.recordParams(event)),
+      this.upserted(manager, this.recordSql, this.recordParams(event)),
     ).catch((error: unknown) => this.staged(error, [event]));
     return this.recorded(event, row as RecordedRow);
   }
@@ -268,11 +285,12 @@ export class InboxRecorder {
       });
       return `(${values.join(', ')})`;
     });
-    const sql =
+    const upsert =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
       UPSERT_TAIL;
+    const sql = this.connection.dialect.kind === 'postgres' ? withWorkRows(upsert) : upsert;
     const byKey = new Map<string, RecordedRow>();
-    const inserted = await this.connection.rows(manager, sql, params, { prepare: false });
+    const inserted = await this.upserted(manager, sql, params, { prepare: false });
     for (const row of inserted as RecordedRow[]) {
       byKey.set(keyOf(row.endpoint, row.event_id), row);
     }
@@ -282,12 +300,8 @@ export class InboxRecorder {
       if (first.get(key) === i) {
         rows.push(byKey.get(key)!);
       } else {
-        const [again] = await this.connection.rows(
-          manager,
-          this.recordSql,
-          this.recordParams(event),
-        );
-        rows.push(again as RecordedRow);
+        const [again] = await this.upserted(manager, this.recordSql, this.recordParams(event));
+        rows.push(again);
       }
     }
     return rows;
@@ -301,12 +315,8 @@ export class InboxRecorder {
           inTransaction(answerManager, async (manager) => {
             const recorded: RecordedRow[] = [];
             for (const event of events) {
-              const [row] = await this.connection.rows(
-                manager,
-                this.recordSql,
-                this.recordParams(event),
-              );
-              recorded.push(row as RecordedRow);
+              const [row] = await this.upserted(manager, this.recordSql, this.recordParams(event));
+              recorded.push(row);
             }
             return recorded;
           }),
@@ -365,6 +375,28 @@ export class InboxRecorder {
         `DELETE FROM webhook_events WHERE id = ${this.connection.param(1)}`,
         [row.id],
       );
+    });
+  }
+
+  /**
+   * Runs an upsert of events and writes the work row of each new pending one with it: on
+   * PostgreSQL `sql` does both (see {@link withWorkRows}); on SQLite a second statement in the
+   * same transaction does (SQLite has no INSERT inside WITH).
+   */
+  private upserted(
+    manager: EntityManager,
+    sql: string,
+    params: unknown[],
+    options?: { prepare: false },
+  ): Promise<RecordedRow[]> {
+    const { connection } = this;
+    if (connection.dialect.kind === 'postgres') {
+      return connection.rows(manager, sql, params, options) as Promise<RecordedRow[]>;
+    }
+    return inTransaction(manager, async (inner) => {
+      const rows = (await connection.rows(inner, sql, params, options)) as RecordedRow[];
+      await queueNew(connection, inner, rows);
+      return rows;
     });
   }
 

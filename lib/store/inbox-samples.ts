@@ -1,9 +1,10 @@
 import { EntityManager } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { fittedTo } from './fitted-value';
 import type { InboxSampleRows, PaymentEventTime } from './ports/inbox-queries.interface';
 import { dateOf } from './stored-date';
-import { WEBHOOK_EVENT_STATUSES, WebhookEventStatus } from './webhook-event-status';
+import { WebhookEventStatus, WORK_STATUSES } from './webhook-event-status';
 
 /** Per endpoint, a date column's aggregate as a Date; rows without a date are left out. */
 function dated(
@@ -22,31 +23,51 @@ export async function sampleInbox(
   since: Date | null,
 ): Promise<InboxSampleRows> {
   const events = () => manager.createQueryBuilder(WebhookEventEntity, 'e');
-  const depth = await events()
-    .select('e.endpoint', 'endpoint')
-    .addSelect('e.status', 'status')
-    .addSelect('COUNT(*)', 'count')
-    .where('e.status IN (:...statuses)', { statuses })
-    .groupBy('e.endpoint')
-    .addGroupBy('e.status')
-    .getRawMany<{ endpoint: string; status: WebhookEventStatus; count: string | number }>();
-  const oldest = await events()
+  // NOTE: events still to run, running, retrying or dead are counted on their work rows, a
+  // small table; processed and ignored ones, which have none, on the inbox.
+  const working = statuses.filter((status) => WORK_STATUSES.includes(status));
+  const settled = statuses.filter((status) => !WORK_STATUSES.includes(status));
+  const work = () =>
+    manager
+      .createQueryBuilder(WebhookWorkEntity, 'w')
+      .innerJoin(WebhookEventEntity, 'e', 'e.id = w.event_id');
+  type Depth = { endpoint: string; status: WebhookEventStatus; count: string | number };
+  const depth = [
+    ...(working.length === 0
+      ? []
+      : await work()
+          .select('e.endpoint', 'endpoint')
+          .addSelect('w.status', 'status')
+          .addSelect('COUNT(*)', 'count')
+          .where('w.status IN (:...working)', { working })
+          .groupBy('e.endpoint')
+          .addGroupBy('w.status')
+          .getRawMany<Depth>()),
+    ...(settled.length === 0
+      ? []
+      : await events()
+          .select('e.endpoint', 'endpoint')
+          .addSelect('e.status', 'status')
+          .addSelect('COUNT(*)', 'count')
+          .where('e.status IN (:...settled)', { settled })
+          .groupBy('e.endpoint')
+          .addGroupBy('e.status')
+          .getRawMany<Depth>()),
+  ];
+  const oldest = await work()
     .select('e.endpoint', 'endpoint')
     .addSelect('MIN(e.received_at)', 'at')
-    .where("e.status = 'pending'")
+    .where("w.status = 'pending'")
     .groupBy('e.endpoint')
     .getRawMany<{ endpoint: string; at: unknown }>();
   const last = events().select('e.endpoint', 'endpoint').addSelect('MAX(e.received_at)', 'at');
   if (since !== null) {
-    // NOTE: the status list lets both databases range-scan the (status, received_at) index;
-    // only the first sample reads the whole table.
-    last
-      .where('e.status IN (:...all)', { all: WEBHOOK_EVENT_STATUSES })
-      .andWhere('e.received_at > :since', { since });
+    // NOTE: a range of the received_at index; only the first sample reads the whole table.
+    last.where('e.received_at > :since', { since });
   }
   const latest = await last.groupBy('e.endpoint').getRawMany<{ endpoint: string; at: unknown }>();
   return {
-    depth: depth.map((row) => ({ ...row, count: Number(row.count) })),
+    depth: depth.map(({ endpoint, status, count }) => ({ endpoint, status, count: Number(count) })),
     oldestPending: dated(oldest),
     latest: dated(latest),
   };

@@ -6,6 +6,7 @@ import { ConnectionLock } from './connection-lock';
 import { SQLITE_BUSY_TIMEOUT_MS } from './sqlite-busy';
 import { SqliteIntake, StagedRecord } from './sqlite-intake';
 import { openTransactionOn, SqliteConnectionReset } from './sqlite-transaction-state';
+import { inTransaction } from './transactions';
 import { CONNECTION_LEFT_IN_TRANSACTION, INTAKE_PATH_IS_DATABASE } from './sqlite.messages';
 
 /** How long the package waits for the app's own open transaction on its file, in ms. */
@@ -160,7 +161,13 @@ export class SqliteConnections {
 
   /** Moves the intake's rows into the inbox; run while holding the lock. */
   moveStaged(): Promise<void> {
-    return this.intake.moveInto(({ sql, params }) => this.own.query(sql, params));
+    return this.intake.moveInto((statements) =>
+      inTransaction(this.own, async (manager) => {
+        for (const { sql, params } of statements) {
+          await manager.query(sql, params);
+        }
+      }),
+    );
   }
 
   /**

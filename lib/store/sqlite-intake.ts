@@ -210,12 +210,14 @@ export class SqliteIntake {
    * the app's database may be written (the package's connection, holding its lock). A row of
    * an event already there adds its deliveries to that row's count.
    */
-  async moveInto(write: (statement: IntakeStatement) => Promise<unknown>): Promise<void> {
+  async moveInto(
+    write: (statements: readonly IntakeStatement[]) => Promise<unknown>,
+  ): Promise<void> {
     while (this.waiting) {
       const seen = this.staged;
       const rows = await this.take();
       if (rows.length > 0) {
-        await write(this.moveStatement(rows));
+        await write(this.moveStatements(rows));
         // NOTE: a crash here moves these rows again at the next start: the events are not
         // doubled (the unique key), only their delivery counts grow by the deliveries staged.
         await this.forget(rows);
@@ -268,20 +270,36 @@ export class SqliteIntake {
     });
   }
 
-  private moveStatement(rows: readonly StagedRow[]): IntakeStatement {
+  /**
+   * The staged rows into `webhook_events`, and a work row for each new pending event among
+   * them; `write` runs the two in one transaction. A row moved again after a crash finds its
+   * event, and its work row or its settlement, already there.
+   */
+  private moveStatements(rows: readonly StagedRow[]): IntakeStatement[] {
     const tuple = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
-    return {
-      sql:
-        `INSERT INTO webhook_events (${COLUMNS}) VALUES ${rows.map(() => tuple).join(', ')} ` +
-        'ON CONFLICT (endpoint, event_id) DO UPDATE SET ' +
-        'delivery_count = webhook_events.delivery_count + excluded.delivery_count',
-      params: rows.flat(),
-    };
+    const ids = rows.map((row) => row[0]);
+    return [
+      {
+        sql:
+          `INSERT INTO webhook_events (${COLUMNS}) VALUES ${rows.map(() => tuple).join(', ')} ` +
+          'ON CONFLICT (endpoint, event_id) DO UPDATE SET ' +
+          'delivery_count = webhook_events.delivery_count + excluded.delivery_count',
+        params: rows.flat(),
+      },
+      {
+        sql:
+          'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at) ' +
+          "SELECT id, 'pending', 0, next_attempt_at FROM webhook_events " +
+          `WHERE id IN (${ids.map(() => '?').join(', ')}) AND status = 'pending' ` +
+          'ON CONFLICT (event_id) DO NOTHING',
+        params: ids,
+      },
+    ];
   }
 
   /** Moves up to {@link MOVE_BATCH} staged transmissions into `webhook_transmissions`. */
   private async moveTransmissions(
-    write: (statement: IntakeStatement) => Promise<unknown>,
+    write: (statements: readonly IntakeStatement[]) => Promise<unknown>,
   ): Promise<number> {
     const rows = await this.lock.run(
       () =>
@@ -291,13 +309,15 @@ export class SqliteIntake {
     );
     if (rows.length === 0) return 0;
     const columns = TRANSMISSION_COLUMNS.split(', ');
-    await write({
-      sql:
-        `INSERT INTO webhook_transmissions (${TRANSMISSION_COLUMNS}) VALUES ` +
-        rows.map(() => '(?, ?, ?, ?)').join(', ') +
-        ' ON CONFLICT (endpoint, transmission_id) DO NOTHING',
-      params: rows.flatMap((row) => columns.map((column) => row[column])),
-    });
+    await write([
+      {
+        sql:
+          `INSERT INTO webhook_transmissions (${TRANSMISSION_COLUMNS}) VALUES ` +
+          rows.map(() => '(?, ?, ?, ?)').join(', ') +
+          ' ON CONFLICT (endpoint, transmission_id) DO NOTHING',
+        params: rows.flatMap((row) => columns.map((column) => row[column])),
+      },
+    ]);
     await this.lock.run(() =>
       inTransaction(this.connection, async (manager: EntityManager) => {
         for (const row of rows) {

@@ -1,6 +1,7 @@
-import { EntityManager, In, LessThan, WhereExpressionBuilder } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { filteredEvents } from './event-filter-query';
 import { paymentEventTimes, sampleInbox } from './inbox-samples';
 import type {
@@ -16,8 +17,10 @@ import type {
   WebhookInboxStats,
 } from './ports/inbox-queries.interface';
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
-import { StoreConnection } from './store-connection';
+import { parameterList, StoreConnection } from './store-connection';
+import { dateOf } from './stored-date';
 import { REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
+import { EventLease, LIVE_STATUS, withWork } from './work-rows';
 
 /**
  * Statuses an event can be put back from: `processing` belongs to a worker, `pending` is
@@ -43,14 +46,14 @@ const SUMMARY_COLUMNS: readonly string[] = Object.keys({
   status: true,
   attempts: true,
   nextAttemptAt: true,
-  lockedBy: true,
-  lockedUntil: true,
   lastError: true,
   processedAt: true,
   deliveryCount: true,
   outcome: true,
   providerStatus: true,
-} satisfies Record<keyof WebhookEventSummary, true>).map((property) => `e.${property}`);
+} satisfies Record<Exclude<keyof WebhookEventSummary, keyof EventLease>, true>).map(
+  (property) => `e.${property}`,
+);
 
 /** Longest last error kept on an event. */
 const MAX_ERROR_LENGTH = 2000;
@@ -60,13 +63,16 @@ export class TypeOrmInboxQueries implements InboxQueries {
   constructor(private readonly connection: StoreConnection) {}
 
   list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventSummary[]> {
-    return this.connection.transaction((manager) =>
-      filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter)
-        .select([...SUMMARY_COLUMNS])
-        .orderBy('e.received_at', 'DESC')
-        .addOrderBy('e.id', 'DESC')
-        .limit(limit)
-        .getMany(),
+    return this.connection.transaction(async (manager) =>
+      withWork(
+        manager,
+        await filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter)
+          .select([...SUMMARY_COLUMNS])
+          .orderBy('e.received_at', 'DESC')
+          .addOrderBy('e.id', 'DESC')
+          .limit(limit)
+          .getMany(),
+      ),
     );
   }
 
@@ -78,10 +84,11 @@ export class TypeOrmInboxQueries implements InboxQueries {
 
   find(id: string): Promise<WebhookEventDetails | null> {
     return this.connection.transaction(async (manager) => {
-      const event = await manager.findOneBy(WebhookEventEntity, { id });
-      if (!event) {
+      const found = await manager.findOneBy(WebhookEventEntity, { id });
+      if (!found) {
         return null;
       }
+      const [event] = await withWork(manager, [found]);
       const handlerRuns = await manager.find(WebhookHandlerRunEntity, {
         where: { eventId: id },
         order: { finishedAt: 'ASC' },
@@ -92,8 +99,12 @@ export class TypeOrmInboxQueries implements InboxQueries {
 
   replayable(filter: WebhookEventFilter, limit: number): Promise<string[]> {
     return this.connection.transaction(async (manager) => {
-      const rows = await filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), filter)
-        .andWhere('e.status IN (:...replayable)', { replayable: REPLAYABLE_STATUSES })
+      const rows = await filteredEvents(
+        manager.createQueryBuilder(WebhookEventEntity, 'e'),
+        filter,
+        true,
+      )
+        .andWhere(`${LIVE_STATUS} IN (:...replayable)`, { replayable: REPLAYABLE_STATUSES })
         .select('e.id', 'id')
         .orderBy('e.received_at', 'ASC')
         .limit(limit)
@@ -106,14 +117,32 @@ export class TypeOrmInboxQueries implements InboxQueries {
     if (ids.length === 0) {
       return 0;
     }
-    return this.connection.transaction((manager) =>
-      this.requeue(manager, (qb) => qb.andWhere('id IN (:...ids)', { ids: [...ids] })),
-    );
+    return this.connection.transaction((manager) => this.requeue(manager, ids));
   }
 
   async settleByHand(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean> {
-    const result = await this.connection.transaction((manager) =>
-      manager
+    const { connection } = this;
+    return connection.transaction(async (manager) => {
+      const { params, bind } = parameterList(connection.dialect);
+      const event = bind(id);
+      // NOTE: a running event belongs to its worker: its work row is left as it is, and the
+      // event's own row is then not settled either.
+      const work =
+        status === 'dead'
+          ? 'INSERT INTO webhook_work (event_id, status, attempts) ' +
+            `SELECT id, 'dead', attempts FROM webhook_events WHERE id = ${event} ` +
+            "ON CONFLICT (event_id) DO UPDATE SET status = 'dead', next_attempt_at = NULL " +
+            "WHERE webhook_work.status <> 'processing'"
+          : `DELETE FROM webhook_work WHERE event_id = ${event} AND status <> 'processing'`;
+      await connection.rows(manager, work, params, { prepare: false });
+      const running = await manager.countBy(WebhookWorkEntity, {
+        eventId: id,
+        status: 'processing',
+      });
+      if (running > 0) {
+        return false;
+      }
+      const result = await manager
         .createQueryBuilder()
         .update(WebhookEventEntity)
         .set({
@@ -123,26 +152,25 @@ export class TypeOrmInboxQueries implements InboxQueries {
           processedAt: status === 'ignored' ? new Date() : null,
         })
         .where('id = :id', { id })
-        .andWhere("status <> 'processing'")
-        .execute(),
-    );
-    return (result.affected ?? 0) > 0;
+        .execute();
+      return (result.affected ?? 0) > 0;
+    });
   }
 
   purge(selection: SettledEventSelection, limit: number): Promise<number> {
     return this.connection.transaction(async (manager) => {
-      const rows = await manager.find(WebhookEventEntity, {
-        select: { id: true },
-        where: {
-          status: In([...selection.statuses]),
-          receivedAt: LessThan(selection.olderThan),
-          ...(selection.endpoint === undefined ? {} : { endpoint: selection.endpoint }),
-        },
-        take: limit,
-      });
+      const rows = await filteredEvents(manager.createQueryBuilder(WebhookEventEntity, 'e'), {
+        status: selection.statuses,
+        until: selection.olderThan,
+        endpoint: selection.endpoint,
+      })
+        .select('e.id', 'id')
+        .limit(limit)
+        .getRawMany<{ id: string }>();
       const ids = rows.map((row) => row.id);
       if (ids.length > 0) {
         await manager.delete(WebhookHandlerRunEntity, { eventId: In(ids) });
+        await manager.delete(WebhookWorkEntity, { eventId: In(ids) });
         await manager.delete(WebhookEventEntity, { id: In(ids) });
       }
       return ids.length;
@@ -153,22 +181,24 @@ export class TypeOrmInboxQueries implements InboxQueries {
     return this.connection.transaction(async (manager) => {
       const rows = await manager
         .createQueryBuilder(WebhookEventEntity, 'e')
+        .leftJoin(WebhookWorkEntity, 'w', 'w.event_id = e.id')
         .select('e.endpoint', 'endpoint')
-        .addSelect('e.status', 'status')
+        .addSelect(LIVE_STATUS, 'status')
         .addSelect('COUNT(*)', 'count')
         .groupBy('e.endpoint')
-        .addGroupBy('e.status')
+        .addGroupBy(LIVE_STATUS)
         .orderBy('e.endpoint')
-        .addOrderBy('e.status')
+        .addOrderBy(LIVE_STATUS)
         .getRawMany<{ endpoint: string; status: WebhookEventStatus; count: string | number }>();
-      const oldest = await manager.findOne(WebhookEventEntity, {
-        select: { id: true, receivedAt: true },
-        where: { status: In(['pending', 'retrying']) },
-        order: { receivedAt: 'ASC' },
-      });
+      const [oldest] = await manager
+        .createQueryBuilder(WebhookWorkEntity, 'w')
+        .innerJoin(WebhookEventEntity, 'e', 'e.id = w.event_id')
+        .select('MIN(e.received_at)', 'at')
+        .where("w.status IN ('pending', 'retrying')")
+        .getRawMany<{ at: unknown }>();
       return {
         counts: rows.map((row) => ({ ...row, count: Number(row.count) })),
-        oldestPendingAt: oldest?.receivedAt ?? null,
+        oldestPendingAt: dateOf(oldest?.at) ?? null,
       };
     });
   }
@@ -206,25 +236,43 @@ export class TypeOrmInboxQueries implements InboxQueries {
     return rows.map((row) => row.provider);
   }
 
-  /** Puts replayable events back as pending, due now; `where` narrows them. */
-  private async requeue(
-    manager: EntityManager,
-    where: (qb: WhereExpressionBuilder) => WhereExpressionBuilder,
-  ): Promise<number> {
-    const qb = manager
-      .createQueryBuilder()
-      .update(WebhookEventEntity)
-      .set({
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: new Date(),
-        processedAt: null,
-        lockedBy: null,
-        lockedUntil: null,
-      })
-      .where('status IN (:...replayable)', { replayable: REPLAYABLE_STATUSES });
-    where(qb);
-    const result = await qb.execute();
-    return result.affected ?? 0;
+  /**
+   * Puts the replayable events among `ids` back as pending, due now, with a fresh attempt
+   * budget: a retrying or dead event's work row is reset, a processed or ignored event gets one
+   * anew, and the event's own row says `pending`.
+   */
+  private async requeue(manager: EntityManager, ids: readonly string[]): Promise<number> {
+    const { connection } = this;
+    const { dialect } = connection;
+    const now = dialect.date(new Date());
+    const reset = parameterList(dialect);
+    const waiting = (await connection.rows(
+      manager,
+      `UPDATE webhook_work SET status = 'pending', attempts = 0, next_attempt_at = ${reset.bind(now)}, ` +
+        `locked_by = NULL, locked_until = NULL WHERE event_id IN (${ids.map(reset.bind).join(', ')}) ` +
+        "AND status IN ('retrying', 'dead') RETURNING event_id",
+      reset.params,
+      { prepare: false },
+    )) as { event_id: string }[];
+    const again = parameterList(dialect);
+    const queued = (await connection.rows(
+      manager,
+      'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at) ' +
+        `SELECT id, 'pending', 0, ${again.bind(now)} FROM webhook_events ` +
+        `WHERE id IN (${ids.map(again.bind).join(', ')}) AND status IN ('processed', 'ignored') ` +
+        'ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
+      again.params,
+      { prepare: false },
+    )) as { event_id: string }[];
+    const requeued = [...waiting, ...queued].map((row) => row.event_id);
+    if (requeued.length > 0) {
+      await manager
+        .createQueryBuilder()
+        .update(WebhookEventEntity)
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: new Date(), processedAt: null })
+        .where({ id: In(requeued) })
+        .execute();
+    }
+    return requeued.length;
   }
 }

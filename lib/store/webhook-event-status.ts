@@ -2,6 +2,20 @@
 export type WebhookEventStatus =
   'pending' | 'processing' | 'retrying' | 'processed' | 'ignored' | 'dead';
 
+/** The statuses of an event with a work row: still to run, running, retrying, or dead. */
+export type WebhookWorkStatus = Extract<
+  WebhookEventStatus,
+  'pending' | 'processing' | 'retrying' | 'dead'
+>;
+
+/** The statuses an event has while it has a work row. */
+export const WORK_STATUSES: readonly WebhookEventStatus[] = [
+  'pending',
+  'processing',
+  'retrying',
+  'dead',
+];
+
 /** Every status an event can have. */
 export const WEBHOOK_EVENT_STATUSES: readonly WebhookEventStatus[] = [
   'pending',

@@ -1,11 +1,13 @@
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { WebhookTransmissionEntity } from './entities/webhook-transmission.entity';
+import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { TableShape } from './schema-check';
 
 /**
- * The inbox, the handler ledger and the transmissions seen, as `CreateWebhooksTables`,
- * `AddEventOutcomes` and `AddWebhookTransmissions` make them.
+ * The inbox, its work rows, the handler ledger and the transmissions seen, as
+ * `CreateWebhooksTables`, `AddEventOutcomes`, `AddWebhookTransmissions` and `SplitEventWork`
+ * make them.
  */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
@@ -13,18 +15,23 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     entity: WebhookEventEntity,
     indexes: [
       'uq_webhook_events_endpoint_event',
-      'ix_webhook_events_due',
-      'ix_webhook_events_lease',
-      'ix_webhook_events_status_received',
+      'ix_webhook_events_received',
       'ix_webhook_events_payment_ref',
     ],
     checks: 1,
     references: [],
   },
   {
+    table: 'webhook_work',
+    entity: WebhookWorkEntity,
+    indexes: ['ix_webhook_work_due', 'ix_webhook_work_lease'],
+    checks: 1,
+    references: ['webhook_events'],
+  },
+  {
     table: 'webhook_handler_runs',
     entity: WebhookHandlerRunEntity,
-    indexes: ['uq_webhook_handler_runs_event_handler'],
+    indexes: [],
     checks: 0,
     references: ['webhook_events'],
   },

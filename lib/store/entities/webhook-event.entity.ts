@@ -9,7 +9,8 @@ const bigintAsNumber = {
 
 /**
  * One stored delivery (the inbox). Unique per endpoint and provider event id: a re-delivery
- * finds this row instead of creating a second one.
+ * finds this row instead of creating a second one. Written once as received and once more per
+ * settlement; the claims and leases in between touch only its work row.
  */
 // NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
 @Entity({ name: 'webhook_events', synchronize: false })
@@ -82,25 +83,22 @@ export class WebhookEventEntity {
   @Column({ type: 'simple-json' })
   headers!: Record<string, string>;
 
-  /** Where the event stands. */
+  /**
+   * Where the event stood after its last settlement (`pending` until the first). A running
+   * event is `processing` on its work row (`WebhookWorkEntity`), which also holds the
+   * live attempts, due time and lease while the event is still to run, running, retrying or
+   * dead; a claimed event's entity carries its work row's status and attempts.
+   */
   @Column({ type: 'varchar', length: 16 })
   status!: WebhookEventStatus;
 
-  /** Processing attempts started so far. */
+  /** Processing attempts started, as of the last settlement (see `status`). */
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
-  /** When the event is next due (pending or retrying). */
+  /** When the event is next due (pending or retrying), as of the last settlement. */
   @Column({ name: 'next_attempt_at', type: Date, nullable: true })
   nextAttemptAt!: Date | null;
-
-  /** Worker holding the lease. */
-  @Column({ name: 'locked_by', type: 'varchar', length: 128, nullable: true })
-  lockedBy!: string | null;
-
-  /** When the lease ends; an expired lease is reclaimed by any worker. */
-  @Column({ name: 'locked_until', type: Date, nullable: true })
-  lockedUntil!: Date | null;
 
   /** Last handler error. */
   @Column({ name: 'last_error', type: 'text', nullable: true })

@@ -1,23 +1,19 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * The handler ledger: one row per event and handler that finished successfully, written in
- * the same transaction as the handler's own writes, so a handler's effect applies once.
+ * the same transaction as the handler's own writes, so a handler's effect applies once. Keyed
+ * by (event, handler): the key is the one index.
  */
 // NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
 @Entity({ name: 'webhook_handler_runs', synchronize: false })
-@Index('uq_webhook_handler_runs_event_handler', ['eventId', 'handlerKey'], { unique: true })
 export class WebhookHandlerRunEntity {
-  /** Row id (UUID). */
-  @PrimaryColumn({ type: 'varchar', length: 36 })
-  id!: string;
-
   /** Inbox id of the event. */
-  @Column({ name: 'event_id', type: 'varchar', length: 36 })
+  @PrimaryColumn({ name: 'event_id', type: 'varchar', length: 36 })
   eventId!: string;
 
   /** Stable handler key: `ClassName.methodName`. */
-  @Column({ name: 'handler_key', type: 'varchar', length: 255 })
+  @PrimaryColumn({ name: 'handler_key', type: 'varchar', length: 255 })
   handlerKey!: string;
 
   /** The attempt on which the handler succeeded. */

@@ -1,6 +1,7 @@
 import { CreateWebhooksTables1764400000000 } from './1764400000000-create-webhooks-tables';
 import { AddEventOutcomes1764500000000 } from './1764500000000-add-event-outcomes';
 import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhook-transmissions';
+import { SplitEventWork1764700000000 } from './1764700000000-split-event-work';
 
 /**
  * The migrations of the inbox, the handler ledger and the signed transmissions seen, for PostgreSQL and SQLite alike. Add
@@ -11,10 +12,12 @@ export const webhooksMigrations = [
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
+  SplitEventWork1764700000000,
 ];
 
 export {
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
+  SplitEventWork1764700000000,
 };

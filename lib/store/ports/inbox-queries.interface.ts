@@ -1,3 +1,4 @@
+import type { EventLease } from '../work-rows';
 import type { WebhookEventEntity } from '../entities/webhook-event.entity';
 import type { WebhookHandlerRunEntity } from '../entities/webhook-handler-run.entity';
 import type { WebhookEventStatus } from '../webhook-event-status';
@@ -24,12 +25,12 @@ export interface WebhookEventFilter {
  * A stored event without its payload (`rawBody`, `headers`), as lists return it: a list never
  * reads bodies from the database.
  */
-export type WebhookEventSummary = Omit<WebhookEventEntity, 'rawBody' | 'headers'>;
+export type WebhookEventSummary = Omit<WebhookEventEntity, 'rawBody' | 'headers'> & EventLease;
 
 /** One stored event with what happened to it. */
 export interface WebhookEventDetails {
-  /** The inbox row. */
-  readonly event: WebhookEventEntity;
+  /** The inbox row, with its work row's status, attempts and lease while it has one. */
+  readonly event: WebhookEventEntity & EventLease;
   /** The handlers that finished for it, with their attempt and outcome. */
   readonly handlerRuns: readonly WebhookHandlerRunEntity[];
 }
