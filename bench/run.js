@@ -396,6 +396,77 @@ function sentIds(lines, threads, perThreadSent) {
 }
 
 /**
+ * What wrk's per-thread counts say about a closed-loop run over `lines`: requests sent,
+ * acknowledged and answered otherwise, the distinct events sent, the distinct events certainly
+ * acknowledged (`lower`), and whether a thread ran past its share of the file (cycled).
+ */
+function wrkCounts(wrk, lines) {
+  const sent = wrk.threads.reduce((sum, t) => sum + t.sent, 0);
+  const acked = wrk.threads.reduce((sum, t) => sum + t.ok, 0);
+  const non2xx = wrk.threads.reduce((sum, t) => sum + t.non2xx, 0);
+  const statuses = {};
+  for (const t of wrk.threads) {
+    for (const [code, count] of Object.entries(t.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count;
+  }
+  const distinctSent = sentIds(
+    lines,
+    options.threads,
+    wrk.threads.map((t) => t.sent),
+  ).size;
+  const wrapped = wrk.threads.some(
+    (t, i) => t.sent > Math.ceil((lines.length - i) / options.threads),
+  );
+  return {
+    sent,
+    acked,
+    non2xx,
+    statuses,
+    socketErrors: wrk.errors.connect + wrk.errors.read + wrk.errors.write + wrk.errors.timeout,
+    distinctSent,
+    lower: distinctSent - (sent - acked),
+    wrapped,
+  };
+}
+
+/** The closed-loop accounting check: stored rows between `lower` and `distinctSent`. */
+function closedLoopAccounting(rows, { lower, distinctSent }) {
+  return {
+    ok: rows >= lower && rows <= distinctSent,
+    detail:
+      rows < lower
+        ? `${lower - rows} acknowledged event(s) not stored`
+        : rows > distinctSent
+          ? `${rows - distinctSent} stored event(s) never sent`
+          : `stored ${rows}; acknowledged ≥ ${lower} distinct, sent ${distinctSent} distinct`,
+  };
+}
+
+/** wrk's latency percentiles in ms. */
+function wrkLatencyMs(wrk) {
+  const us = (value) => round(value / 1000, 2);
+  return {
+    p50: us(wrk.latencyUs.p50),
+    p90: us(wrk.latencyUs.p90),
+    p99: us(wrk.latencyUs.p99),
+    p999: us(wrk.latencyUs.p999),
+    max: us(wrk.latencyUs.max),
+  };
+}
+
+/**
+ * The one-handler-run-per-event check, once the dispatcher has caught up (`handler.backlogLeft`
+ * 0); undefined while events were still waiting.
+ */
+function handlerRunsCheck(handler, rows) {
+  if (!handler || handler.backlogLeft !== 0) return undefined;
+  return {
+    ok: handler.handled === rows,
+    detail: `${handler.handled} handler runs for ${rows} stored events`,
+  };
+}
+
+/**
  * Closed-loop throughput with wrk. Stored rows must lie between the distinct events that were
  * certainly acknowledged and the distinct events sent: an acknowledged event is always stored,
  * and nothing unsent is. The two bounds differ only by requests cut off when wrk stopped or
@@ -431,78 +502,38 @@ async function wrkScenario(
   rmSync(file, { force: true });
   const settled = await settledRows(target, prefixOf(tag));
   const rssAfterLoad = rssMiB(target);
-  const sent = wrk.threads.reduce((sum, t) => sum + t.sent, 0);
-  const acked = wrk.threads.reduce((sum, t) => sum + t.ok, 0);
-  const non2xx = wrk.threads.reduce((sum, t) => sum + t.non2xx, 0);
-  const statuses = {};
-  for (const t of wrk.threads) {
-    for (const [code, count] of Object.entries(t.statuses))
-      statuses[code] = (statuses[code] ?? 0) + count;
-  }
-  const distinctSent = sentIds(
-    lines,
-    options.threads,
-    wrk.threads.map((t) => t.sent),
-  ).size;
-  const lower = distinctSent - (sent - acked);
-  const wrapped = wrk.threads.some(
-    (t, i) => t.sent > Math.ceil((lines.length - i) / options.threads),
-  );
+  const counts = wrkCounts(wrk, lines);
   const handler = await handlerFigures(target, settled, waitSec);
   // NOTE: counted again once the dispatcher caught up: on a busy SQLite target, requests still
   // queued for the connection when wrk stopped are stored after the first count looked settled.
   const rows = await target.probe.countRows(prefixOf(tag));
   const seconds = wrk.durationUs / 1e6;
-  const us = (value) => round(value / 1000, 2);
   const result = {
     scenario,
     tool: `wrk -t${options.threads} -c${options.connections} -d${durationSec}s`,
     durationSec: round(seconds, 2),
-    acksPerSec: round(acked / seconds, 0),
+    acksPerSec: round(counts.acked / seconds, 0),
     cpu,
-    latencyMs: {
-      p50: us(wrk.latencyUs.p50),
-      p90: us(wrk.latencyUs.p90),
-      p99: us(wrk.latencyUs.p99),
-      p999: us(wrk.latencyUs.p999),
-      max: us(wrk.latencyUs.max),
-    },
-    sent,
-    acked,
-    non2xx,
-    statuses,
-    socketErrors: wrk.errors.connect + wrk.errors.read + wrk.errors.write + wrk.errors.timeout,
+    latencyMs: wrkLatencyMs(wrk),
+    sent: counts.sent,
+    acked: counts.acked,
+    non2xx: counts.non2xx,
+    statuses: counts.statuses,
+    socketErrors: counts.socketErrors,
     redeliveryShare: duplicateRatio,
     fileLines: lines.length,
     fileRedeliveries: redeliveries,
-    wrapped,
-    distinctSent,
+    wrapped: counts.wrapped,
+    distinctSent: counts.distinctSent,
     rows,
-    expectedRows: [lower, distinctSent],
-    accounting: {
-      ok: rows >= lower && rows <= distinctSent,
-      detail:
-        rows < lower
-          ? `${lower - rows} acknowledged event(s) not stored`
-          : rows > distinctSent
-            ? `${rows - distinctSent} stored event(s) never sent`
-            : `stored ${rows}; acknowledged ≥ ${lower} distinct, sent ${distinctSent} distinct`,
-    },
+    expectedRows: [counts.lower, counts.distinctSent],
+    accounting: closedLoopAccounting(rows, counts),
     handler,
     rssMiB: rssAfterLoad,
     ...(profile ? { profile } : {}),
   };
-  if (handler && handler.backlogLeft === 0 && handler.handled !== rows) {
-    result.handlerRunsCheck = {
-      ok: false,
-      detail: `${handler.handled} handler runs for ${rows} stored events`,
-    };
-  } else if (handler && handler.backlogLeft === 0) {
-    result.handlerRunsCheck = {
-      ok: true,
-      detail: `${handler.handled} handler runs for ${rows} stored events`,
-    };
-  }
+  const runs = handlerRunsCheck(handler, rows);
+  if (runs) result.handlerRunsCheck = runs;
   return result;
 }
 
@@ -589,17 +620,8 @@ async function fixedRateScenario(
     rssMiB: rssAfterLoad,
     ...(profile ? { profile } : {}),
   };
-  if (handler && handler.backlogLeft === 0 && handler.handled !== stored.size) {
-    result.handlerRunsCheck = {
-      ok: false,
-      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
-    };
-  } else if (handler && handler.backlogLeft === 0) {
-    result.handlerRunsCheck = {
-      ok: true,
-      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
-    };
-  }
+  const runs = handlerRunsCheck(handler, stored.size);
+  if (runs) result.handlerRunsCheck = runs;
   return result;
 }
 
