@@ -643,11 +643,10 @@ function sideBySide(results) {
 
 /**
  * A figure of the side-by-side table, formatted as its column is elsewhere; "> " before a
- * handled/s that is a lower bound, and "cut short" after a CPU figure of such a run.
+ * handled/s that is a lower bound (the round's ratio then says "one side cut short").
  */
 function sideFigure(row, value, lowerBound = false) {
-  if (/CPU/.test(row.figure))
-    return value === null ? '–' : `${fmt(value, 3)}${lowerBound ? ' (cut short)' : ''}`;
+  if (/CPU/.test(row.figure)) return value === null ? '–' : fmt(value, 3);
   const text = /ms/.test(row.figure) ? ms(value) : fmt(value);
   return lowerBound && value !== null ? `> ${text}` : text;
 }
