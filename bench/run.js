@@ -37,7 +37,7 @@ const { ensureBuilt } = require('./lib/build');
 const { resolveRevision, prepareRevision, twinSpecs } = require('./lib/revision');
 const report = require('./lib/report');
 
-const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'slow-handler'];
+const SCENARIOS = ['throughput', 'redelivery', 'fixed-rate', 'drain', 'handled', 'slow-handler'];
 
 const HELP = `Usage: npm run bench [-- options]
 
@@ -64,12 +64,15 @@ Options:
   --rate R                offered load of the fixed-rate scenarios, requests/s (default 1000)
   --handler-ms M          handler time of the slow-handler scenario (default 200)
   --drain-backlog N       events in the dispatcher-drain scenario (default 10000; smoke 500);
-                          timed for at most 60 s (smoke 10 s)
+                          timed for at most 60 s (smoke 10 s), the same bound as the handled
+                          scenario's wait for the dispatcher after its load
   --dispatch-concurrency N  run the sample app's dispatcher with this concurrency instead of
                           its default (reported with the results)
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
-  --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all)
+  --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all);
+                          handled: the throughput load with the dispatcher on, then the time
+                          until every stored event is settled (handled/s over load + drain)
   --rounds N              run the whole sequence of targets N times, so with --vs the two
                           revisions alternate (default 1; with --vs 3)
   --pin                   pin targets to CPU 0 and load generators to CPU 1 (taskset)
@@ -396,6 +399,77 @@ function sentIds(lines, threads, perThreadSent) {
 }
 
 /**
+ * What wrk's per-thread counts say about a closed-loop run over `lines`: requests sent,
+ * acknowledged and answered otherwise, the distinct events sent, the distinct events certainly
+ * acknowledged (`lower`), and whether a thread ran past its share of the file (cycled).
+ */
+function wrkCounts(wrk, lines) {
+  const sent = wrk.threads.reduce((sum, t) => sum + t.sent, 0);
+  const acked = wrk.threads.reduce((sum, t) => sum + t.ok, 0);
+  const non2xx = wrk.threads.reduce((sum, t) => sum + t.non2xx, 0);
+  const statuses = {};
+  for (const t of wrk.threads) {
+    for (const [code, count] of Object.entries(t.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count;
+  }
+  const distinctSent = sentIds(
+    lines,
+    options.threads,
+    wrk.threads.map((t) => t.sent),
+  ).size;
+  const wrapped = wrk.threads.some(
+    (t, i) => t.sent > Math.ceil((lines.length - i) / options.threads),
+  );
+  return {
+    sent,
+    acked,
+    non2xx,
+    statuses,
+    socketErrors: wrk.errors.connect + wrk.errors.read + wrk.errors.write + wrk.errors.timeout,
+    distinctSent,
+    lower: distinctSent - (sent - acked),
+    wrapped,
+  };
+}
+
+/** The closed-loop accounting check: stored rows between `lower` and `distinctSent`. */
+function closedLoopAccounting(rows, { lower, distinctSent }) {
+  return {
+    ok: rows >= lower && rows <= distinctSent,
+    detail:
+      rows < lower
+        ? `${lower - rows} acknowledged event(s) not stored`
+        : rows > distinctSent
+          ? `${rows - distinctSent} stored event(s) never sent`
+          : `stored ${rows}; acknowledged ≥ ${lower} distinct, sent ${distinctSent} distinct`,
+  };
+}
+
+/** wrk's latency percentiles in ms. */
+function wrkLatencyMs(wrk) {
+  const us = (value) => round(value / 1000, 2);
+  return {
+    p50: us(wrk.latencyUs.p50),
+    p90: us(wrk.latencyUs.p90),
+    p99: us(wrk.latencyUs.p99),
+    p999: us(wrk.latencyUs.p999),
+    max: us(wrk.latencyUs.max),
+  };
+}
+
+/**
+ * The one-handler-run-per-event check, once the dispatcher has caught up (`handler.backlogLeft`
+ * 0); undefined while events were still waiting.
+ */
+function handlerRunsCheck(handler, rows) {
+  if (!handler || handler.backlogLeft !== 0) return undefined;
+  return {
+    ok: handler.handled === rows,
+    detail: `${handler.handled} handler runs for ${rows} stored events`,
+  };
+}
+
+/**
  * Closed-loop throughput with wrk. Stored rows must lie between the distinct events that were
  * certainly acknowledged and the distinct events sent: an acknowledged event is always stored,
  * and nothing unsent is. The two bounds differ only by requests cut off when wrk stopped or
@@ -431,78 +505,38 @@ async function wrkScenario(
   rmSync(file, { force: true });
   const settled = await settledRows(target, prefixOf(tag));
   const rssAfterLoad = rssMiB(target);
-  const sent = wrk.threads.reduce((sum, t) => sum + t.sent, 0);
-  const acked = wrk.threads.reduce((sum, t) => sum + t.ok, 0);
-  const non2xx = wrk.threads.reduce((sum, t) => sum + t.non2xx, 0);
-  const statuses = {};
-  for (const t of wrk.threads) {
-    for (const [code, count] of Object.entries(t.statuses))
-      statuses[code] = (statuses[code] ?? 0) + count;
-  }
-  const distinctSent = sentIds(
-    lines,
-    options.threads,
-    wrk.threads.map((t) => t.sent),
-  ).size;
-  const lower = distinctSent - (sent - acked);
-  const wrapped = wrk.threads.some(
-    (t, i) => t.sent > Math.ceil((lines.length - i) / options.threads),
-  );
+  const counts = wrkCounts(wrk, lines);
   const handler = await handlerFigures(target, settled, waitSec);
   // NOTE: counted again once the dispatcher caught up: on a busy SQLite target, requests still
   // queued for the connection when wrk stopped are stored after the first count looked settled.
   const rows = await target.probe.countRows(prefixOf(tag));
   const seconds = wrk.durationUs / 1e6;
-  const us = (value) => round(value / 1000, 2);
   const result = {
     scenario,
     tool: `wrk -t${options.threads} -c${options.connections} -d${durationSec}s`,
     durationSec: round(seconds, 2),
-    acksPerSec: round(acked / seconds, 0),
+    acksPerSec: round(counts.acked / seconds, 0),
     cpu,
-    latencyMs: {
-      p50: us(wrk.latencyUs.p50),
-      p90: us(wrk.latencyUs.p90),
-      p99: us(wrk.latencyUs.p99),
-      p999: us(wrk.latencyUs.p999),
-      max: us(wrk.latencyUs.max),
-    },
-    sent,
-    acked,
-    non2xx,
-    statuses,
-    socketErrors: wrk.errors.connect + wrk.errors.read + wrk.errors.write + wrk.errors.timeout,
+    latencyMs: wrkLatencyMs(wrk),
+    sent: counts.sent,
+    acked: counts.acked,
+    non2xx: counts.non2xx,
+    statuses: counts.statuses,
+    socketErrors: counts.socketErrors,
     redeliveryShare: duplicateRatio,
     fileLines: lines.length,
     fileRedeliveries: redeliveries,
-    wrapped,
-    distinctSent,
+    wrapped: counts.wrapped,
+    distinctSent: counts.distinctSent,
     rows,
-    expectedRows: [lower, distinctSent],
-    accounting: {
-      ok: rows >= lower && rows <= distinctSent,
-      detail:
-        rows < lower
-          ? `${lower - rows} acknowledged event(s) not stored`
-          : rows > distinctSent
-            ? `${rows - distinctSent} stored event(s) never sent`
-            : `stored ${rows}; acknowledged ≥ ${lower} distinct, sent ${distinctSent} distinct`,
-    },
+    expectedRows: [counts.lower, counts.distinctSent],
+    accounting: closedLoopAccounting(rows, counts),
     handler,
     rssMiB: rssAfterLoad,
     ...(profile ? { profile } : {}),
   };
-  if (handler && handler.backlogLeft === 0 && handler.handled !== rows) {
-    result.handlerRunsCheck = {
-      ok: false,
-      detail: `${handler.handled} handler runs for ${rows} stored events`,
-    };
-  } else if (handler && handler.backlogLeft === 0) {
-    result.handlerRunsCheck = {
-      ok: true,
-      detail: `${handler.handled} handler runs for ${rows} stored events`,
-    };
-  }
+  const runs = handlerRunsCheck(handler, rows);
+  if (runs) result.handlerRunsCheck = runs;
   return result;
 }
 
@@ -589,17 +623,8 @@ async function fixedRateScenario(
     rssMiB: rssAfterLoad,
     ...(profile ? { profile } : {}),
   };
-  if (handler && handler.backlogLeft === 0 && handler.handled !== stored.size) {
-    result.handlerRunsCheck = {
-      ok: false,
-      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
-    };
-  } else if (handler && handler.backlogLeft === 0) {
-    result.handlerRunsCheck = {
-      ok: true,
-      detail: `${handler.handled} handler runs for ${stored.size} stored events`,
-    };
-  }
+  const runs = handlerRunsCheck(handler, stored.size);
+  if (runs) result.handlerRunsCheck = runs;
   return result;
 }
 
@@ -667,6 +692,153 @@ async function drainScenario(target, { backlog, tag = 'd' }) {
           }
         : undefined,
   };
+}
+
+/** How long the stored rows must stay as they were for a settled backlog to count as settled. */
+const SETTLE_CONFIRM_MS = 500;
+
+/**
+ * Waits, after the load, until the dispatcher has settled every stored event of `prefix`, or
+ * `limitSec` passes. The handler's starts are read from the app's memory every 100 ms; the
+ * stored rows are counted once as many handlers have started as events were certainly
+ * acknowledged, and the backlog (a scan of the inbox, as in the drain scenario) only once a
+ * handler has started for every stored row. Settled: no event pending, processing or retrying,
+ * and the stored rows the same SETTLE_CONFIRM_MS later (a request still queued when wrk stopped
+ * may be stored after the first count; the drain then goes on). `readCpu(units)` is read at the
+ * moment the backlog was first seen settled. Resolves to the rows, the handler starts, the
+ * backlog left, when it emptied and the CPU then (both null when it did not within the limit).
+ */
+async function waitSettled(target, prefix, { lower, from, limitSec, readCpu }) {
+  const limit = from + limitSec * 1000;
+  let rows = null;
+  let left = null;
+  let started = 0;
+  let candidate = null;
+  for (;;) {
+    ({ started } = await target.bench('GET', 'stats'));
+    if (started >= lower && (rows === null || started >= rows)) {
+      rows = await target.probe.countRows(prefix);
+      left = started >= rows ? await target.probe.backlog() : null;
+      if (left !== 0) {
+        candidate = null;
+      } else if (candidate?.rows !== rows) {
+        candidate = { rows, at: Date.now(), cpu: readCpu(rows) };
+      } else if (Date.now() - candidate.at >= SETTLE_CONFIRM_MS) {
+        return { rows, started, left, settledAt: candidate.at, cpu: candidate.cpu };
+      }
+    }
+    if (Date.now() >= limit) break;
+    await sleep(candidate ? SETTLE_CONFIRM_MS : 100);
+  }
+  rows = await target.probe.countRows(prefix);
+  left = await target.probe.backlog();
+  return { rows, started, left, settledAt: null, cpu: null };
+}
+
+/**
+ * Handled end to end: the throughput scenario's closed loop (unique events, wrk) with the
+ * dispatcher on, then the time until the dispatcher has settled every stored event of the
+ * scenario (its handler has run, the event is no longer pending, processing or retrying),
+ * waited for at most the drain scenario's limit. Handled/s is the stored events over load +
+ * drain seconds; CPU is counted over both. When events are still waiting at the limit, only
+ * the settled ones are counted and the figure is a lower bound (`lowerBound`). A target without
+ * an inbox runs its handler inside the request: its handled/s is its acks/s, its drain 0.
+ */
+async function handledScenario(target, { tag = 'h', lineCount, durationSec }) {
+  const prefix = prefixOf(tag);
+  const { lines } = deliverySequence({ tag, count: lineCount, duplicateRatio: 0, seed: 7 });
+  const file = join(runDir, `${target.spec.id}-${tag}.tsv`);
+  await writeDeliveryFile(lines, file);
+  await resetHandler(target, prefix);
+  const stopCpu = startCpuMeter(target.child.pid, target.spec);
+  const wrk = await runWrk({
+    url: target.url,
+    path: target.spec.path,
+    file,
+    threads: options.threads,
+    connections: options.connections,
+    durationSec,
+    pinCpu: options.pin ? '1' : undefined,
+  });
+  const loadEndedAt = Date.now();
+  const counts = wrkCounts(wrk, lines);
+  const loadSec = wrk.durationUs / 1e6;
+  let figures;
+  if (target.spec.dispatcher) {
+    const wait = await waitSettled(target, prefix, {
+      lower: counts.lower,
+      from: loadEndedAt,
+      limitSec: options.drainLimitSec,
+      readCpu: stopCpu,
+    });
+    // NOTE: an event still waiting counts as unsettled; the backlog is the whole inbox's, so
+    // this never counts more than were settled.
+    const settled =
+      wait.settledAt !== null
+        ? wait.rows
+        : Math.max(0, Math.min(wait.started, wait.rows - wait.left));
+    const drainSec = ((wait.settledAt ?? Date.now()) - loadEndedAt) / 1000;
+    const cpu = wait.cpu ?? stopCpu(settled);
+    const stats = await target.bench('GET', `stats?events=${wait.rows}`);
+    // NOTE: counted again: a row stored after the count that looked settled (a request still
+    // queued when wrk stopped, on a busy SQLite target) means not every event was settled then.
+    const rows = await target.probe.countRows(prefix);
+    figures = {
+      rows,
+      settled,
+      lowerBound: wait.left > 0 || rows !== wait.rows,
+      drainSec,
+      cpu,
+      handler: {
+        handled: stats.started,
+        lagMs: stats.lagMs,
+        backlogLeft: rows === wait.rows ? wait.left : null,
+        waitedSec: round(drainSec, 1),
+      },
+    };
+    if (wait.left > 0 || rows !== wait.rows) {
+      figures.skipped = await target.probe.skipBacklog().catch((error) => error.message);
+    }
+  } else {
+    const cpu = stopCpu(counts.acked);
+    figures = { rows: await settledRows(target, prefix), cpu, drainSec: 0, lowerBound: false };
+  }
+  rmSync(file, { force: true });
+  const { rows, cpu, drainSec, lowerBound } = figures;
+  const acksPerSec = round(counts.acked / loadSec, 0);
+  const result = {
+    scenario: 'handled',
+    tool: `wrk -t${options.threads} -c${options.connections} -d${durationSec}s, then the drain (at most ${options.drainLimitSec} s)`,
+    handledInRequest: !target.spec.dispatcher,
+    handledPerSec: target.spec.dispatcher
+      ? round(figures.settled / (loadSec + drainSec), 0)
+      : acksPerSec,
+    lowerBound,
+    handledEvents: target.spec.dispatcher ? figures.settled : counts.acked,
+    loadSec: round(loadSec, 2),
+    drainSec: round(drainSec, 2),
+    drainLimitSec: options.drainLimitSec,
+    acksPerSec,
+    cpu,
+    latencyMs: wrkLatencyMs(wrk),
+    sent: counts.sent,
+    acked: counts.acked,
+    non2xx: counts.non2xx,
+    statuses: counts.statuses,
+    socketErrors: counts.socketErrors,
+    fileLines: lines.length,
+    wrapped: counts.wrapped,
+    distinctSent: counts.distinctSent,
+    rows,
+    expectedRows: [counts.lower, counts.distinctSent],
+    accounting: closedLoopAccounting(rows, counts),
+    handler: figures.handler ?? null,
+    ...(figures.skipped !== undefined ? { skipped: figures.skipped } : {}),
+    rssMiB: rssMiB(target),
+  };
+  const runs = handlerRunsCheck(figures.handler, rows);
+  if (runs) result.handlerRunsCheck = runs;
+  return result;
 }
 
 async function prefill(target, count) {
@@ -774,6 +946,13 @@ async function benchTarget(spec, adminUrl, roundNumber) {
     if (spec.dispatcher && wants('drain')) {
       S.drain = await step('drain', () => drainScenario(target, { backlog: options.drainBacklog }));
     }
+    if (wants('handled'))
+      S.handled = await step('handled end to end', () =>
+        handledScenario(target, {
+          lineCount: lineCountFor(estimate, options.duration),
+          durationSec: options.duration,
+        }),
+      );
     if (options.prefill > 0) {
       record.prefill = await step('prefill', () => prefill(target, options.prefill));
       S.throughputPrefilled = await step('throughput (prefilled)', () =>

@@ -38,6 +38,16 @@ function oneLine(result) {
   if (result.scenario === 'drain') {
     return `${fmt(result.eventsPerSec)} events/s over a backlog of ${fmt(result.backlog)}${cpuText(result.cpu, 'event')}`;
   }
+  if (result.scenario === 'handled') {
+    const how = result.handledInRequest
+      ? 'in the request'
+      : `load ${fmt(result.loadSec, 1)} s + drain ${result.lowerBound ? '> ' : ''}${fmt(result.drainSec, 1)} s`;
+    return (
+      `${handledText(result)} handled/s (${how}), ${fmt(result.acksPerSec)} acks/s, ` +
+      `rows ${fmt(result.rows)}/2xx ${fmt(result.acked)} ${result.accounting?.ok ? 'ok' : 'MISMATCH'}` +
+      cpuText(result.cpu, 'handled event')
+    );
+  }
   if (result.rows !== undefined && result.acksPerSec === undefined) {
     return `${fmt(result.rows)} rows in ${fmt(result.seconds, 1)} s`;
   }
@@ -98,15 +108,21 @@ function cpuTable(results) {
   );
 }
 
+/** Handled/s of a handled result, with "> " when it is a lower bound. */
+function handledText(result) {
+  return `${result.lowerBound ? '> ' : ''}${fmt(result.handledPerSec)}`;
+}
+
 /**
  * Adds `ratio` (acks/s ÷ the reference's in the same scenario of the same round) to the
- * closed-loop scenarios.
+ * closed-loop scenarios, and to the handled scenario `ratioToPeer` and `ratioToReference`
+ * (handled/s ÷ theirs in the same round) with `ratio` the first of them there is.
  */
 function addRatios(results) {
   for (const target of results.targets) {
-    const reference = results.targets.find(
-      (other) => other.id === 'reference' && other.round === target.round,
-    );
+    const inRound = (id) =>
+      results.targets.find((other) => other.id === id && other.round === target.round);
+    const reference = inRound('reference');
     for (const name of WRK_SCENARIOS) {
       const own = target.scenarios[name];
       const base = reference?.scenarios[name];
@@ -114,6 +130,15 @@ function addRatios(results) {
         own.ratio = Math.round((own.acksPerSec / base.acksPerSec) * 100) / 100;
       }
     }
+    const own = target.scenarios.handled;
+    if (own?.handledPerSec === undefined) continue;
+    const share = (id) => {
+      const base = inRound(id)?.scenarios.handled?.handledPerSec;
+      return base ? Math.round((own.handledPerSec / base) * 100) / 100 : undefined;
+    };
+    own.ratioToPeer = share('peer');
+    own.ratioToReference = share('reference');
+    own.ratio = own.ratioToPeer ?? own.ratioToReference;
   }
 }
 
@@ -159,6 +184,20 @@ function checks(results, { long }) {
           result.eventsPerSec > 0 && result.handled > 0,
           `${fmt(result.eventsPerSec)} events/s, ${fmt(result.handled)} handled`,
         );
+      } else if (name === 'handled') {
+        add(
+          `${label}: produced numbers`,
+          result.handledPerSec > 0 && result.acksPerSec > 0,
+          `${handledText(result)} handled/s, ${fmt(result.acksPerSec)} acks/s`,
+        );
+        if (target.dispatcher) {
+          const lag = result.handler?.lagMs;
+          add(
+            `${label}: handler lag measured`,
+            (lag?.of ?? 0) > 0 && (lag.p50 !== null || lag.count < lag.of),
+            `${fmt(lag?.count)} of ${fmt(lag?.of)} handler starts`,
+          );
+        }
       } else {
         add(
           `${label}: produced numbers`,
@@ -223,6 +262,18 @@ function goals(results) {
         '≥ 1.00×',
         `${ratio(share)} (${fmt(throughput.acksPerSec)}/s vs ${fmt(peer.acksPerSec)}/s)`,
         share >= 1,
+      );
+    }
+    const handled = scenario(results, id, 'handled');
+    const peerHandled = scenario(results, 'peer', 'handled');
+    if (handled && peerHandled) {
+      const share = handled.handledPerSec / peerHandled.handledPerSec;
+      add(
+        `${id}: handled end to end vs the NestJS peer's acks/s (its handler runs in the request)`,
+        '≥ 1.00×',
+        `${handled.lowerBound ? '> ' : ''}${ratio(share)} (${handledText(handled)}/s vs ${fmt(peerHandled.handledPerSec)}/s)`,
+        // NOTE: a lower bound under the goal leaves it open.
+        share >= 1 ? true : handled.lowerBound ? null : false,
       );
     }
     const fixed = scenario(results, id, 'fixedRate');
@@ -495,6 +546,7 @@ const READ = {
   acks: (r) => r.acksPerSec,
   p99: (r) => r.latencyMs?.p99,
   events: (r) => r.eventsPerSec,
+  handled: (r) => r.handledPerSec,
   appCpu: (r) => r.cpu?.appMsPerUnit,
   dbCpu: (r) => r.cpu?.dbMsPerUnit,
 };
@@ -509,6 +561,9 @@ const SIDE_BY_SIDE_FIGURES = [
   ['throughput', 'Throughput: PostgreSQL CPU ms/ack', 'lower', READ.dbCpu],
   ['drain', 'Drain: app CPU ms/event', 'lower', READ.appCpu],
   ['drain', 'Drain: PostgreSQL CPU ms/event', 'lower', READ.dbCpu],
+  ['handled', 'Handled end to end: handled/s', 'higher', READ.handled],
+  ['handled', 'Handled: app CPU ms/handled event', 'lower', READ.appCpu],
+  ['handled', 'Handled: PostgreSQL CPU ms/handled event', 'lower', READ.dbCpu],
   ['throughputPrefilled', 'Throughput acks/s, prefilled', 'higher', READ.acks],
   ['fixedRatePrefilled', 'Fixed-rate p99 ms, prefilled', 'lower', READ.p99],
   ['drainPrefilled', 'Drain handler starts/s, prefilled', 'higher', READ.events],
@@ -528,6 +583,15 @@ function figureOf(target, { scenario: name, read }) {
   if (!result || result.error) return null;
   const value = read(result);
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * Whether the result behind a figure was cut short (the handled scenario's events not all
+ * settled within its wait): its handled/s is then a lower bound.
+ */
+function cutShort(target, { scenario: name }) {
+  const result = target?.scenarios[name];
+  return Boolean(result && !result.error && result.lowerBound);
 }
 
 /**
@@ -554,7 +618,10 @@ function sideBySide(results) {
         const own = figureOf(find(pair.id, round), figure);
         const other = figureOf(find(pair.twinId, round), figure);
         const ratio = own !== null && other ? Math.round((own / other) * 1000) / 1000 : null;
-        perRound.push({ round, this: own, other, ratio });
+        const entry = { round, this: own, other, ratio };
+        if (cutShort(find(pair.id, round), figure)) entry.thisLowerBound = true;
+        if (cutShort(find(pair.twinId, round), figure)) entry.otherLowerBound = true;
+        perRound.push(entry);
       }
       if (perRound.every((r) => r.this === null && r.other === null)) continue;
       const ratios = perRound.map((r) => r.ratio).filter((value) => value !== null);
@@ -574,10 +641,14 @@ function sideBySide(results) {
   return rows;
 }
 
-/** A figure of the side-by-side table, formatted as its column is elsewhere. */
-function sideFigure(row, value) {
+/**
+ * A figure of the side-by-side table, formatted as its column is elsewhere; "> " before a
+ * handled/s that is a lower bound (the round's ratio then says "one side cut short").
+ */
+function sideFigure(row, value, lowerBound = false) {
   if (/CPU/.test(row.figure)) return value === null ? '–' : fmt(value, 3);
-  return /ms/.test(row.figure) ? ms(value) : fmt(value);
+  const text = /ms/.test(row.figure) ? ms(value) : fmt(value);
+  return lowerBound && value !== null ? `> ${text}` : text;
 }
 
 /** The side-by-side table of `results.vs.rows` (see sideBySide()). */
@@ -593,7 +664,8 @@ function sideBySideTable(results) {
     row.label,
     `${row.figure} (${row.better} is better)`,
     ...row.rounds.map(
-      (r) => `${sideFigure(row, r.this)} / ${sideFigure(row, r.other)} (${ratio(r.ratio)})`,
+      (r) =>
+        `${sideFigure(row, r.this, r.thisLowerBound)} / ${sideFigure(row, r.other, r.otherLowerBound)} (${ratio(r.ratio)}${r.thisLowerBound || r.otherLowerBound ? ', one side cut short' : ''})`,
     ),
     ratio(row.medianRatio),
   ]);
@@ -612,6 +684,95 @@ function setupNotes(results) {
     if (steps.length) notes.push(`${target.label}: ${steps.join(', ')}, before its run.`);
   }
   return notes.join(' ');
+}
+
+/**
+ * The handled-end-to-end table: handled/s over load + drain, its ratios to the peer and to the
+ * reference when they ran, the two parts of the window, and CPU per handled event.
+ */
+function handledTable(results) {
+  const rows = results.targets.filter((target) => target.scenarios.handled);
+  if (!rows.length) return [];
+  const has = (id) => rows.some((target) => target.id === id && !target.scenarios.handled.error);
+  const bases = [
+    ...(has('peer') ? [['peer', 'ratioToPeer', 'Ratio to the peer']] : []),
+    ...(has('reference') ? [['reference', 'ratioToReference', 'Ratio to the reference']] : []),
+  ];
+  const s = results.settings;
+  const body = rows.map((target) => {
+    const r = target.scenarios.handled;
+    const label = rowLabel(results, target);
+    if (r.error)
+      return [
+        label,
+        `error: ${r.error.split('\n')[0]}`,
+        ...bases.map(() => ''),
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+      ];
+    const ratios = bases.map(([id, key]) =>
+      target.id === id
+        ? `1.00× (${id === 'peer' ? 'peer' : 'ref'})`
+        : r[key] === undefined
+          ? '–'
+          : `${r.lowerBound ? '> ' : ''}${ratio(r[key])}`,
+    );
+    const unsettled = r.handler?.backlogLeft ?? null;
+    const drain = r.handledInRequest
+      ? '0 (in the request)'
+      : r.lowerBound
+        ? `> ${fmt(r.drainSec, 1)} (${unsettled === null ? 'rows still arriving' : `${fmt(unsettled)} not settled`})`
+        : fmt(r.drainSec, 2);
+    return [
+      label,
+      r.handledInRequest ? `${handledText(r)} (= acks/s)` : handledText(r),
+      ...ratios,
+      fmt(r.loadSec, 2),
+      drain,
+      fmt(r.acksPerSec),
+      fmt(r.rows),
+      storedCell(r),
+      r.handledInRequest
+        ? 'in the request'
+        : `${fmt(r.handler?.handled)}${r.handlerRunsCheck?.ok === false ? ' ✗' : ''}`,
+      ...lagCells(r).slice(1),
+      cpuCell(r.cpu, 'appMsPerUnit'),
+      cpuCell(r.cpu, 'dbMsPerUnit'),
+    ];
+  });
+  return [
+    '',
+    `### Handled end to end: unique events, closed loop (wrk -t${s.wrk.threads} -c${s.wrk.connections}, ${s.durationSec} s), then the drain`,
+    '',
+    table(
+      [
+        'Target',
+        'Handled/s',
+        ...bases.map(([, , header]) => header),
+        'Load s',
+        'Drain s',
+        'Acks/s',
+        'Rows',
+        'Stored vs acked',
+        'Handler runs',
+        'Lag p99 ms',
+        'App CPU ms/handled',
+        'PostgreSQL CPU ms/handled',
+      ],
+      body,
+    ),
+    '',
+    `Handled/s: stored events ÷ (load + drain seconds), the drain lasting until the dispatcher has settled every stored event (at most ${fmt(s.drainLimitSec)} s; "> " marks a lower bound, counting only the events settled by then). ` +
+      'The reference and the peer have no inbox: their handler runs inside the request, so their handled/s is their acks/s under the same load, with no drain. ' +
+      'CPU (user + system, from /proc) is over the whole load + drain window.',
+  ];
 }
 
 /** The drain table of `name` (`drain`, or `drainPrefilled` with `heading` saying so). */
@@ -726,6 +887,7 @@ function markdown(results) {
     out.push('');
     out.push(fixedRateTable(results, 'fixedRate'));
     out.push(...drainTable(results, 'drain', ''));
+    out.push(...handledTable(results));
     if (results.targets.some((target) => target.scenarios.throughput?.cpu)) {
       out.push('');
       out.push('### CPU per unit of work (user + system, from /proc)');
