@@ -635,6 +635,8 @@ async function fixedRateScenario(
 async function drainScenario(target, { backlog, tag = 'd' }) {
   await target.bench('POST', 'dispatcher/stop');
   const fillRate = 3000;
+  // NOTE: PostgreSQL's WAL per stored and per drained event: what the inbox writes for each.
+  const fillWal = target.probe.walMeter ? await target.probe.walMeter() : null;
   const fill = await fixedRateScenario(target, {
     scenario: 'drain-fill',
     tag,
@@ -644,7 +646,9 @@ async function drainScenario(target, { backlog, tag = 'd' }) {
     warmupSec: 0,
   });
   const pending = await target.probe.backlog();
+  const fillWalBytes = fillWal ? await fillWal() : null;
   await resetHandler(target, prefixOf(tag));
+  const drainWal = target.probe.walMeter ? await target.probe.walMeter() : null;
   const stopProfile = await startProfile(target, 'drain');
   const stopCpu = startCpuMeter(target.child.pid, target.spec);
   const startedAt = Date.now();
@@ -666,6 +670,7 @@ async function drainScenario(target, { backlog, tag = 'd' }) {
     await sleep(100);
   }
   const cpu = stopCpu(pending - left);
+  const drainWalBytes = drainWal ? await drainWal() : null;
   const profile = await stopProfile();
   const stats = await target.bench('GET', `stats?events=${fill.rows}`);
   const skipped = left > 0 ? await target.probe.skipBacklog().catch((error) => error.message) : 0;
@@ -680,6 +685,14 @@ async function drainScenario(target, { backlog, tag = 'd' }) {
     wallEventsPerSec: emptyAt ? round(pending / ((emptyAt - startedAt) / 1000), 0) : null,
     backlogLeft: left,
     cpu,
+    wal:
+      fillWalBytes === null
+        ? null
+        : {
+            bytesPerStoredEvent: fill.rows > 0 ? round(fillWalBytes / fill.rows, 0) : null,
+            bytesPerDrainedEvent:
+              pending - left > 0 ? round(drainWalBytes / (pending - left), 0) : null,
+          },
     skipped,
     limitSec: options.drainLimitSec,
     accounting: fill.accounting,

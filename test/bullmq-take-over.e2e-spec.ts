@@ -79,7 +79,9 @@ describe('BullMQ jobs the relay did not hand out (PostgreSQL, real Redis)', () =
     const row = async () =>
       (
         (await relay.dataSource.query(
-          'SELECT status, attempts, locked_by FROM webhook_events WHERE event_id = $1',
+          'SELECT COALESCE(w.status, e.status) AS status, ' +
+            'COALESCE(w.attempts, e.attempts) AS attempts, w.locked_by FROM webhook_events e ' +
+            'LEFT JOIN webhook_work w ON w.event_id = e.id WHERE e.event_id = $1',
           [event.id],
         )) as Row[]
       )[0];

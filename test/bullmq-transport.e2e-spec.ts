@@ -29,7 +29,9 @@ describe.each<MatrixPlatform>(['express', 'router'])(
     const row = async (eventId: string) =>
       (
         (await t.dataSource.query(
-          'SELECT id, status, attempts, locked_by FROM webhook_events WHERE event_id = $1',
+          'SELECT e.id, COALESCE(w.status, e.status) AS status, ' +
+            'COALESCE(w.attempts, e.attempts) AS attempts, w.locked_by FROM webhook_events e ' +
+            'LEFT JOIN webhook_work w ON w.event_id = e.id WHERE e.event_id = $1',
           [eventId],
         )) as { id: string; status: string; attempts: number; locked_by: string | null }[]
       )[0];

@@ -4,7 +4,7 @@ import {
   stripeEndpoint,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
+import { WebhookHandlerRunEntity } from '../lib/store/entities';
 import { WebhookDispatcher } from '../lib/dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../lib/dispatch/webhook-event.processor';
 import { WebhookHandlerRegistry } from '../lib/handlers/webhook-handler.registry';
@@ -16,6 +16,7 @@ import { WEBHOOKS_RESOLVED_OPTIONS } from '../lib/webhooks.constants';
 import { ResolvedWebhooksOptions } from '../lib/webhooks-options.resolver';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from './support/test-app';
 import { newWebhookEvent } from './support/webhook-event';
+import { liveEvent } from './support/inbox-state';
 
 let sequence = 0;
 
@@ -110,8 +111,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
       return dispatcher;
     }
 
-    const row = (eventId: string) =>
-      app.dataSource.getRepository(WebhookEventEntity).findOneByOrFail({ eventId });
+    const row = async (eventId: string) => (await liveEvent(app.dataSource, eventId))!;
     const effects = (eventId: string) =>
       app.dataSource.getRepository(TestEffect).countBy({ eventId });
 

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../lib/store/entities';
+import { WebhookEventEntity, WebhookWorkEntity } from '../lib/store/entities';
 import { post } from './support/http';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';
 
@@ -88,7 +88,10 @@ describe.each<Database>(['sqlite', 'postgres'])('retry schedule on %s', (databas
 
     // Bring them all due at once: attempt 2 fails together and waits half to all of 2 × base.
     const dueAt = Date.now();
-    await events().update({ eventId: In(eventIds) }, { nextAttemptAt: new Date(dueAt - 1000) });
+    const ids = (await events().findBy({ eventId: In(eventIds) })).map((row) => row.id);
+    await app.dataSource
+      .getRepository(WebhookWorkEntity)
+      .update({ eventId: In(ids) }, { nextAttemptAt: new Date(dueAt - 1000) });
     const second = await scheduled(eventIds, 2);
     expectJittered(second, dueAt, Date.now(), BASE_DELAY_MS, 2 * BASE_DELAY_MS);
   });

@@ -549,6 +549,8 @@ const READ = {
   handled: (r) => r.handledPerSec,
   appCpu: (r) => r.cpu?.appMsPerUnit,
   dbCpu: (r) => r.cpu?.dbMsPerUnit,
+  walStored: (r) => r.wal?.bytesPerStoredEvent,
+  walDrained: (r) => r.wal?.bytesPerDrainedEvent,
 };
 
 const SIDE_BY_SIDE_FIGURES = [
@@ -561,6 +563,8 @@ const SIDE_BY_SIDE_FIGURES = [
   ['throughput', 'Throughput: PostgreSQL CPU ms/ack', 'lower', READ.dbCpu],
   ['drain', 'Drain: app CPU ms/event', 'lower', READ.appCpu],
   ['drain', 'Drain: PostgreSQL CPU ms/event', 'lower', READ.dbCpu],
+  ['drain', 'Drain fill: WAL bytes/stored event', 'lower', READ.walStored],
+  ['drain', 'Drain: WAL bytes/drained event', 'lower', READ.walDrained],
   ['handled', 'Handled end to end: handled/s', 'higher', READ.handled],
   ['handled', 'Handled: app CPU ms/handled event', 'lower', READ.appCpu],
   ['handled', 'Handled: PostgreSQL CPU ms/handled event', 'lower', READ.dbCpu],
@@ -784,11 +788,18 @@ function drainTable(results, name, heading) {
     `### Dispatcher drain, no-op handler (dispatch concurrency: ${results.settings.dispatchConcurrency})${heading}`,
     '',
     table(
-      ['Target', 'Backlog', 'Handler starts/s', 'Backlog empty after s', 'Handler runs'],
+      [
+        'Target',
+        'Backlog',
+        'Handler starts/s',
+        'Backlog empty after s',
+        'Handler runs',
+        'WAL bytes/event stored · drained',
+      ],
       drains.map((target) => {
         const r = target.scenarios[name];
         if (r.error)
-          return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', ''];
+          return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', '', ''];
         return [
           rowLabel(results, target),
           fmt(r.backlog),
@@ -797,6 +808,7 @@ function drainTable(results, name, heading) {
             ? `not within the limit (${fmt(r.backlogLeft)} left)`
             : fmt(r.wallSec, 1),
           `${fmt(r.handled)}${r.handlerRunsCheck?.ok === false ? ' ✗' : ''}`,
+          r.wal ? `${fmt(r.wal.bytesPerStoredEvent)} · ${fmt(r.wal.bytesPerDrainedEvent)}` : '–',
         ];
       }),
     ),

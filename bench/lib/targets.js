@@ -228,6 +228,24 @@ class PostgresProbe {
     return rows[0].n;
   }
 
+  /**
+   * Starts a measure of the WAL the server writes (every database's: only the target under
+   * measure writes meanwhile), after a CHECKPOINT so that each measure pays the same full-page
+   * images. Resolves to a function that resolves to the bytes written since.
+   */
+  async walMeter() {
+    await this.pool.query('CHECKPOINT');
+    const { rows } = await this.pool.query('SELECT pg_current_wal_lsn()::text AS lsn');
+    const from = rows[0].lsn;
+    return async () => {
+      const { rows: after } = await this.pool.query(
+        'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS bytes',
+        [from],
+      );
+      return Number(after[0].bytes);
+    };
+  }
+
   /** Marks every event still waiting for the dispatcher processed; resolves to how many. */
   async skipBacklog() {
     const client = await this.pool.connect();
