@@ -538,8 +538,10 @@ export class Checker {
 
   private async inbox(): Promise<InboxRow[]> {
     return this.database.query<InboxRow>(
-      'SELECT id, endpoint, event_id, merchant_ref, status, locked_by, delivery_count, body_sha256 ' +
-        'FROM webhook_events',
+      // NOTE: an event's work row, when it has one, holds its live status and lease.
+      'SELECT e.id, e.endpoint, e.event_id, e.merchant_ref, COALESCE(w.status, e.status) AS status, ' +
+        'w.locked_by, e.delivery_count, e.body_sha256 ' +
+        'FROM webhook_events e LEFT JOIN webhook_work w ON w.event_id = e.id',
     );
   }
 }
