@@ -228,9 +228,9 @@ describe.each<Database>(['sqlite', 'postgres'])('the package tables on %s', (dat
         '"webhook_events": 1 of its 1 CHECK constraints are missing',
       ],
       [
-        "the ledger's foreign key dropped",
-        "DO $$ DECLARE c text; BEGIN SELECT conname INTO c FROM pg_constraint WHERE conrelid = 'webhook_handler_runs'::regclass AND contype = 'f'; EXECUTE format('ALTER TABLE webhook_handler_runs DROP CONSTRAINT %I', c); END $$",
-        '"webhook_handler_runs": the foreign key to "webhook_events" is missing',
+        "the work rows' CHECK constraint dropped",
+        "DO $$ DECLARE c text; BEGIN SELECT conname INTO c FROM pg_constraint WHERE conrelid = 'webhook_work'::regclass AND contype = 'c'; EXECUTE format('ALTER TABLE webhook_work DROP CONSTRAINT %I', c); END $$",
+        '"webhook_work": 1 of its 1 CHECK constraints are missing',
       ],
     );
   }

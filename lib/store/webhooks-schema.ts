@@ -26,14 +26,14 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     entity: WebhookWorkEntity,
     indexes: ['ix_webhook_work_due', 'ix_webhook_work_lease'],
     checks: 1,
-    references: ['webhook_events'],
+    references: [],
   },
   {
     table: 'webhook_handler_runs',
     entity: WebhookHandlerRunEntity,
     indexes: [],
     checks: 0,
-    references: ['webhook_events'],
+    references: [],
   },
   {
     table: 'webhook_transmissions',
