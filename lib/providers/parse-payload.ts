@@ -1,4 +1,3 @@
-import { ValidateBy, ValidationError, ValidationOptions, validateSync } from 'class-validator';
 import { WebhookPayloadError } from '../core/webhook-errors';
 
 /** A parsed JSON object. */
@@ -6,7 +5,6 @@ export type JsonObject = Record<string, unknown>;
 
 // NOTE: fatal, so a body that is not UTF-8 is refused instead of parsed with U+FFFD in it.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const MAX_LISTED_PROBLEMS = 5;
 /** Deepest nesting of arrays and objects accepted; real notifications stay far below it. */
 const MAX_JSON_DEPTH = 64;
 
@@ -65,67 +63,6 @@ function nestingDepth(text: string): number {
     }
   }
   return deepest;
-}
-
-/**
- * Checks `plain` against the class-validator rules of `envelope` and returns the typed instance.
- * @param what names the envelope in the error, e.g. `'Stripe event'`.
- * @throws WebhookPayloadError listing the first few problems.
- */
-export function validateEnvelope<T extends object>(
-  envelope: new () => T,
-  plain: JsonObject,
-  what: string,
-): T {
-  const instance = shallowInstance(envelope, plain);
-  const errors = validateSync(instance, {
-    forbidUnknownValues: true,
-    validationError: { target: false, value: false },
-  });
-  if (errors.length > 0) {
-    const problems = flattenProblems(errors);
-    const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
-    throw new WebhookPayloadError(`${what} is not valid: ${listed}`);
-  }
-  return instance;
-}
-
-/**
- * An instance of `envelope` carrying `plain`'s own top-level properties. The envelopes declare
- * flat rules, so nothing below the top level is copied: the notification may be large.
- * NOTE: `__proto__` and `constructor` from the JSON would replace what class-validator reads
- * the rules from; they are no envelope field, so they are left out.
- */
-function shallowInstance<T extends object>(envelope: new () => T, plain: JsonObject): T {
-  const instance = new envelope() as Record<string, unknown>;
-  for (const key of Object.keys(plain)) {
-    if (key !== '__proto__' && key !== 'constructor') {
-      instance[key] = plain[key];
-    }
-  }
-  return instance as T;
-}
-
-function flattenProblems(errors: readonly ValidationError[]): string[] {
-  return errors.flatMap((error) => [
-    ...Object.values(error.constraints ?? {}),
-    ...flattenProblems(error.children ?? []),
-  ]);
-}
-
-/** class-validator rule: a non-empty string, or an integer JSON can carry exactly. */
-export function IsIdentifier(validationOptions?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isIdentifier',
-      validator: {
-        validate: (value: unknown) => toIdentifier(value) !== undefined,
-        defaultMessage: (args) =>
-          `${args?.property ?? 'value'} must be a non-empty string or an integer`,
-      },
-    },
-    validationOptions,
-  );
 }
 
 /**

@@ -1,32 +1,26 @@
-import {
-  ArrayNotEmpty,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-} from 'class-validator';
 import { constantTimeIncludes } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
 import { PaymentEventType } from '../../core/payment-event-types';
-import {
-  WebhookConfigurationError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from '../../core/webhook-errors';
+import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { Checked, checkEnvelope, defineEnvelope } from '../envelope';
+import {
+  integer,
+  jsonObject,
+  nonEmptyArray,
+  nonEmptyString,
+  oneOf,
+  optional,
+  string,
+} from '../envelope-rules';
 import {
   JsonObject,
-  isJsonObject,
   parseIsoDate,
   parseJsonObject,
   readInteger,
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import {
   BaseEndpointOptions,
@@ -115,68 +109,32 @@ export interface AdyenNotificationRequest {
   }[];
 }
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class AdyenNotificationRequestEnvelope {
-  @IsOptional()
-  @IsIn(['true', 'false', true, false])
-  live?: string | boolean;
+/** What `live` and `success` may hold: the strings Adyen sends, or booleans. */
+const BOOLEAN_FLAG = ['true', 'false', true, false] as const;
 
-  @IsArray()
-  @ArrayNotEmpty()
-  notificationItems!: unknown[];
-}
+const ADYEN_NOTIFICATION_REQUEST = defineEnvelope({
+  live: optional(oneOf(...BOOLEAN_FLAG)),
+  notificationItems: nonEmptyArray(),
+});
 
-class AdyenNotificationItemEnvelope {
-  @IsObject()
-  NotificationRequestItem!: JsonObject;
-}
+const ADYEN_NOTIFICATION_ITEM = defineEnvelope({ NotificationRequestItem: jsonObject() });
 
-class AdyenNotificationRequestItemEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  pspReference!: string;
+const ADYEN_NOTIFICATION_REQUEST_ITEM = defineEnvelope({
+  pspReference: nonEmptyString(),
+  originalReference: optional(string()),
+  merchantAccountCode: nonEmptyString(),
+  merchantReference: optional(string()),
+  amount: optional(jsonObject()),
+  eventCode: nonEmptyString(),
+  eventDate: optional(string()),
+  success: oneOf(...BOOLEAN_FLAG),
+  additionalData: optional(jsonObject()),
+});
 
-  @IsOptional()
-  @IsString()
-  originalReference?: string;
-
-  @IsString()
-  @IsNotEmpty()
-  merchantAccountCode!: string;
-
-  @IsOptional()
-  @IsString()
-  merchantReference?: string;
-
-  @IsOptional()
-  @IsObject()
-  amount?: JsonObject;
-
-  @IsString()
-  @IsNotEmpty()
-  eventCode!: string;
-
-  @IsOptional()
-  @IsString()
-  eventDate?: string;
-
-  @IsIn(['true', 'false', true, false])
-  success!: string | boolean;
-
-  @IsOptional()
-  @IsObject()
-  additionalData?: JsonObject;
-}
-
-class AdyenAmountEnvelope {
-  @IsOptional()
-  @IsInt()
-  value?: number;
-
-  @IsOptional()
-  @IsString()
-  currency?: string;
-}
+const ADYEN_AMOUNT = defineEnvelope({
+  value: optional(integer()),
+  currency: optional(string()),
+});
 
 /** One item of a request, checked, with the request's `live` flag it travels with. */
 interface CheckedItem {
@@ -184,8 +142,8 @@ interface CheckedItem {
   readonly live: unknown;
   /** The item as parsed from the bytes; the exact object the signature was checked on. */
   readonly item: JsonObject;
-  readonly fields: AdyenNotificationRequestItemEnvelope;
-  readonly amount: AdyenAmountEnvelope;
+  readonly fields: Checked<typeof ADYEN_NOTIFICATION_REQUEST_ITEM>;
+  readonly amount: Checked<typeof ADYEN_AMOUNT>;
 }
 
 /**
@@ -194,22 +152,12 @@ interface CheckedItem {
  */
 function readNotificationItems(rawBody: Buffer): CheckedItem[] {
   const body = parseJsonObject(rawBody, 'Adyen notification request body');
-  const request = validateEnvelope(
-    AdyenNotificationRequestEnvelope,
-    body,
-    'Adyen notification request',
-  );
-  // NOTE: read from the parsed body, not the validated copy, so items are the bytes' JSON.
-  const items = body.notificationItems as unknown[];
-  return items.map((entry: unknown, index) => {
+  const request = checkEnvelope(ADYEN_NOTIFICATION_REQUEST, body, 'Adyen notification request');
+  return request.notificationItems.map((entry: unknown, index) => {
     const what = `Adyen notification item ${index}`;
-    if (!isJsonObject(entry)) {
-      throw new WebhookPayloadError(`${what} is not valid: it must be an object`);
-    }
-    validateEnvelope(AdyenNotificationItemEnvelope, entry, what);
-    const item = entry.NotificationRequestItem as JsonObject;
-    const fields = validateEnvelope(AdyenNotificationRequestItemEnvelope, item, what);
-    const amount = validateEnvelope(AdyenAmountEnvelope, readObject(item, 'amount') ?? {}, what);
+    const item = checkEnvelope(ADYEN_NOTIFICATION_ITEM, entry, what).NotificationRequestItem;
+    const fields = checkEnvelope(ADYEN_NOTIFICATION_REQUEST_ITEM, item, what);
+    const amount = checkEnvelope(ADYEN_AMOUNT, fields.amount ?? {}, what);
     return { index, live: request.live, item, fields, amount };
   });
 }

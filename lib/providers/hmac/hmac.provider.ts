@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { IsOptional } from 'class-validator';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { constantTimeIncludes } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
@@ -7,8 +6,9 @@ import { isPaymentEventType } from '../../core/payment-event-types';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { identifier, named, optional } from '../envelope-rules';
 import {
-  IsIdentifier,
   JsonObject,
   fromUnixSeconds,
   isJsonObject,
@@ -16,7 +16,6 @@ import {
   parseJsonObject,
   toCurrency,
   toIdentifier,
-  validateEnvelope,
 } from '../parse-payload';
 import {
   resolveHeaderName,
@@ -164,15 +163,11 @@ export interface HmacProviderOptions {
 /** Options of `hmacEndpoint()`. */
 export interface HmacEndpointOptions extends BaseEndpointOptions, HmacProviderOptions {}
 
-class HmacEnvelope {
-  @IsOptional()
-  @IsIdentifier({ message: 'the event id must be a non-empty string or an integer' })
-  eventId?: unknown;
-
-  @IsOptional()
-  @IsIdentifier({ message: 'the event type must be a non-empty string or an integer' })
-  type?: unknown;
-}
+// NOTE: the fields come from configured headers and paths, so problems name what they are.
+const HMAC_ENVELOPE = defineEnvelope({
+  eventId: named('the event id', optional(identifier())),
+  type: named('the event type', optional(identifier())),
+});
 
 /** The value at `path`, through objects and array indexes; own properties only. */
 function readPath(source: JsonObject, path: readonly string[] | undefined): unknown {
@@ -383,8 +378,8 @@ export class HmacWebhookProvider implements WebhookProvider {
     const body = parseJsonObject(request.rawBody, `${this.kind} webhook body`);
     const typeHeader =
       this.typeHeader === undefined ? undefined : nonEmptyHeader(request, this.typeHeader);
-    const fields = validateEnvelope(
-      HmacEnvelope,
+    const fields = checkEnvelope(
+      HMAC_ENVELOPE,
       {
         eventId: this.headerOrPath(request, body, this.eventIdHeader, this.eventIdPath),
         type: typeHeader ?? readPath(body, this.typePath),

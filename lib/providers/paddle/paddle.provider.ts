@@ -1,4 +1,3 @@
-import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { PaymentEventType } from '../../core/payment-event-types';
 import {
   assertNoWhitespaceInSecrets,
@@ -6,6 +5,8 @@ import {
   plainTextAcknowledgement,
   requireSecrets,
 } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
   JsonObject,
   parseIsoDate,
@@ -13,7 +14,6 @@ import {
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
 import { TimestampedSignatureHeader, verifyTimestampedSignature } from '../signature-header';
@@ -73,23 +73,12 @@ export interface PaddleProviderOptions {
 /** Options of `paddleEndpoint()`. */
 export interface PaddleEndpointOptions extends BaseEndpointOptions, PaddleProviderOptions {}
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class PaddleEventEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  event_id!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  event_type!: string;
-
-  @IsOptional()
-  @IsString()
-  occurred_at?: string;
-
-  @IsObject()
-  data!: JsonObject;
-}
+const PADDLE_EVENT = defineEnvelope({
+  event_id: nonEmptyString(),
+  event_type: nonEmptyString(),
+  occurred_at: optional(string()),
+  data: jsonObject(),
+});
 
 /**
  * NOTE: `transaction.paid` is left unmapped on purpose: Paddle sends it when the payment is
@@ -190,9 +179,8 @@ export class PaddleWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Paddle event body');
-    const event = validateEnvelope(PaddleEventEnvelope, body, 'Paddle event');
-    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
-    const data = body.data as JsonObject;
+    const event = checkEnvelope(PADDLE_EVENT, body, 'Paddle event');
+    const { data } = event;
     const isTransaction = event.event_type.startsWith('transaction.');
     const isAdjustment = event.event_type.startsWith('adjustment.');
 

@@ -1,5 +1,4 @@
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
-import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { crc32 } from '../../core/crc32';
 import { toMinorUnits } from '../../core/minor-units';
@@ -7,6 +6,8 @@ import { PaymentEventType } from '../../core/payment-event-types';
 import { assertTimestampWithinWindow } from '../../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
   PayPalTrustAnchors,
   nodeTrustAnchors,
@@ -26,7 +27,6 @@ import {
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import { paypalTrustedRootsMessage } from '../providers.messages';
 import {
@@ -116,23 +116,12 @@ export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProvid
   api?: PayPalStatusClientOptions;
 }
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class PayPalEventEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  id!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  event_type!: string;
-
-  @IsObject()
-  resource!: JsonObject;
-
-  @IsOptional()
-  @IsString()
-  create_time?: string;
-}
+const PAYPAL_EVENT = defineEnvelope({
+  id: nonEmptyString(),
+  event_type: nonEmptyString(),
+  resource: jsonObject(),
+  create_time: optional(string()),
+});
 
 const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'PAYMENT.CAPTURE.COMPLETED': 'payment.succeeded',
@@ -326,9 +315,8 @@ export class PayPalWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'PayPal event body');
-    const event = validateEnvelope(PayPalEventEnvelope, body, 'PayPal event');
-    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
-    const resource = body.resource as JsonObject;
+    const event = checkEnvelope(PAYPAL_EVENT, body, 'PayPal event');
+    const { resource } = event;
     const family = resourceFamily(event.event_type);
 
     let paymentRef: string | undefined;

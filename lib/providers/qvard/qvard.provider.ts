@@ -1,4 +1,3 @@
-import { IsNotEmpty, IsString } from 'class-validator';
 import { constantTimeIncludes } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
 import { WebhookVerificationError } from '../../core/webhook-errors';
@@ -8,7 +7,9 @@ import {
   plainTextAcknowledgement,
   requireSecrets,
 } from '../define-endpoint';
-import { IsIdentifier, parseJsonObject, toIdentifier, validateEnvelope } from '../parse-payload';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { identifier, nonEmptyString } from '../envelope-rules';
+import { parseJsonObject, toIdentifier } from '../parse-payload';
 import { qvardAcknowledgementMessage } from '../providers.messages';
 import {
   BaseEndpointOptions,
@@ -35,14 +36,10 @@ export interface QvardProviderOptions {
 /** Options of `qvardEndpoint()`. */
 export interface QvardEndpointOptions extends BaseEndpointOptions, QvardProviderOptions {}
 
-class QvardNotificationEnvelope {
-  @IsIdentifier()
-  id!: string | number;
-
-  @IsString()
-  @IsNotEmpty()
-  status!: string;
-}
+const QVARD_NOTIFICATION = defineEnvelope({
+  id: identifier(),
+  status: nonEmptyString(),
+});
 
 /**
  * Qvard: `X-Qvard-Signature` is HMAC-SHA256 (hex) of the raw body keyed by the secret key. A
@@ -101,7 +98,7 @@ export class QvardWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Qvard notification body');
-    const notification = validateEnvelope(QvardNotificationEnvelope, body, 'Qvard notification');
+    const notification = checkEnvelope(QVARD_NOTIFICATION, body, 'Qvard notification');
     // NOTE: the envelope check guarantees an identifier here.
     const orderId = toIdentifier(notification.id) as string;
     const status = notification.status;

@@ -1,4 +1,3 @@
-import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { constantTimeIncludes } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
 import { PaymentEventType } from '../../core/payment-event-types';
@@ -9,6 +8,8 @@ import {
   plainTextAcknowledgement,
   requireSecrets,
 } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
   JsonObject,
   parseIsoDate,
@@ -17,7 +18,6 @@ import {
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import {
   BaseEndpointOptions,
@@ -54,23 +54,12 @@ export interface SquareProviderOptions {
 /** Options of `squareEndpoint()`. */
 export interface SquareEndpointOptions extends BaseEndpointOptions, SquareProviderOptions {}
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class SquareEventEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  event_id!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  type!: string;
-
-  @IsOptional()
-  @IsString()
-  created_at?: string;
-
-  @IsObject()
-  data!: JsonObject;
-}
+const SQUARE_EVENT = defineEnvelope({
+  event_id: nonEmptyString(),
+  type: nonEmptyString(),
+  created_at: optional(string()),
+  data: jsonObject(),
+});
 
 const PAYMENT_STATUSES: Readonly<Record<string, PaymentEventType>> = {
   COMPLETED: 'payment.succeeded',
@@ -228,10 +217,9 @@ export class SquareWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Square event body');
-    const event = validateEnvelope(SquareEventEnvelope, body, 'Square event');
+    const event = checkEnvelope(SQUARE_EVENT, body, 'Square event');
     const family = objectFamily(event.type);
-    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
-    const object = family === undefined ? undefined : eventObject(body.data as JsonObject, family);
+    const object = family === undefined ? undefined : eventObject(event.data, family);
     const money = readObject(object, 'amount_money');
 
     return {

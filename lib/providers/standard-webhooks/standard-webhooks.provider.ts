@@ -1,5 +1,4 @@
 import { KeyObject, verify as verifySignature } from 'node:crypto';
-import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { constantTimeMatchAny } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
@@ -11,8 +10,9 @@ import {
   WebhookVerificationError,
 } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
-  JsonObject,
   parseIsoDate,
   parseJsonObject,
   readInteger,
@@ -20,7 +20,6 @@ import {
   readString,
   toCurrency,
   toIdentifier,
-  validateEnvelope,
 } from '../parse-payload';
 import { resolveKind, resolveTolerance } from '../provider-options';
 import {
@@ -90,19 +89,11 @@ export interface StandardWebhooksProviderOptions {
 export interface StandardWebhooksEndpointOptions
   extends BaseEndpointOptions, StandardWebhooksProviderOptions {}
 
-class StandardWebhookEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  type!: string;
-
-  @IsOptional()
-  @IsString()
-  timestamp?: string;
-
-  @IsOptional()
-  @IsObject()
-  data?: JsonObject;
-}
+const STANDARD_WEBHOOK = defineEnvelope({
+  type: nonEmptyString(),
+  timestamp: optional(string()),
+  data: optional(jsonObject()),
+});
 
 /** A header by its `webhook-*` name, preferring the `svix-*` alias as the Svix library does. */
 function standardHeader(
@@ -263,7 +254,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Webhook body');
-    const message = validateEnvelope(StandardWebhookEnvelope, body, 'Webhook message');
+    const message = checkEnvelope(STANDARD_WEBHOOK, body, 'Webhook message');
     const data = readObject(body, 'data');
     // NOTE: verify() already required the id; normalize() may be called alone, e.g. on replay.
     const eventId = standardHeader(request, 'id');

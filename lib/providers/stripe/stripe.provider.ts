@@ -1,8 +1,9 @@
 import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.client';
-import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { Checked, checkEnvelope, defineEnvelope } from '../envelope';
+import { integer, jsonObject, nonEmptyString, optional } from '../envelope-rules';
 import {
   JsonObject,
   fromUnixSeconds,
@@ -11,7 +12,6 @@ import {
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
 import { stripeSecretFormatMessage } from '../providers.messages';
@@ -71,28 +71,15 @@ export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProvid
   api?: StripeStatusClientOptions;
 }
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class StripeEventEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  id!: string;
+const STRIPE_EVENT = defineEnvelope({
+  id: nonEmptyString(),
+  type: nonEmptyString(),
+  created: optional(integer()),
+  data: jsonObject(),
+});
 
-  @IsString()
-  @IsNotEmpty()
-  type!: string;
-
-  @IsOptional()
-  @IsInt()
-  created?: number;
-
-  @IsObject()
-  data!: JsonObject;
-}
-
-class StripeEventData {
-  @IsObject()
-  object!: JsonObject;
-}
+const STRIPE_EVENT_DATA = defineEnvelope({ object: jsonObject() });
+type StripeEventData = Checked<typeof STRIPE_EVENT_DATA>;
 
 const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'payment_intent.succeeded': 'payment.succeeded',
@@ -134,8 +121,8 @@ function mapRefundStatus(
 }
 
 /** Maps a Stripe event type (and, where it decides the outcome, its object) to a normalized type. */
-function mapStripeType(type: string, data: JsonObject): PaymentEventType | undefined {
-  const object = data.object as JsonObject;
+function mapStripeType(type: string, data: StripeEventData): PaymentEventType | undefined {
+  const { object } = data;
   if (type === 'checkout.session.completed') {
     // NOTE: "completed" with payment_status "unpaid" is a delayed method (e.g. SEPA) still pending;
     // the money arrives later as checkout.session.async_payment_succeeded.
@@ -241,10 +228,9 @@ export class StripeWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Stripe event body');
-    const event = validateEnvelope(StripeEventEnvelope, body, 'Stripe event');
-    validateEnvelope(StripeEventData, event.data, 'Stripe event data');
-    // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
-    const object = (body.data as JsonObject).object as JsonObject;
+    const event = checkEnvelope(STRIPE_EVENT, body, 'Stripe event');
+    const data = checkEnvelope(STRIPE_EVENT_DATA, event.data, 'Stripe event data');
+    const { object } = data;
     const family = objectFamily(event.type);
     const isCheckout = family === 'checkout';
 
@@ -257,7 +243,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       readString(readObject(object, 'metadata'), this.merchantRefKey) ??
       (isCheckout ? readString(object, 'client_reference_id') : undefined);
 
-    const type = mapStripeType(event.type, body.data as JsonObject);
+    const type = mapStripeType(event.type, data);
     return {
       eventId: dedupKeyOf(event, type, object),
       type: type ?? `${KIND}:${event.type}`,

@@ -3,7 +3,6 @@ import {
   TBankStatusClient,
   TBankStatusClientOptions,
 } from './tbank-status.client';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { constantTimeIncludes } from '../../core/constant-time';
 import {
   WebhookConfigurationError,
@@ -12,7 +11,9 @@ import {
 } from '../../core/webhook-errors';
 import { tbankToken } from './tbank-token';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
-import { JsonObject, parseJsonObject, validateEnvelope } from '../parse-payload';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { boolean, nonEmptyString, optional } from '../envelope-rules';
+import { JsonObject, parseJsonObject } from '../parse-payload';
 import { nonEmptyStringOptionMessage } from '../providers.messages';
 import { endpointLabel } from '../providers.messages';
 import {
@@ -58,19 +59,11 @@ export interface TBankEndpointOptions extends BaseEndpointOptions, TBankProvider
 }
 
 // NOTE: PaymentId, OrderId and Amount are read from the JSON text instead (see identifierOf).
-class TBankNotificationEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  TerminalKey!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  Status!: string;
-
-  @IsOptional()
-  @IsBoolean()
-  Success?: boolean;
-}
+const TBANK_NOTIFICATION = defineEnvelope({
+  TerminalKey: nonEmptyString(),
+  Status: nonEmptyString(),
+  Success: optional(boolean()),
+});
 
 /**
  * Statuses a payment can reach more than once, one notification per partial operation. Their
@@ -174,7 +167,7 @@ export class TBankWebhookProvider implements WebhookProvider {
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const { body, members } = readNotification(request.rawBody);
-    const notification = validateEnvelope(TBankNotificationEnvelope, body, 'T-Bank notification');
+    const notification = checkEnvelope(TBANK_NOTIFICATION, body, 'T-Bank notification');
     const paymentId = identifierOf(members.get('PaymentId'));
     if (paymentId === undefined) {
       throw new WebhookPayloadError(

@@ -1,12 +1,4 @@
 import { YooKassaStatusClient } from './yookassa-status.client';
-import {
-  Equals,
-  IsISO4217CurrencyCode,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-} from 'class-validator';
 import { currencyExponent, toMinorUnits } from '../../core/minor-units';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
@@ -15,6 +7,15 @@ import {
   defineEndpoint,
   plainTextAcknowledgement,
 } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import {
+  currencyCode,
+  equalTo,
+  jsonObject,
+  nonEmptyString,
+  optional,
+  string,
+} from '../envelope-rules';
 import {
   JsonObject,
   parseIsoDate,
@@ -22,7 +23,6 @@ import {
   readObject,
   readString,
   toCurrency,
-  validateEnvelope,
 } from '../parse-payload';
 import { resolveNonEmptyString } from '../provider-options';
 import {
@@ -130,57 +130,26 @@ export interface YooKassaNotificationObject {
   readonly [field: string]: unknown;
 }
 
-// NOTE: validated without @Type(): nested classes would need reflect-metadata loaded by the app.
-class YooKassaNotificationEnvelope {
-  @Equals('notification', { message: 'type must be "notification"' })
-  type!: string;
+const YOOKASSA_NOTIFICATION = defineEnvelope({
+  type: equalTo('notification'),
+  event: nonEmptyString(),
+  object: jsonObject(),
+});
 
-  @IsString()
-  @IsNotEmpty()
-  event!: string;
+const YOOKASSA_OBJECT = defineEnvelope({
+  id: nonEmptyString(),
+  status: optional(string()),
+  payment_id: optional(string()),
+  amount: optional(jsonObject()),
+  metadata: optional(jsonObject()),
+  created_at: optional(string()),
+  captured_at: optional(string()),
+});
 
-  @IsObject()
-  object!: JsonObject;
-}
-
-class YooKassaObjectEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  id!: string;
-
-  @IsOptional()
-  @IsString()
-  status?: string;
-
-  @IsOptional()
-  @IsString()
-  payment_id?: string;
-
-  @IsOptional()
-  @IsObject()
-  amount?: JsonObject;
-
-  @IsOptional()
-  @IsObject()
-  metadata?: JsonObject;
-
-  @IsOptional()
-  @IsString()
-  created_at?: string;
-
-  @IsOptional()
-  @IsString()
-  captured_at?: string;
-}
-
-class YooKassaAmountEnvelope {
-  @IsString()
-  @IsNotEmpty()
-  value!: string;
-
-  @IsISO4217CurrencyCode()
-  currency!: string;
-}
+const YOOKASSA_AMOUNT = defineEnvelope({
+  value: nonEmptyString(),
+  currency: currencyCode(),
+});
 
 /** A notification's parts after the envelope checks. */
 interface CheckedNotification {
@@ -196,15 +165,13 @@ interface CheckedNotification {
  */
 function readNotification(rawBody: Buffer): CheckedNotification {
   const body = parseJsonObject(rawBody, 'YooKassa notification body');
-  const notification = validateEnvelope(
-    YooKassaNotificationEnvelope,
-    body,
-    'YooKassa notification',
+  const notification = checkEnvelope(YOOKASSA_NOTIFICATION, body, 'YooKassa notification');
+  const object = checkEnvelope(
+    YOOKASSA_OBJECT,
+    notification.object,
+    'YooKassa notification object',
   );
-  // NOTE: read from the parsed body, not the validated copy, so the payload is the bytes' JSON.
-  const object = body.object as JsonObject;
-  const checked = validateEnvelope(YooKassaObjectEnvelope, object, 'YooKassa notification object');
-  return { body, event: notification.event, object, id: checked.id };
+  return { body, event: notification.event, object, id: object.id };
 }
 
 const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
@@ -225,7 +192,7 @@ function readAmount(object: JsonObject): { amount?: number; currency?: string } 
   if (raw === undefined) {
     return {};
   }
-  const amount = validateEnvelope(YooKassaAmountEnvelope, raw, 'YooKassa notification amount');
+  const amount = checkEnvelope(YOOKASSA_AMOUNT, raw, 'YooKassa notification amount');
   // NOTE: the envelope check guarantees an ISO 4217 code here.
   const currency = toCurrency(amount.currency) as string;
   const minor = toMinorUnits(amount.value, currency);
