@@ -431,26 +431,17 @@ function lagCells(result) {
   return [cell(lagMs.p50), `${cell(lagMs.p99)}${suffix}`];
 }
 
+/** A table row for a scenario that failed: its label, the error's first line, blank cells. */
+function errorRow(label, error, blanks, more = 0) {
+  return [label, `error: ${error.split('\n')[0]}`, ...Array(blanks + more).fill('')];
+}
+
 function throughputTable(results, name) {
   const rows = results.targets
     .filter((target) => target.scenarios[name])
     .map((target) => {
       const r = target.scenarios[name];
-      if (r.error)
-        return [
-          rowLabel(results, target),
-          `error: ${r.error.split('\n')[0]}`,
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-        ];
+      if (r.error) return errorRow(rowLabel(results, target), r.error, 10);
       return [
         rowLabel(results, target),
         fmt(r.acksPerSec),
@@ -489,21 +480,7 @@ function fixedRateTable(results, name) {
     .filter((target) => target.scenarios[name])
     .map((target) => {
       const r = target.scenarios[name];
-      if (r.error)
-        return [
-          rowLabel(results, target),
-          `error: ${r.error.split('\n')[0]}`,
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-        ];
+      if (r.error) return errorRow(rowLabel(results, target), r.error, 10);
       return [
         rowLabel(results, target),
         fmt(r.acksPerSec),
@@ -706,21 +683,7 @@ function handledTable(results) {
   const body = rows.map((target) => {
     const r = target.scenarios.handled;
     const label = rowLabel(results, target);
-    if (r.error)
-      return [
-        label,
-        `error: ${r.error.split('\n')[0]}`,
-        ...bases.map(() => ''),
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-      ];
+    if (r.error) return errorRow(label, r.error, 9, bases.length);
     const ratios = bases.map(([id, key]) =>
       target.id === id
         ? `1.00× (${id === 'peer' ? 'peer' : 'ref'})`
@@ -798,8 +761,7 @@ function drainTable(results, name, heading) {
       ],
       drains.map((target) => {
         const r = target.scenarios[name];
-        if (r.error)
-          return [rowLabel(results, target), `error: ${r.error.split('\n')[0]}`, '', '', '', ''];
+        if (r.error) return errorRow(rowLabel(results, target), r.error, 4);
         return [
           rowLabel(results, target),
           fmt(r.backlog),
@@ -928,18 +890,7 @@ function markdown(results) {
           ],
           slows.map((target) => {
             const r = target.scenarios.slowHandler;
-            if (r.error)
-              return [
-                rowLabel(results, target),
-                `error: ${r.error.split('\n')[0]}`,
-                '',
-                '',
-                '',
-                '',
-                '',
-                '',
-                '',
-              ];
+            if (r.error) return errorRow(rowLabel(results, target), r.error, 7);
             const noop = target.scenarios.fixedRate;
             return [
               rowLabel(results, target),

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { fittedTo } from './fitted-value';
@@ -31,28 +31,25 @@ export async function sampleInbox(
     manager
       .createQueryBuilder(WebhookWorkEntity, 'w')
       .innerJoin(WebhookEventEntity, 'e', 'e.id = w.event_id');
-  type Depth = { endpoint: string; status: WebhookEventStatus; count: string | number };
+  // NOTE: one count per endpoint and status, of `alias`'s status among `among`.
+  const counted = async (
+    query: SelectQueryBuilder<object>,
+    alias: 'w' | 'e',
+    among: readonly WebhookEventStatus[],
+  ) =>
+    among.length === 0
+      ? []
+      : query
+          .select('e.endpoint', 'endpoint')
+          .addSelect(`${alias}.status`, 'status')
+          .addSelect('COUNT(*)', 'count')
+          .where(`${alias}.status IN (:...among)`, { among })
+          .groupBy('e.endpoint')
+          .addGroupBy(`${alias}.status`)
+          .getRawMany<{ endpoint: string; status: WebhookEventStatus; count: string | number }>();
   const depth = [
-    ...(working.length === 0
-      ? []
-      : await work()
-          .select('e.endpoint', 'endpoint')
-          .addSelect('w.status', 'status')
-          .addSelect('COUNT(*)', 'count')
-          .where('w.status IN (:...working)', { working })
-          .groupBy('e.endpoint')
-          .addGroupBy('w.status')
-          .getRawMany<Depth>()),
-    ...(settled.length === 0
-      ? []
-      : await events()
-          .select('e.endpoint', 'endpoint')
-          .addSelect('e.status', 'status')
-          .addSelect('COUNT(*)', 'count')
-          .where('e.status IN (:...settled)', { settled })
-          .groupBy('e.endpoint')
-          .addGroupBy('e.status')
-          .getRawMany<Depth>()),
+    ...(await counted(work(), 'w', working)),
+    ...(await counted(events(), 'e', settled)),
   ];
   const oldest = await work()
     .select('e.endpoint', 'endpoint')

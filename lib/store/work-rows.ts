@@ -16,8 +16,8 @@ export interface EventLease {
 export const LIVE_STATUS = 'COALESCE(w.status, e.status)';
 
 /**
- * The SQL that writes the work row of each event among `ids` stored new and pending (SQLite:
- * see `InboxRecorder`; PostgreSQL writes them in the insert itself).
+ * Writes the work row of each event among `rows` (an upsert's returned rows) that was stored
+ * new and pending. SQLite's way (see `InboxRecorder`); PostgreSQL writes them in the insert.
  */
 export async function queueNew(
   connection: StoreConnection,
