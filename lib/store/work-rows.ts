@@ -40,13 +40,6 @@ export async function queueNew(
   );
 }
 
-/** The work row's columns a claim or take-over returns, beside the event's. */
-export interface ClaimedWork {
-  event_id: string;
-  attempts: number | string;
-  next_attempt_at: Date | string | null;
-}
-
 /**
  * The events of claimed work rows, each as its work row has it: `processing`, its attempt and
  * its due time. On SQLite the events are read by a second statement (its UPDATE cannot return
