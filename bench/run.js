@@ -491,15 +491,7 @@ async function wrkScenario(
   const stopProfile =
     scenario === 'throughput' ? await startProfile(target, scenario) : async () => undefined;
   const stopCpu = startCpuMeter(target.child.pid, target.spec);
-  const wrk = await runWrk({
-    url: target.url,
-    path: target.spec.path,
-    file,
-    threads: options.threads,
-    connections: options.connections,
-    durationSec,
-    pinCpu: options.pin ? '1' : undefined,
-  });
+  const wrk = await closedLoop(target, file, durationSec);
   const cpu = stopCpu(wrk.threads.reduce((sum, t) => sum + t.ok, 0));
   const profile = await stopProfile();
   rmSync(file, { force: true });
@@ -626,6 +618,19 @@ async function fixedRateScenario(
   const runs = handlerRunsCheck(handler, stored.size);
   if (runs) result.handlerRunsCheck = runs;
   return result;
+}
+
+/** wrk's closed loop on `target` for `durationSec`, cycling through the deliveries in `file`. */
+function closedLoop(target, file, durationSec) {
+  return runWrk({
+    url: target.url,
+    path: target.spec.path,
+    file,
+    threads: options.threads,
+    connections: options.connections,
+    durationSec,
+    pinCpu: options.pin ? '1' : undefined,
+  });
 }
 
 /**
@@ -764,15 +769,7 @@ async function handledScenario(target, { tag = 'h', lineCount, durationSec }) {
   await writeDeliveryFile(lines, file);
   await resetHandler(target, prefix);
   const stopCpu = startCpuMeter(target.child.pid, target.spec);
-  const wrk = await runWrk({
-    url: target.url,
-    path: target.spec.path,
-    file,
-    threads: options.threads,
-    connections: options.connections,
-    durationSec,
-    pinCpu: options.pin ? '1' : undefined,
-  });
+  const wrk = await closedLoop(target, file, durationSec);
   const loadEndedAt = Date.now();
   const counts = wrkCounts(wrk, lines);
   const loadSec = wrk.durationUs / 1e6;
