@@ -20,6 +20,7 @@ export type {
   WebhooksModuleOptions,
   WebhooksModuleExtras,
   WebhookDispatchOptions,
+  WebhookBatchOptions,
   WebhookRetryOptions,
   WebhookReconciliationSchedule,
   WebhookRetentionOptions,

@@ -126,6 +126,7 @@ export class WebhooksEngine {
     const store = new TypeOrmWebhookStore(config.dataSource, {
       storeTimeoutMs: options.storeTimeoutMs,
       ...options.storage,
+      ...(options.dispatch.batch ? { handlerBatches: options.dispatch.batch } : {}),
     });
     await store.initialize();
     try {

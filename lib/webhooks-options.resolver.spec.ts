@@ -18,10 +18,31 @@ describe('resolveWebhooksOptions', () => {
       baseDelayMs: 5000,
       maxDelayMs: 10_800_000,
       transport: null,
+      batch: null,
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
     expect(resolved.storage).toEqual({ preparedStatements: true });
+  });
+
+  it('fills the defaults of dispatch.batch: true and keeps what is given', () => {
+    const batch = (value: unknown) =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { batch: value as never } }).dispatch
+        .batch;
+    expect(batch(true)).toEqual({ size: 8, waitMs: 2, handlerBoundMs: 250 });
+    expect(batch(false)).toBeNull();
+    expect(batch({ size: 16, waitMs: 0 })).toEqual({ size: 16, waitMs: 0, handlerBoundMs: 250 });
+  });
+
+  it.each([
+    ['yes', 'dispatch.batch'],
+    [{ size: 0 }, 'dispatch.batch.size'],
+    [{ waitMs: -1 }, 'dispatch.batch.waitMs'],
+    [{ handlerBoundMs: 1.5 }, 'dispatch.batch.handlerBoundMs'],
+  ])('refuses dispatch.batch %j, naming %s', (value, option) => {
+    expect(() =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { batch: value as never } }),
+    ).toThrow(new RegExp(`\`${option.replace(/\./g, '\\.')}\``));
   });
 
   it.each([100, 2500, 30_000])('takes a storeTimeoutMs of %j', (storeTimeoutMs) => {

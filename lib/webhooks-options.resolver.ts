@@ -1,11 +1,13 @@
 import { WebhookConfigurationError } from './core/webhook-errors';
 import {
+  WebhookDispatchOptions,
   WebhookReconciliationSchedule,
   WebhooksModuleExtras,
   WebhooksModuleOptions,
 } from './interfaces/webhooks-module-options.interface';
 import { WebhookEndpoint } from './providers/webhook-provider.interface';
 import { DEFAULT_STORE_TIMEOUT_MS } from './store/answer-deadline';
+import type { HandlerBatchSettings } from './store/handler-batches';
 import {
   ResolvedObservabilityOptions,
   resolveObservabilityOptions,
@@ -38,6 +40,8 @@ export interface ResolvedWebhooksOptions {
     readonly maxDelayMs: number;
     /** Null: the in-process claim loop. */
     readonly transport: WebhookTransport | null;
+    /** Null: each handler run commits on its own. */
+    readonly batch: HandlerBatchSettings | null;
   };
   readonly observability: ResolvedObservabilityOptions;
   readonly storage: { readonly sqliteIntakePath?: string; readonly preparedStatements: boolean };
@@ -49,6 +53,29 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
     throw new WebhookConfigurationError(INVALID_OPTION(option, 'a positive integer', value));
   }
   return resolved;
+}
+
+function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSettings | null {
+  if (batch === undefined || batch === false) {
+    return null;
+  }
+  if (batch !== true && (typeof batch !== 'object' || batch === null)) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('dispatch.batch', 'true, false or { size, waitMs, handlerBoundMs }', batch),
+    );
+  }
+  const given = batch === true ? {} : batch;
+  const waitMs = given.waitMs ?? 2;
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('dispatch.batch.waitMs', 'a whole number of ms, 0 or more', given.waitMs),
+    );
+  }
+  return {
+    size: positiveInteger('dispatch.batch.size', given.size, 8),
+    waitMs,
+    handlerBoundMs: positiveInteger('dispatch.batch.handlerBoundMs', given.handlerBoundMs, 250),
+  };
 }
 
 /** The builder extras: they shape the module definition, so only `forRoot*()` itself sees them. */
@@ -116,6 +143,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       baseDelayMs: positiveInteger('dispatch.retry.baseDelayMs', retry.baseDelayMs, 5000),
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
       transport: resolveTransport(dispatch.transport),
+      batch: resolveBatch(dispatch.batch),
     },
     observability: resolveObservabilityOptions(options.observability, endpoints),
     storage: resolveStorage(options.storage),

@@ -6,7 +6,7 @@ import {
   WebhooksRouterLogger,
 } from 'nestjs-payment-webhooks/express';
 import { bullmqTransport, BullmqTransportOptions } from 'nestjs-payment-webhooks/bullmq';
-import { BullmqWorkerProcess } from './support/bullmq-worker-process';
+import { startBullmqWorker } from './support/worker-process';
 import { post } from './support/http';
 import { redisPrefix, startThrowawayRedis, ThrowawayRedis } from './support/redis';
 import { RouterTestApp, startMatrixApp, startRouterApp } from './support/router-app';
@@ -359,7 +359,7 @@ describe('the BullMQ transport when Redis fails and jobs run twice (PostgreSQL)'
         transport: { worker: false },
         logger: relayLog.logger,
       });
-      const child = await BullmqWorkerProcess.start({
+      const child = await startBullmqWorker({
         databaseUrl: relay.databaseUrl!,
         redisPort: redis.port,
         redisPrefix: prefix,

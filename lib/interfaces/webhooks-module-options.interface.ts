@@ -23,6 +23,31 @@ export interface WebhookRetryOptions {
   maxDelayMs?: number;
 }
 
+/** How handler runs are committed in batches (`dispatch.batch`). */
+export interface WebhookBatchOptions {
+  /**
+   * Most handler runs in one batch. Runs beyond it start another batch at once, on its own
+   * connection on PostgreSQL, so several batches run side by side.
+   * @default 8
+   */
+  size?: number;
+  /**
+   * How long a batch waits for more runs after its first one, in ms.
+   * @default 2
+   */
+  waitMs?: number;
+  /**
+   * How long one handler may hold its batch, in ms. A handler still running then is cut off:
+   * its writes are rolled back to its SAVEPOINT, any statement it sends afterwards fails, the
+   * rest of the batch goes on, and once that first run has returned the handler runs again in a
+   * transaction of its own, without the bound. On PostgreSQL its statements also run with this
+   * `statement_timeout`. No new run starts in a batch open this long: the batch commits, and the
+   * runs waiting go to the next one.
+   * @default 250
+   */
+  handlerBoundMs?: number;
+}
+
 /** Background dispatch settings. */
 export interface WebhookDispatchOptions {
   /**
@@ -56,6 +81,16 @@ export interface WebhookDispatchOptions {
   shutdownTimeoutMs?: number;
   /** Retry policy. */
   retry?: WebhookRetryOptions;
+  /**
+   * Commits handler runs in batches: the runs that are due within `waitMs` of each other share
+   * one transaction, each inside its own SAVEPOINT, so a failing handler rolls back only its own
+   * writes and ledger row, and the batch's commit is when all of them count. One commit and a
+   * few statements serve many events. The handlers of a batch run one after the other on its
+   * connection: turn this on when they write through `ctx.manager` and call out little; keep it
+   * off when they spend most of their time waiting on other services. `true` takes the defaults.
+   * @default false
+   */
+  batch?: boolean | WebhookBatchOptions;
   /**
    * Where handlers run. Left out, this process claims due events from the inbox and runs them
    * (any number of instances may share a PostgreSQL inbox). `bullmqTransport()` from

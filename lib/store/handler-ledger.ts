@@ -59,7 +59,7 @@ export class HandlerLedger {
     const { params, bind } = parameterList(this.connection.dialect);
     const values = [
       eventId,
-      this.ledgerValue('handlerKey', handlerKey),
+      this.fitted('handlerKey', handlerKey),
       attempt,
       this.connection.dialect.date(new Date()),
     ].map(bind);
@@ -87,8 +87,8 @@ export class HandlerLedger {
     const outcomeSql =
       outcome === undefined
         ? undefined
-        : `UPDATE webhook_handler_runs SET outcome = ${binder.bind(this.ledgerValue('outcome', outcome))} ` +
-          `WHERE event_id = ${binder.bind(eventId)} AND handler_key = ${binder.bind(this.ledgerValue('handlerKey', handlerKey))}`;
+        : `UPDATE webhook_handler_runs SET outcome = ${binder.bind(this.fitted('outcome', outcome))} ` +
+          `WHERE event_id = ${binder.bind(eventId)} AND handler_key = ${binder.bind(this.fitted('handlerKey', handlerKey))}`;
     if (!settle) {
       if (outcomeSql !== undefined) {
         await connection.rows(manager, outcomeSql, binder.params);
@@ -101,7 +101,7 @@ export class HandlerLedger {
   }
 
   /** A value for a ledger column, fitted to it (see `fitColumn()`). */
-  private ledgerValue(property: 'handlerKey' | 'outcome', value: string): unknown {
+  fitted(property: 'handlerKey' | 'outcome', value: string): unknown {
     const ledger = this.connection.dataSource.getMetadata(WebhookHandlerRunEntity);
     return fittedTo(ledger.findColumnWithPropertyName(property)!, value);
   }

@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { EventSettlement } from './event-settlement';
+import { HandlerBatches, HandlerBatchSettings } from './handler-batches';
 import { HandlerLedger } from './handler-ledger';
 import { InboxClaims } from './inbox-claims';
 import { InboxNotifications } from './inbox-notifications';
@@ -42,6 +43,10 @@ export interface TypeOrmWebhookStoreOptions {
    * @default true
    */
   readonly preparedStatements?: boolean;
+  /**
+   * Commit handler runs in batches (`dispatch.batch`); left out, each run commits on its own.
+   */
+  readonly handlerBatches?: HandlerBatchSettings;
 }
 
 /**
@@ -58,6 +63,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly notifications: InboxNotifications;
   private readonly claims: InboxClaims;
   private readonly ledger: HandlerLedger;
+  private readonly batches?: HandlerBatches;
   private readonly settlement: EventSettlement;
 
   constructor(
@@ -72,6 +78,9 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.transmissions = new TransmissionRecorder(this.connection, this.recorder);
     this.claims = new InboxClaims(this.connection);
     this.ledger = new HandlerLedger(this.connection);
+    if (options.handlerBatches) {
+      this.batches = new HandlerBatches(this.connection, this.ledger, options.handlerBatches);
+    }
     this.settlement = new EventSettlement(this.connection);
     this.queries = new TypeOrmInboxQueries(this.connection);
   }
@@ -161,7 +170,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     work: (manager: EntityManager) => Promise<string | undefined>,
     settle?: HandlerSettlement,
   ): Promise<HandlerRunOutcome> {
-    return this.ledger.runHandler(eventId, handlerKey, attempt, work, settle);
+    return (this.batches ?? this.ledger).runHandler(eventId, handlerKey, attempt, work, settle);
   }
 
   markProcessed(

@@ -4,7 +4,7 @@
  * two handlers on `payment.succeeded` (`first`, then `second`) each write a `test_effects` row
  * through `ctx.manager`. Right after the commit of the handler named by `FREEZE_AFTER` it
  * prints `committed <event id> <handler>` and stops dead, so the spec can SIGKILL it between
- * that commit and the job's completion. Compiled and started by `bullmq-worker-process.ts`.
+ * that commit and the job's completion. Compiled and started by `worker-process.ts`.
  *
  * Environment: DATABASE_URL, REDIS_PORT, REDIS_PREFIX, STRIPE_SECRET, LEASE_MS, FREEZE_AFTER.
  */

@@ -1,14 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import ts from 'typescript';
 import { ensureBuiltCli } from './cli';
 
 const ROOT = join(__dirname, '..', '..');
-const SOURCE = join(__dirname, 'bullmq-worker.main.ts');
 // NOTE: inside the package's root, so `nestjs-payment-webhooks/*` resolves to the built dist/
 // through package.json `exports`, as it does for an installed package.
-const OUT_DIR = join(ROOT, '.tmp', 'bullmq-worker');
+const OUT_DIR = join(ROOT, '.tmp', 'worker-processes');
 const READY_TIMEOUT_MS = 20_000;
 
 /** What the worker process is started with (see `bullmq-worker.main.ts`). */
@@ -29,25 +28,28 @@ export interface FrozenCommit {
   readonly handler: string;
 }
 
-/** Builds the package when lib is newer than dist, and compiles the worker's entry point. */
-function compiledEntry(): string {
+/** Builds the package when lib is newer than dist, and compiles a worker's entry point. */
+function compiledEntry(source: string): string {
   ensureBuiltCli();
-  const { outputText } = ts.transpileModule(readFileSync(SOURCE, 'utf8'), {
+  const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
     compilerOptions: {
       module: ts.ModuleKind.CommonJS,
       target: ts.ScriptTarget.ES2022,
       esModuleInterop: true,
     },
-    fileName: SOURCE,
+    fileName: source,
   });
   mkdirSync(OUT_DIR, { recursive: true });
-  const entry = join(OUT_DIR, 'bullmq-worker.main.js');
+  const entry = join(OUT_DIR, basename(source).replace(/\.ts$/, '.js'));
   writeFileSync(entry, outputText);
   return entry;
 }
 
-/** A worker-only process of the BullMQ transport that the spec kills after a handler's commit. */
-export class BullmqWorkerProcess {
+/**
+ * A worker process of the spec's inbox, started from an entry point in this folder, that
+ * freezes at a commit and prints a line saying so, for the spec to SIGKILL it there.
+ */
+export class WorkerProcess {
   private output = '';
   private readonly exited: Promise<void>;
   private readonly lineListeners = new Set<(line: string) => void>();
@@ -68,18 +70,16 @@ export class BullmqWorkerProcess {
     child.stderr?.on('data', keep);
   }
 
-  /** Starts the process and resolves once its worker runs. */
-  static async start(settings: BullmqWorkerSettings): Promise<BullmqWorkerProcess> {
-    const child = spawn(process.execPath, [compiledEntry()], {
+  /**
+   * Starts `source` (a `*.main.ts` of this folder) with `env` and resolves once it prints
+   * `ready`.
+   */
+  static async start(source: string, env: Record<string, string>): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, [compiledEntry(join(__dirname, source))], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: settings.databaseUrl,
-        REDIS_PORT: String(settings.redisPort),
-        REDIS_PREFIX: settings.redisPrefix,
-        STRIPE_SECRET: settings.stripeSecret,
-        LEASE_MS: String(settings.leaseMs),
-        FREEZE_AFTER: settings.freezeAfter,
+        ...env,
         ...(process.env.TEST_LOGS ? { TEST_LOGS: process.env.TEST_LOGS } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -88,16 +88,21 @@ export class BullmqWorkerProcess {
     const orphaned = () => child.kill('SIGKILL');
     process.once('exit', orphaned);
     child.once('exit', () => process.off('exit', orphaned));
-    const worker = new BullmqWorkerProcess(child);
+    const worker = new WorkerProcess(child);
     await worker.line((line) => line === 'ready', READY_TIMEOUT_MS);
     return worker;
   }
 
   /** Resolves once the process printed that a handler committed, and froze. */
   async committed(timeoutMs = 10_000): Promise<FrozenCommit> {
-    const line = await this.line((text) => text.startsWith('committed '), timeoutMs);
-    const [, eventId, handler] = line.split(' ');
+    const [eventId, handler] = await this.printed('committed', timeoutMs);
     return { eventId, handler };
+  }
+
+  /** The words after `word` on the first line the process prints that starts with it. */
+  async printed(word: string, timeoutMs = 10_000): Promise<string[]> {
+    const line = await this.line((text) => text.startsWith(`${word} `), timeoutMs);
+    return line.split(' ').slice(1);
   }
 
   /** SIGKILL, as a crash or the OOM killer would, and waits for the exit. */
@@ -128,4 +133,16 @@ export class BullmqWorkerProcess {
       this.child.once('exit', onExit);
     });
   }
+}
+
+/** The BullMQ worker-only process of `bullmq-worker.main.ts`, frozen after a handler's commit. */
+export function startBullmqWorker(settings: BullmqWorkerSettings): Promise<WorkerProcess> {
+  return WorkerProcess.start('bullmq-worker.main.ts', {
+    DATABASE_URL: settings.databaseUrl,
+    REDIS_PORT: String(settings.redisPort),
+    REDIS_PREFIX: settings.redisPrefix,
+    STRIPE_SECRET: settings.stripeSecret,
+    LEASE_MS: String(settings.leaseMs),
+    FREEZE_AFTER: settings.freezeAfter,
+  });
 }
