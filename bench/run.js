@@ -68,6 +68,8 @@ Options:
                           scenario's wait for the dispatcher after its load
   --dispatch-concurrency N  run the sample app's dispatcher with this concurrency instead of
                           its default (reported with the results)
+  --dispatch-batch [JSON] run the sample app's dispatcher with dispatch.batch: true, or the
+                          options given as JSON ('{"size":16}'); reported with the results
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
   --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all);
@@ -116,6 +118,7 @@ function parseArgs(argv) {
     handlerMs: 200,
     drainBacklog: undefined,
     dispatchConcurrency: 0,
+    dispatchBatch: undefined,
     longTarget: 'pg-express',
     longMinutes: 10,
     scenarios: SCENARIOS,
@@ -185,6 +188,11 @@ function parseArgs(argv) {
         break;
       case '--dispatch-concurrency':
         options.dispatchConcurrency = Math.floor(positiveNumber(arg, value()));
+        break;
+      case '--dispatch-batch':
+        options.dispatchBatch = argv[i + 1]?.startsWith('{')
+          ? JSON.stringify(JSON.parse(value()))
+          : 'true';
         break;
       case '--long-target':
         options.longTarget = value();
@@ -885,6 +893,7 @@ async function benchTarget(spec, adminUrl, roundNumber) {
   const env = {};
   if (options.dispatchConcurrency > 0)
     env.BENCH_DISPATCH_CONCURRENCY = String(options.dispatchConcurrency);
+  if (options.dispatchBatch) env.BENCH_DISPATCH_BATCH = options.dispatchBatch;
   log(
     `\n▶ ${spec.label}${options.rounds > 1 ? ` (round ${roundNumber} of ${options.rounds})` : ''}`,
   );
@@ -1206,6 +1215,7 @@ async function main() {
       drainLimitSec: options.drainLimitSec,
       dispatcherWaitSec: options.drainWaitSec,
       dispatchConcurrency: options.dispatchConcurrency || 'sample default',
+      dispatchBatch: options.dispatchBatch ?? 'sample default',
       prefillRows: options.prefill,
       longMinutes: options.long ? options.longMinutes : undefined,
       pinned: options.pin,

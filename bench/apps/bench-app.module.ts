@@ -1,6 +1,10 @@
 import { DynamicModule, Module, Provider, ValueProvider } from '@nestjs/common';
 import { WEBHOOKS_MODULE_OPTIONS, WebhooksModule } from 'nestjs-payment-webhooks';
-import type { WebhookDispatchOptions, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
+import type {
+  WebhookBatchOptions,
+  WebhookDispatchOptions,
+  WebhooksModuleOptions,
+} from 'nestjs-payment-webhooks';
 import { AppModule } from '../../sample-app/src/app.module';
 import { BenchController } from './bench.controller';
 import { BenchHandler } from './bench.handler';
@@ -39,9 +43,13 @@ function withDispatch(imported: DynamicModule, dispatch: WebhookDispatchOptions)
 /** The dispatcher settings the runner asked for, from the environment. */
 function dispatchFromEnv(): WebhookDispatchOptions {
   const concurrency = Number(process.env.BENCH_DISPATCH_CONCURRENCY ?? 0);
+  const batch = process.env.BENCH_DISPATCH_BATCH;
   return {
     ...(concurrency > 0 ? { concurrency } : {}),
     ...(process.env.BENCH_DISPATCH_ENABLED === 'false' ? { enabled: false } : {}),
+    ...(batch
+      ? { batch: batch === 'true' ? true : (JSON.parse(batch) as WebhookBatchOptions) }
+      : {}),
   };
 }
 
@@ -50,7 +58,8 @@ function dispatchFromEnv(): WebhookDispatchOptions {
  * handlers, operations routes), plus the benchmark's handler and routes. With
  * `BENCH_DISPATCH_CONCURRENCY` set, the shop's webhook module runs its dispatcher with that
  * concurrency instead of its own setting; the runner sets it only when asked
- * (`--dispatch-concurrency`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
+ * (`--dispatch-concurrency`), and `BENCH_DISPATCH_BATCH` (`true` or JSON options) likewise
+ * (`--dispatch-batch`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
  * ingress-only instance would (`npm run bench:floor`).
  */
 @Module({})
