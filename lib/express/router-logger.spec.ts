@@ -46,6 +46,26 @@ describe('routerLoggerFactory', () => {
     ]);
   });
 
+  it("takes the logger's own level check (pino, winston), and no debug method as debug off", () => {
+    const pinoShaped = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      debug: () => undefined,
+      isLevelEnabled(level: string) {
+        return level !== 'debug';
+      },
+    };
+    const levels = routerLoggerFactory(pinoShaped)('WebhooksRouter');
+    expect(levels.isLevelEnabled?.('debug')).toBe(false);
+    expect(levels.isLevelEnabled?.('verbose')).toBe(false);
+    expect(levels.isLevelEnabled?.('log')).toBe(true);
+    const consoleShaped = { log: () => undefined, warn: () => undefined, error: () => undefined };
+    const plain = routerLoggerFactory(consoleShaped)('WebhooksRouter');
+    expect(plain.isLevelEnabled?.('debug')).toBe(false);
+    expect(plain.isLevelEnabled?.('warn')).toBe(true);
+  });
+
   it('refuses a logger without warn, error, or log/info, naming what it needs', () => {
     expect(() => routerLoggerFactory({ warn: () => undefined, error: () => undefined })).toThrow(
       WebhookConfigurationError,

@@ -3,6 +3,7 @@ import {
   consoleLoggerFactory,
   WebhooksLogger,
   WebhooksLoggerFactory,
+  WebhooksLogLevel,
 } from '../observability/webhooks-logger';
 import { LOGGER_SHAPE } from './express.messages';
 
@@ -19,7 +20,19 @@ export interface WebhooksRouterLogger {
   warn(message: unknown, ...params: unknown[]): void;
   error(message: unknown, ...params: unknown[]): void;
   debug?(message: unknown, ...params: unknown[]): void;
+  /** pino's and winston's level check: lines of a level it turns off are not prepared. */
+  isLevelEnabled?(level: string): boolean;
 }
+
+/** The level of pino and winston each of the package's levels is written at. */
+const ROUTER_LEVEL: Readonly<Record<WebhooksLogLevel, string>> = {
+  log: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'error',
+  debug: 'debug',
+  verbose: 'debug',
+};
 
 /**
  * Where the package's lines go for an Express app: the app's logger with each line prefixed by
@@ -38,7 +51,12 @@ export function routerLoggerFactory(
   if (!info || !warn || !error) {
     throw new WebhookConfigurationError(LOGGER_SHAPE);
   }
-  const debug = methodOf(logger, 'debug') ?? (() => undefined);
+  const debug = methodOf(logger, 'debug');
+  const levelCheck =
+    typeof logger.isLevelEnabled === 'function' ? logger.isLevelEnabled.bind(logger) : undefined;
+  const isLevelEnabled = (level: WebhooksLogLevel): boolean =>
+    (debug !== undefined || ROUTER_LEVEL[level] !== 'debug') &&
+    (levelCheck?.(ROUTER_LEVEL[level]) ?? true);
   return (context: string): WebhooksLogger => {
     const line =
       (write: LogMethod): LogMethod =>
@@ -48,9 +66,10 @@ export function routerLoggerFactory(
       log: line(info),
       warn: line(warn),
       error: line(error),
-      debug: line(debug),
-      verbose: line(debug),
+      debug: line(debug ?? (() => undefined)),
+      verbose: line(debug ?? (() => undefined)),
       fatal: line(error),
+      isLevelEnabled,
     };
   };
 }

@@ -1,3 +1,5 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import { useNestLogger } from './nest-logger';
 import { SafeLogger } from './safe-logger';
 import { WebhooksLogger, useWebhooksLogger, webhooksLoggerFactory } from './webhooks-logger';
 
@@ -34,6 +36,53 @@ describe('SafeLogger', () => {
     expect(message).not.toContain('\x1b');
     expect(String(params[0])).not.toContain('4111111111111111');
     expect(String(params[0])).not.toContain('\n');
+  });
+
+  it('does not prepare a line of a level the chosen logger has turned off', () => {
+    const written: string[] = [];
+    let read = 0;
+    useWebhooksLogger(() => ({
+      log: (message: unknown) => written.push(String(message)),
+      warn: () => undefined,
+      error: () => undefined,
+      debug: (message: unknown) => written.push(String(message)),
+      verbose: () => undefined,
+      fatal: () => undefined,
+      isLevelEnabled: (level) => level !== 'debug',
+    }));
+    const costly = {
+      get field() {
+        read++;
+        return 'value';
+      },
+    };
+    const logger = new SafeLogger('Levels');
+    logger.debug(costly);
+    expect(read).toBe(0);
+    logger.log(costly);
+    expect(read).toBe(1);
+    expect(written).toHaveLength(1);
+  });
+
+  it("asks Nest's Logger which levels the app turned on", () => {
+    const written: string[] = [];
+    const sink = {
+      log: (message: unknown) => written.push(`log ${String(message)}`),
+      error: () => undefined,
+      warn: () => undefined,
+      debug: (message: unknown) => written.push(`debug ${String(message)}`),
+    };
+    Logger.overrideLogger(sink);
+    Logger.overrideLogger(['log', 'error', 'warn']);
+    try {
+      useNestLogger();
+      const logger = new SafeLogger('Nest');
+      logger.debug('not prepared');
+      logger.log('written');
+      expect(written).toEqual(['log written']);
+    } finally {
+      Logger.overrideLogger(new ConsoleLogger());
+    }
   });
 
   it('follows a logger chosen after it was made', () => {

@@ -1,5 +1,10 @@
 import { safeLogValue } from './safe-text';
-import { WebhooksLogger, WebhooksLoggerFactory, webhooksLoggerFactory } from './webhooks-logger';
+import {
+  WebhooksLogger,
+  WebhooksLoggerFactory,
+  webhooksLoggerFactory,
+  WebhooksLogLevel,
+} from './webhooks-logger';
 
 /**
  * A logger whose every message and parameter goes through `safeText()` first: card numbers
@@ -15,27 +20,37 @@ export class SafeLogger implements WebhooksLogger {
   constructor(private readonly context: string) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.sink().log(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('log', message, params);
   }
 
   warn(message: unknown, ...params: unknown[]): void {
-    this.sink().warn(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('warn', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {
-    this.sink().error(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('error', message, params);
   }
 
   debug(message: unknown, ...params: unknown[]): void {
-    this.sink().debug(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('debug', message, params);
   }
 
   verbose(message: unknown, ...params: unknown[]): void {
-    this.sink().verbose(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('verbose', message, params);
   }
 
   fatal(message: unknown, ...params: unknown[]): void {
-    this.sink().fatal(safeLogValue(message), ...params.map(safeLogValue));
+    this.write('fatal', message, params);
+  }
+
+  /** Writes a line where its level is on, its message and parameters made safe first. */
+  private write(level: WebhooksLogLevel, message: unknown, params: unknown[]): void {
+    const sink = this.sink();
+    // NOTE: a line no one writes is not prepared: making it safe costs more than the line.
+    if (sink.isLevelEnabled?.(level) === false) {
+      return;
+    }
+    sink[level](safeLogValue(message), ...params.map(safeLogValue));
   }
 
   private sink(): WebhooksLogger {

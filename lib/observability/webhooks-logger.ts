@@ -11,12 +11,20 @@ export interface WebhooksLogger {
   debug(message: unknown, ...params: unknown[]): void;
   verbose(message: unknown, ...params: unknown[]): void;
   fatal(message: unknown, ...params: unknown[]): void;
+  /**
+   * Whether a line of `level` would be written; when it says no, the package does not prepare
+   * the line at all. Left out, every level is.
+   */
+  isLevelEnabled?(level: WebhooksLogLevel): boolean;
 }
+
+/** The levels of a {@link WebhooksLogger}, as Nest names them. */
+export type WebhooksLogLevel = 'log' | 'warn' | 'error' | 'debug' | 'verbose' | 'fatal';
 
 /** Where lines go: a logger per context. The Nest adapter gives Nest's `Logger`. */
 export type WebhooksLoggerFactory = (context: string) => WebhooksLogger;
 
-type Level = keyof WebhooksLogger;
+type Level = WebhooksLogLevel;
 
 const STREAM_OF: Readonly<Record<Level, 'stdout' | 'stderr'>> = {
   log: 'stdout',
