@@ -198,6 +198,15 @@ export class HandlerBatches {
   }
 
   private async execute(runs: readonly QueuedRun[]): Promise<void> {
+    if (runs.length === 1) {
+      // NOTE: a batch of one has no mates to keep apart or to hold: its own transaction does the
+      // same in two round trips fewer (no savepoint, no statement timeout to set and reset).
+      const [run] = runs;
+      await this.ledger
+        .runHandler(run.eventId, run.handlerKey, run.attempt, run.work, run.settle)
+        .then(run.resolve, run.reject);
+      return;
+    }
     let results: Map<QueuedRun, RunResult>;
     let settled: ReadonlySet<string>;
     try {
