@@ -22,7 +22,7 @@ describe('resolveWebhooksOptions', () => {
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
-    expect(resolved.storage).toEqual({ preparedStatements: true });
+    expect(resolved.storage).toEqual({ preparedStatements: true, vacuumWorkEvery: 10_000 });
   });
 
   it('fills the defaults of dispatch.batch: true and keeps what is given', () => {

@@ -44,7 +44,11 @@ export interface ResolvedWebhooksOptions {
     readonly batch: HandlerBatchSettings | null;
   };
   readonly observability: ResolvedObservabilityOptions;
-  readonly storage: { readonly sqliteIntakePath?: string; readonly preparedStatements: boolean };
+  readonly storage: {
+    readonly sqliteIntakePath?: string;
+    readonly preparedStatements: boolean;
+    readonly vacuumWorkEvery: number;
+  };
 }
 
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
@@ -205,6 +209,7 @@ function resolveStoreTimeout(value: number | undefined): number {
 function resolveStorage(storage: WebhooksModuleOptions['storage']): {
   sqliteIntakePath?: string;
   preparedStatements: boolean;
+  vacuumWorkEvery: number;
 } {
   const path: unknown = storage?.sqliteIntakePath;
   if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
@@ -218,9 +223,16 @@ function resolveStorage(storage: WebhooksModuleOptions['storage']): {
       INVALID_OPTION('storage.preparedStatements', 'true or false', prepared),
     );
   }
+  const every = storage?.vacuumWorkEvery ?? 10_000;
+  if (!Number.isSafeInteger(every) || every < 0) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('storage.vacuumWorkEvery', 'a whole number, 0 or more', every),
+    );
+  }
   return {
     ...(path === undefined ? {} : { sqliteIntakePath: path }),
     preparedStatements: prepared ?? true,
+    vacuumWorkEvery: every,
   };
 }
 

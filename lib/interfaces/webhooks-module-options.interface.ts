@@ -172,6 +172,17 @@ export interface WebhookStorageOptions {
    * @default true
    */
   preparedStatements?: boolean;
+  /**
+   * On PostgreSQL, run `VACUUM (SKIP_LOCKED) webhook_work` after this many events were claimed
+   * by this instance (0: never). Each event's work row is inserted, updated and deleted, and
+   * until a vacuum takes the dead versions away every claim walks past them; where autovacuum
+   * is off or slow to reach the table, claims get slower with every event. A vacuum of the
+   * nearly empty table takes milliseconds, and is skipped while another one holds it. It needs
+   * the table's owner (or, from PostgreSQL 16, the `MAINTAIN` privilege); without it the server
+   * skips it with a warning.
+   * @default 10000
+   */
+  vacuumWorkEvery?: number;
 }
 
 /** Retention of settled events (`WebhookRetention`). */

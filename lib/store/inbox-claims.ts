@@ -6,6 +6,7 @@ import { dateOf } from './stored-date';
 import { inTransaction } from './transactions';
 import { ClaimOptions, ExpiredLease, ReleaseOptions } from './webhook-store.interface';
 import { claimedEvents } from './work-rows';
+import { WorkVacuum } from './work-vacuum';
 
 /** The event's columns as `e.<column>`, for a read that joins its work row. */
 function eventColumns(connection: StoreConnection): string {
@@ -17,7 +18,10 @@ function eventColumns(connection: StoreConnection): string {
  * events' work rows.
  */
 export class InboxClaims {
-  constructor(private readonly connection: StoreConnection) {}
+  constructor(
+    private readonly connection: StoreConnection,
+    private readonly vacuum?: WorkVacuum,
+  ) {}
 
   /** Claims up to `limit` due events (and events whose lease expired) for `workerId`. */
   async claim(
@@ -44,6 +48,7 @@ export class InboxClaims {
       }
       return claimed;
     });
+    this.vacuum?.claimedRows(rows.length);
     return rows.sort(
       (a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0),
     );

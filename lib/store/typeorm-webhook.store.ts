@@ -11,6 +11,7 @@ import type { InboxQueries } from './ports/inbox-queries.interface';
 import { StoreConnection } from './store-connection';
 import { openStore } from './store-startup';
 import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
+import { WorkVacuum } from './work-vacuum';
 import {
   ClaimOptions,
   ExpiredLease,
@@ -44,6 +45,12 @@ export interface TypeOrmWebhookStoreOptions {
    */
   readonly preparedStatements?: boolean;
   /**
+   * On PostgreSQL, `VACUUM webhook_work` after this many claimed events (see `WorkVacuum`); 0
+   * never.
+   * @default 0
+   */
+  readonly vacuumWorkEvery?: number;
+  /**
    * Commit handler runs in batches (`dispatch.batch`); left out, each run commits on its own.
    */
   readonly handlerBatches?: HandlerBatchSettings;
@@ -76,7 +83,10 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.notifications = new InboxNotifications(this.connection);
     this.recorder = new InboxRecorder(this.connection, this.notifications, options.storeTimeoutMs);
     this.transmissions = new TransmissionRecorder(this.connection, this.recorder);
-    this.claims = new InboxClaims(this.connection);
+    this.claims = new InboxClaims(
+      this.connection,
+      new WorkVacuum(this.connection, options.vacuumWorkEvery ?? 0),
+    );
     this.ledger = new HandlerLedger(this.connection);
     if (options.handlerBatches) {
       this.batches = new HandlerBatches(this.connection, this.ledger, options.handlerBatches);
