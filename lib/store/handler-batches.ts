@@ -1,8 +1,8 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { processedChanges, settleHeld } from './event-settlement';
+import { BatchEnd, settleInOneStatement, settleStepByStep } from './batch-end';
+import { FencedRunner } from './fenced-runner';
 import { HandlerLedger } from './handler-ledger';
-import { fittedTo } from './fitted-value';
-import { HANDLER_CUT_OFF, HANDLER_LEFT_TRANSACTION_ABORTED } from './handler-batches.messages';
+import { HANDLER_LEFT_TRANSACTION_ABORTED } from './handler-batches.messages';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
 import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.interface';
@@ -15,11 +15,6 @@ export interface HandlerBatchSettings {
   readonly waitMs: number;
   /** How long one run may hold its batch, and how long a batch starts new runs, in ms. */
   readonly handlerBoundMs: number;
-}
-
-/** A statement a handler sent after it was cut off from its batch (see `handlerBoundMs`). */
-export class HandlerCutOffError extends Error {
-  override readonly name = 'HandlerCutOffError';
 }
 
 /** The work of one handler run, as `runHandler()` takes it. */
@@ -46,102 +41,11 @@ type RunResult =
   /** Not started: the batch was open past the bound; it goes to the next batch. */
   | { readonly kind: 'deferred' };
 
-/** The runs of a batch that did not finish, kept an outcome, or settle their event. */
-interface BatchEnd {
-  readonly unrun: readonly QueuedRun[];
-  readonly outcomes: readonly { readonly run: QueuedRun; readonly outcome: string }[];
-  readonly settling: readonly {
-    readonly run: QueuedRun;
-    readonly settle: HandlerSettlement;
-    readonly outcome: string | undefined;
-  }[];
-}
-
 /** The savepoint each run of a batch sits in (one at a time, so one name serves). */
 const SAVEPOINT = 'payment_webhooks_run';
 
-/** PostgreSQL's `query_canceled`, which `statement_timeout` raises. */
-const QUERY_CANCELED = '57014';
-
 function ledgerKey(eventId: string, handlerKey: string): string {
   return `${eventId}\u0000${handlerKey}`;
-}
-
-function isQueryCanceled(error: unknown): boolean {
-  const { code, driverError } = (error ?? {}) as {
-    code?: unknown;
-    driverError?: { code?: unknown };
-  };
-  return code === QUERY_CANCELED || driverError?.code === QUERY_CANCELED;
-}
-
-/**
- * The batch's query runner as one handler sees it: statements go through while the handler
- * holds its turn; once {@link close}d they fail with {@link HandlerCutOffError}, so a handler cut
- * off at the bound (or one that left a statement unawaited) never writes into the batch's
- * transaction outside its own savepoint.
- */
-class FencedRunner {
-  readonly runner: QueryRunner;
-  /** A statement of the handler was cancelled by `statement_timeout`. */
-  timedOut = false;
-  /** The last statement of the handler that failed, if one did. */
-  failed?: unknown;
-  private closed = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private manager?: EntityManager;
-
-  constructor(target: QueryRunner) {
-    this.runner = new Proxy(target, {
-      get: (own, property, receiver) => {
-        if (property === 'query') {
-          return (...args: unknown[]) => this.query(own, receiver as QueryRunner, args);
-        }
-        if (property === 'manager') {
-          return this.manager ?? own.manager;
-        }
-        return Reflect.get(own, property, receiver) as unknown;
-      },
-      set: (own, property, value, receiver) => {
-        // NOTE: an EntityManager made on this runner claims it as its own; the batch's runner
-        // keeps its manager.
-        if (property === 'manager') {
-          this.manager = value as EntityManager;
-          return true;
-        }
-        return Reflect.set(own, property, value, receiver);
-      },
-    });
-  }
-
-  /** Refuses the handler's statements from now on. */
-  close(): void {
-    this.closed = true;
-  }
-
-  /** Resolves once no statement of the handler is running. */
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) {
-      await Promise.allSettled([...this.inFlight]);
-    }
-  }
-
-  private query(own: QueryRunner, receiver: QueryRunner, args: unknown[]): Promise<unknown> {
-    if (this.closed) {
-      return Promise.reject(new HandlerCutOffError(HANDLER_CUT_OFF));
-    }
-    const sent = (own.query as (...values: unknown[]) => Promise<unknown>).apply(receiver, args);
-    this.inFlight.add(sent);
-    sent.then(
-      () => this.inFlight.delete(sent),
-      (error: unknown) => {
-        this.inFlight.delete(sent);
-        this.failed = error;
-        this.timedOut ||= isQueryCanceled(error);
-      },
-    );
-    return sent;
-  }
 }
 
 /**
@@ -429,11 +333,7 @@ export class HandlerBatches {
     }
   }
 
-  /**
-   * One statement on PostgreSQL (SQLite's in-process statements run one by one): the ledger
-   * rows of the runs that did not finish are taken back, the outcomes kept, and the events whose
-   * last handler ran settled as processed. Returns the ids of the events it settled.
-   */
+  /** Ends the batch (see `settleInOneStatement()`); returns the ids of the events it settled. */
   private async finish(
     manager: EntityManager,
     claimed: readonly QueuedRun[],
@@ -460,110 +360,9 @@ export class HandlerBatches {
     if (unrun.length + outcomes.length + settling.length === 0) {
       return new Set();
     }
-    const now = new Date();
-    return this.connection.dialect.kind === 'postgres'
-      ? this.finishInOneStatement(manager, now, end)
-      : this.finishStepByStep(manager, now, end);
-  }
-
-  private async finishInOneStatement(
-    manager: EntityManager,
-    now: Date,
-    { unrun, outcomes, settling }: BatchEnd,
-  ): Promise<ReadonlySet<string>> {
-    const { params, bind } = parameterList(this.connection.dialect);
-    const key = (run: QueuedRun) => this.ledger.fitted('handlerKey', run.handlerKey);
-    const parts: string[] = [];
-    if (unrun.length > 0) {
-      const rows = unrun.map((run) => `(${bind(run.eventId)}, ${bind(key(run))})`);
-      parts.push(
-        'unrun AS (DELETE FROM webhook_handler_runs WHERE (event_id, handler_key) IN ' +
-          `(${rows.join(', ')}))`,
-      );
-    }
-    if (outcomes.length > 0) {
-      const rows = outcomes.map(
-        ({ run, outcome }) =>
-          `(${bind(run.eventId)}, ${bind(key(run))}, ${bind(this.ledger.fitted('outcome', outcome))})`,
-      );
-      parts.push(
-        'outcomes AS (UPDATE webhook_handler_runs AS r SET outcome = o.outcome ' +
-          `FROM (VALUES ${rows.join(', ')}) AS o (event_id, handler_key, outcome) ` +
-          'WHERE r.event_id = o.event_id AND r.handler_key = o.handler_key)',
-      );
-    }
-    let main = 'SELECT NULL AS id WHERE false';
-    if (settling.length > 0) {
-      const events = this.connection.events;
-      const column = (property: 'outcome' | 'providerStatus') =>
-        events.entity.findColumnWithPropertyName(property)!;
-      const rows = settling.map(({ run, settle, outcome }) => {
-        const { outcome: joined, providerStatus } = processedChanges(now, settle.result(outcome));
-        return `(${[
-          run.eventId,
-          settle.workerId,
-          fittedTo(column('outcome'), joined),
-          fittedTo(column('providerStatus'), providerStatus),
-        ]
-          .map(bind)
-          .join(', ')})`;
-      });
-      parts.push(
-        `settling (event_id, worker, outcome, provider_status) AS (VALUES ${rows.join(', ')})`,
-        'held AS (DELETE FROM webhook_work AS w USING settling AS s WHERE w.event_id = s.event_id ' +
-          "AND w.locked_by = s.worker AND w.status = 'processing' RETURNING w.event_id, w.attempts)",
-      );
-      const {
-        outcome: _outcome,
-        providerStatus: _providerStatus,
-        ...fixed
-      } = processedChanges(now);
-      const assignments = events.assignments(fixed, bind);
-      main =
-        `UPDATE webhook_events AS e SET ${assignments.join(', ')}, outcome = s.outcome, ` +
-        'provider_status = s.provider_status, attempts = held.attempts ' +
-        'FROM held JOIN settling AS s ON s.event_id = held.event_id ' +
-        'WHERE e.id = held.event_id RETURNING e.id';
-    }
-    const sql = `WITH ${parts.join(', ')} ${main}`;
-    const rows = (await this.connection.rows(manager, sql, params, { prepare: false })) as {
-      id: string;
-    }[];
-    return new Set(rows.map((row) => row.id));
-  }
-
-  private async finishStepByStep(
-    manager: EntityManager,
-    now: Date,
-    { unrun, outcomes, settling }: BatchEnd,
-  ): Promise<ReadonlySet<string>> {
-    const { connection } = this;
-    const key = (run: QueuedRun) => this.ledger.fitted('handlerKey', run.handlerKey);
-    for (const run of unrun) {
-      const { params, bind } = parameterList(connection.dialect);
-      await connection.rows(
-        manager,
-        `DELETE FROM webhook_handler_runs WHERE event_id = ${bind(run.eventId)} AND handler_key = ${bind(key(run))}`,
-        params,
-      );
-    }
-    for (const { run, outcome } of outcomes) {
-      const { params, bind } = parameterList(connection.dialect);
-      await connection.rows(
-        manager,
-        `UPDATE webhook_handler_runs SET outcome = ${bind(this.ledger.fitted('outcome', outcome))} ` +
-          `WHERE event_id = ${bind(run.eventId)} AND handler_key = ${bind(key(run))}`,
-        params,
-      );
-    }
-    const settled = new Set<string>();
-    for (const { run, settle, outcome } of settling) {
-      const changes = processedChanges(now, settle.result(outcome));
-      if (await settleHeld(connection, manager, run.eventId, settle.workerId, changes)) {
-        settled.add(run.eventId);
-      }
-    }
-    return settled;
+    const settle =
+      this.connection.dialect.kind === 'postgres' ? settleInOneStatement : settleStepByStep;
+    return settle(this.connection, this.ledger, manager, new Date(), end);
   }
 }
 

@@ -87,8 +87,7 @@ export class HandlerLedger {
     const outcomeSql =
       outcome === undefined
         ? undefined
-        : `UPDATE webhook_handler_runs SET outcome = ${binder.bind(this.fitted('outcome', outcome))} ` +
-          `WHERE event_id = ${binder.bind(eventId)} AND handler_key = ${binder.bind(this.fitted('handlerKey', handlerKey))}`;
+        : this.outcomeStatement(eventId, handlerKey, outcome, binder.bind);
     if (!settle) {
       if (outcomeSql !== undefined) {
         await connection.rows(manager, outcomeSql, binder.params);
@@ -98,6 +97,20 @@ export class HandlerLedger {
     const changes = processedChanges(new Date(), settle.result(outcome));
     const before = outcomeSql === undefined ? undefined : { sql: outcomeSql, binder };
     return settleHeld(connection, manager, eventId, settle.workerId, changes, before);
+  }
+
+  /** The statement that keeps a handler's reported outcome on its ledger row. */
+  outcomeStatement(
+    eventId: string,
+    handlerKey: string,
+    outcome: string,
+    bind: (value: unknown) => string,
+  ): string {
+    // NOTE: placeholders in the order they appear (SQLite's are positional).
+    return (
+      `UPDATE webhook_handler_runs SET outcome = ${bind(this.fitted('outcome', outcome))} ` +
+      `WHERE event_id = ${bind(eventId)} AND handler_key = ${bind(this.fitted('handlerKey', handlerKey))}`
+    );
   }
 
   /** A value for a ledger column, fitted to it (see `fitColumn()`). */
