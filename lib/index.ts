@@ -14,17 +14,16 @@
  * class name and the engine's internals are not exported. `test/public-surface.e2e-spec.ts`
  * pins the runtime names; a new export changes that list on purpose.
  */
-export { WebhooksModule } from './webhooks.module';
-export { WEBHOOKS_MODULE_OPTIONS } from './webhooks.module-definition';
+export { WebhooksModule } from './nest/webhooks.module';
+export { WEBHOOKS_MODULE_OPTIONS } from './nest/webhooks.module-definition';
 export type {
   WebhooksModuleOptions,
-  WebhooksModuleExtras,
   WebhookDispatchOptions,
   WebhookBatchOptions,
   WebhookRetryOptions,
   WebhookReconciliationSchedule,
   WebhookRetentionOptions,
-} from './interfaces/webhooks-module-options.interface';
+} from './options/webhooks-module-options.interface';
 export type {
   WebhookObservabilityOptions,
   WebhookMetricsOptions,
@@ -32,16 +31,16 @@ export type {
   WebhookHealthOptions,
   WebhookAlertOptions,
   WebhookJournalFormat,
-} from './observability/webhooks-observability-options.interface';
-export type { WebhookAdminRoutesOptions } from './admin/webhook-admin.controller';
-
-export { OnPaymentEvent } from './handlers/on-payment-event.decorator';
+} from './options/webhooks-observability-options.interface';
 export type {
-  OnPaymentEventOptions,
-  PaymentEventPattern,
-} from './handlers/on-payment-event.decorator';
-export type { PaymentEvent, WebhookContext } from './interfaces/payment-event.interface';
-export { PaymentWebhook } from './ingress/payment-webhook.decorator';
+  WebhooksModuleExtras,
+  WebhookAdminRoutesOptions,
+} from './nest/webhooks-module-extras';
+
+export { OnPaymentEvent } from './nest/on-payment-event.decorator';
+export type { OnPaymentEventOptions, PaymentEventPattern } from './nest/on-payment-event.decorator';
+export type { PaymentEvent, WebhookContext } from './handlers/payment-event.interface';
+export { PaymentWebhook } from './nest/payment-webhook.decorator';
 export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
 export type { PaymentEventType } from './core/payment-event-types';
 
@@ -65,10 +64,10 @@ export {
   RawBodyUnavailableException,
   UnsupportedWebhookMediaTypeException,
   WebhookSourceForbiddenException,
-} from './ingress/webhook-ingress.exceptions';
+} from './nest/webhook-ingress.exceptions';
 
 export { WebhookDispatcher } from './dispatch/webhook.dispatcher';
-export { WEBHOOKS_TRANSPORT } from './webhooks.constants';
+export { WEBHOOKS_TRANSPORT } from './nest/webhooks.constants';
 export type {
   WebhookTransport,
   OpenWebhookTransport,
@@ -76,21 +75,21 @@ export type {
   WebhookTransportStatus,
   WebhookQueueCounts,
 } from './dispatch/webhook-transport';
-export { WebhookTransactions } from './store/webhook-transactions.service';
-export { ReconciliationService } from './reconciliation/reconciliation.service';
+export { WebhookTransactions } from './store/webhook-transactions';
+export { ReconciliationService } from './reconciliation/reconciliation';
 export type {
   ReconcileOptions,
   ReconciliationReport,
   ReconciliationFailure,
-} from './reconciliation/reconciliation.service';
+} from './reconciliation/reconciliation';
 export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
 export type {
   PendingPayment,
   PendingPaymentsQuery,
 } from './reconciliation/pending-payments.source';
-export { WebhookRetention } from './retention/webhook-retention.service';
-export type { RetentionReport } from './retention/webhook-retention.service';
-export { WebhookAdmin } from './admin/webhook-admin.service';
+export { WebhookRetention } from './retention/webhook-retention';
+export type { RetentionReport } from './retention/webhook-retention';
+export { WebhookAdmin } from './admin/webhook-admin';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,
@@ -100,9 +99,9 @@ export type {
   WebhookReplayReport,
   WebhookPurgeOptions,
   WebhookInboxStats,
-} from './admin/webhook-admin.service';
-export { WebhookTelemetry } from './observability/webhook-telemetry';
-export type { WebhookTelemetryListener } from './observability/webhook-telemetry';
+} from './admin/webhook-admin';
+export { WebhookTelemetry } from './telemetry/webhook-telemetry';
+export type { WebhookTelemetryListener } from './telemetry/webhook-telemetry';
 export { WebhooksMetrics } from './observability/webhooks-metrics';
 export { WebhooksHealthIndicator } from './observability/webhooks-health.indicator';
 export type {
@@ -110,16 +109,12 @@ export type {
   WebhooksHealthIndicatorResult,
 } from './observability/webhooks-health.indicator';
 export { WebhookAlerts } from './observability/webhook-alerts';
-export type { WebhookAlert, WebhookAlertListener } from './observability/webhook-alert.interface';
+export type { WebhookAlert, WebhookAlertListener } from './telemetry/webhook-alert.interface';
 
 export { webhooksMigrations } from './store/migrations';
 export { webhookEntities } from './store/entities';
-export { WebhookStore } from './store/webhook-store.interface';
-export type {
-  NewWebhookEvent,
-  RecordResult,
-  ProcessedResult,
-} from './store/webhook-store.interface';
+export { WebhookStore } from './store/webhook-store.port';
+export type { NewWebhookEvent, RecordResult, ProcessedResult } from './store/webhook-store.port';
 export type { WebhookEventStatus } from './store/webhook-event-status';
 export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
 export type {

@@ -15,7 +15,8 @@ import { OptionsModel, OptionsTable } from './options-model';
 import { argValue, codeSpan, firstDifference, tableCell } from './docs-support';
 
 const OUTPUT = 'docs/configuration.md';
-const MODULE_OPTIONS = 'lib/interfaces/webhooks-module-options.interface.ts';
+const MODULE_OPTIONS = 'lib/options/webhooks-module-options.interface.ts';
+const MODULE_EXTRAS = 'lib/nest/webhooks-module-extras.ts';
 const ROUTER_OPTIONS = 'lib/express/webhooks-router.options.ts';
 const ENDPOINTS = 'lib/providers/endpoints.ts';
 const BULLMQ = 'lib/bullmq/index.ts';
@@ -43,7 +44,7 @@ function sections(model: OptionsModel): Section[] {
     {
       title: 'Module extras',
       intro: 'Given to `forRoot()` / `forRootAsync()` beside the options: they shape the module.',
-      tables: root(MODULE_OPTIONS, 'WebhooksModuleExtras'),
+      tables: root(MODULE_EXTRAS, 'WebhooksModuleExtras'),
     },
     {
       title: 'Express router: `createWebhooksRouter()`',
@@ -106,7 +107,7 @@ export function renderReference(model: OptionsModel): string {
 
 function main(argv: readonly string[]): number {
   const root = path.resolve(argValue(argv, '--root') ?? process.cwd());
-  const files = [MODULE_OPTIONS, ROUTER_OPTIONS, ENDPOINTS, BULLMQ];
+  const files = [MODULE_OPTIONS, MODULE_EXTRAS, ROUTER_OPTIONS, ENDPOINTS, BULLMQ];
   const model = new OptionsModel(root, files, STANDALONE, NOT_OPTIONS);
   const text = renderReference(model);
   if (model.undocumented.length > 0) {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileDocScripts, libCopy, ROOT, runDocScript } from './support/doc-scripts';
 
-const MODULE_OPTIONS = 'lib/interfaces/webhooks-module-options.interface.ts';
+const MODULE_OPTIONS = 'lib/options/webhooks-module-options.interface.ts';
 const MAX_ATTEMPTS_DOC = `  /**
    * Attempts before an event becomes \`dead\`. With the default delays, 25 attempts span
    * about 20 to 40 hours, longer than a day-long outage of whatever your handlers call.
@@ -104,7 +104,7 @@ describe('options reference (npm run docs:options)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('2 option(s) without JSDoc');
     expect(run.stderr).toMatch(
-      /lib\/interfaces\/webhooks-module-options\.interface\.ts:\d+: WebhookRetryOptions\.maxAttempts/,
+      /lib\/options\/webhooks-module-options\.interface\.ts:\d+: WebhookRetryOptions\.maxAttempts/,
     );
     expect(run.stderr).toMatch(
       /lib\/bullmq\/bullmq-transport\.options\.ts:\d+: BullmqTransportOptions\.limiter/,

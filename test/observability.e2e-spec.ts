@@ -17,7 +17,7 @@ import {
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { WebhookEventEntity } from '../lib/store/entities';
-import { WebhookAlert } from '../lib/observability/webhook-alert.interface';
+import { WebhookAlert } from '../lib/telemetry/webhook-alert.interface';
 import { WebhookAlerts } from '../lib/observability/webhook-alerts';
 import { WebhooksHealthIndicator } from '../lib/observability/webhooks-health.indicator';
 import { WebhooksMetrics } from '../lib/observability/webhooks-metrics';

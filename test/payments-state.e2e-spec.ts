@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, DataSource, Entity, EntityManager, PrimaryColumn } from 'typeorm';
 import { WebhookConfigurationError } from '../lib/core/webhook-errors';
-import type { PaymentEvent } from '../lib/interfaces/payment-event.interface';
+import type { PaymentEvent } from '../lib/handlers/payment-event.interface';
 import {
   applyPaymentEvent,
   definePaymentStates,

@@ -17,8 +17,8 @@ import {
 import { WebhookEventEntity, WebhookHandlerRunEntity } from '../lib/store/entities';
 import { IdempotencyKeyEntity } from '../lib/idempotency/entities/idempotency-key.entity';
 import { adyenEndpoint } from '../lib/providers/adyen/adyen.provider';
-import { WebhookRetention } from '../lib/retention/webhook-retention.service';
-import { resolveWebhooksOptions } from '../lib/webhooks-options.resolver';
+import { WebhookRetention } from '../lib/retention/webhook-retention';
+import { resolveWebhooksOptions } from '../lib/options/webhooks-options.resolver';
 import { Database, eventually, startTestApp, TestApp } from './support/test-app';
 import { liveStatus, putInState } from './support/inbox-state';
 

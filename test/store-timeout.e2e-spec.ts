@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
 import { stripeEndpoint, WebhookTelemetry } from 'nestjs-payment-webhooks';
 import { WebhookEventEntity } from '../lib/store/entities';
-import { DeliveryRecord } from '../lib/observability/webhook-telemetry';
+import { DeliveryRecord } from '../lib/telemetry/webhook-telemetry';
 import { post } from './support/http';
 import { stripePaymentEvent, StripeTestEvent } from './support/stripe-event';
 import { countEffects, eventually, Platform, startTestApp, TestApp } from './support/test-app';

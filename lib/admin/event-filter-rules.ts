@@ -1,4 +1,4 @@
-import type { WebhookEventFilter } from '../store/ports/inbox-queries.interface';
+import type { WebhookEventFilter } from '../store/ports/inbox-queries.port';
 import {
   REPLAYABLE_STATUSES,
   WEBHOOK_EVENT_STATUSES,

@@ -1,10 +1,7 @@
 import type { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
-import type {
-  WebhookEventDetails,
-  WebhookEventSummary,
-} from '../store/ports/inbox-queries.interface';
+import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import { parseEventFilterQuery, WebhookFilterError } from './event-filter-rules';
-import { WebhookAdmin } from './webhook-admin.service';
+import { WebhookAdmin } from './webhook-admin';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,4 +1,4 @@
-import { shortText } from '../observability/safe-text';
+import { shortText } from '../telemetry/safe-text';
 
 /** Error texts of the BullMQ transport. Each one says what went wrong and how to fix it. */
 

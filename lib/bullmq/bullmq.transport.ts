@@ -1,7 +1,7 @@
 import type { ConnectionOptions, JobsOptions, Queue, Worker } from 'bullmq';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { describeError } from '../dispatch/handler-failure';
-import { shortText } from '../observability/safe-text';
+import { shortText } from '../telemetry/safe-text';
 import {
   OpenWebhookTransport,
   WebhookQueueCounts,

@@ -5,7 +5,7 @@ import { DispatchLogger } from '../dispatch/dispatch-logger';
 import { describeError } from '../dispatch/handler-failure';
 import { EventLease } from '../dispatch/webhook-event.processor';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
-import { shortText } from '../observability/safe-text';
+import { shortText } from '../telemetry/safe-text';
 import { InboxWorker } from '../store/ports';
 import { webhookJobData, WebhookJobLike } from './webhook-job';
 

@@ -1,4 +1,4 @@
-import { safeJson, safeText } from '../observability/safe-text';
+import { safeJson, safeText } from '../telemetry/safe-text';
 
 /** A stream the CLI writes to. */
 export interface CliStream {

@@ -4,7 +4,7 @@ import { parseCommand } from './arguments';
 import { CLI_NAME, CliCommand } from './cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-errors';
 import { CliIo, printLines, processIo } from './cli-io';
-import { safeText } from '../observability/safe-text';
+import { safeText } from '../telemetry/safe-text';
 import {
   eventsListCommand,
   eventsPurgeCommand,

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { WebhookAdmin } from '../admin/webhook-admin';
 import { idempotencyEntities } from '../idempotency/entities';
 import { idempotencyMigrations } from '../idempotency/migrations';
 import { webhookEntities } from '../store/entities';
 import { InboxSignal } from '../store/inbox-signal';
 import { webhooksMigrations } from '../store/migrations';
-import type { InboxQueries } from '../store/ports/inbox-queries.interface';
+import type { InboxQueries } from '../store/ports/inbox-queries.port';
 import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
 import { ParsedCommand, stringOption } from './arguments';
 import { CliFailure, CliUsageError } from './cli-errors';

@@ -1,8 +1,8 @@
 import { checkTimeOrder, WebhookFilterError } from '../admin/event-filter-rules';
-import type { WebhookEventFilter } from '../admin/webhook-admin.service';
+import type { WebhookEventFilter } from '../admin/webhook-admin';
 import { WebhookEventStatus } from '../store/webhook-event-status';
 import { CliUsageError } from './cli-errors';
-import type { InboxQueries } from '../store/ports/inbox-queries.interface';
+import type { InboxQueries } from '../store/ports/inbox-queries.port';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
 
 /** The filter options `events list` and `events replay` share. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { WebhooksLogger, useWebhooksLogger } from '../observability/webhooks-logger';
+import { WebhooksLogger, useWebhooksLogger } from '../telemetry/webhooks-logger';
 import { runCli } from './cli';
 import { CLI_NAME } from './cli-command';
 import { processIo } from './cli-io';

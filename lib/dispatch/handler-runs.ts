@@ -1,14 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { RegisteredWebhookHandler } from '../handlers/webhook-handler.registry';
-import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { PaymentEvent, WebhookContext } from '../handlers/payment-event.interface';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { SafeLogger } from '../observability/safe-logger';
-import { WebhookTelemetry } from '../observability/webhook-telemetry';
+import { SafeLogger } from '../telemetry/safe-logger';
+import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxWorker } from '../store/ports';
-import { HandlerRunOutcome, HandlerSettlement } from '../store/webhook-store.interface';
+import { HandlerRunOutcome, HandlerSettlement } from '../store/webhook-store.port';
 import { Clock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';

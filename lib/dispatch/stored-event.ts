@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PaymentEvent } from '../interfaces/payment-event.interface';
+import { PaymentEvent } from '../handlers/payment-event.interface';
 import { notificationsOf } from '../providers/notifications';
 import {
   PaymentStatusQuery,

@@ -3,7 +3,7 @@ import {
   RegisteredWebhookHandler,
   WebhookHandlerRegistry,
 } from '../handlers/webhook-handler.registry';
-import { WebhookTelemetry } from '../observability/webhook-telemetry';
+import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import {
   PaymentStatusClient,
   ProviderPaymentStatus,
@@ -11,7 +11,7 @@ import {
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxWorker } from '../store/ports';
-import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { withFullValues } from './full-event-values';
@@ -21,7 +21,7 @@ import { AttemptResult, decideSettlement, Settlement } from './settlement';
 import { statusQuery } from './stored-event';
 
 /** The options one event is processed by. */
-export type EventProcessingOptions = Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
+export type EventProcessingOptions = DispatchSettings;
 
 /** The claim an event is processed under. */
 export interface EventLease {

@@ -1,18 +1,25 @@
 import type { InboxWorker } from '../store/ports';
 import type { SqlDialect } from '../store/sql-dialect';
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
 import type { Clock } from './clock';
+import type { DispatchSettings } from './dispatch-settings';
 import type { DispatchLogger } from './dispatch-logger';
 import type { LocalInsertSignal } from './inbox-wakeups';
-import type { WebhookEventProcessor } from './webhook-event.processor';
+import type { EventLease } from './webhook-event.processor';
+import type { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+
+/** How one claimed event runs: what a transport calls for each event it was handed. */
+export interface ClaimedEventProcessor {
+  /** Runs the handlers of a claimed event and settles it; resolves once it is settled. */
+  process(claimed: WebhookEventEntity, lease: EventLease): Promise<void>;
+}
 
 /** What a transport is opened with: the inbox's worker side and how one event is processed. */
 export interface WebhookTransportContext {
   readonly worker: InboxWorker;
-  readonly processor: Pick<WebhookEventProcessor, 'process'>;
+  readonly processor: ClaimedEventProcessor;
   /** Fires when this process stored an event. */
   readonly signal: LocalInsertSignal;
-  readonly options: Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
+  readonly options: DispatchSettings;
   /** The inbox's database, which decides whether a transport can share it over processes. */
   readonly database: SqlDialect['kind'];
   readonly logger: DispatchLogger;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { InboxWorker } from '../store/ports';
-import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError } from './handler-failure';
@@ -12,7 +12,7 @@ import { EventLease, WebhookEventProcessor } from './webhook-event.processor';
 export type { LocalInsertSignal } from './inbox-wakeups';
 
 /** The options the claim loop runs by. */
-export type ClaimLoopOptions = Pick<ResolvedWebhooksOptions, 'endpoints' | 'dispatch'>;
+export type ClaimLoopOptions = DispatchSettings;
 
 /**
  * The worker: claims due events with a lease, processes up to `concurrency` of them at a time,

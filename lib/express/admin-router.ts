@@ -6,10 +6,10 @@ import {
   WebhookAdminRequests,
   WebhookAdminSettleBody,
 } from '../admin/webhook-admin.requests';
-import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { WebhookAdmin } from '../admin/webhook-admin';
 import { refuseAdminWrite } from '../admin/admin-write-check';
 import { AUTHORIZE_THREW } from '../admin/webhook-admin.messages';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { RequestHandler } from './delivery-handler';
 import { ADMIN_BODY_INVALID, ADMIN_FORBIDDEN, ADMIN_NEEDS_AUTHORIZE } from './express.messages';

@@ -2,10 +2,10 @@ import { ServerResponse } from 'node:http';
 import { IngressAnswer, refusedAnswer } from '../ingress/ingress-answer';
 import { bodyStillComing } from '../ingress/body-stream';
 import { flattenHeaders } from '../ingress/raw-body';
-import { WebhookDelivery, WebhookDeliveryHead } from '../ingress/webhook-ingress.service';
+import type { WebhookDelivery, WebhookDeliveryHead } from '../ingress/webhook-delivery';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
-import { SafeLogger } from '../observability/safe-logger';
-import { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { SafeLogger } from '../telemetry/safe-logger';
+import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { writeAnswer } from './http-answer';
 import { readRequestBody, RouterRequest } from './request-body';
 

@@ -7,19 +7,19 @@ export type { WebhooksRouterLogger } from './router-logger';
 export type { WebhookAdminRouterOptions } from './admin-router';
 export type { RequestHandler, NextFunction } from './delivery-handler';
 export type { RouterRequest } from './request-body';
-export type { WebhooksEngine } from '../webhooks-engine';
+export type { WebhooksEngine } from '../engine/webhooks-engine';
 
 export type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 export type { PaymentEventPattern } from '../handlers/payment-event-pattern';
-export type { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+export type { PaymentEvent, WebhookContext } from '../handlers/payment-event.interface';
 export type {
   WebhooksModuleOptions,
   WebhookDispatchOptions,
   WebhookRetryOptions,
   WebhookReconciliationSchedule,
   WebhookRetentionOptions,
-} from '../interfaces/webhooks-module-options.interface';
-export type { WebhookObservabilityOptions } from '../observability/webhooks-observability-options.interface';
+} from '../options/webhooks-module-options.interface';
+export type { WebhookObservabilityOptions } from '../options/webhooks-observability-options.interface';
 export { NonRetryableError } from '../dispatch/non-retryable.error';
 export { PAYMENT_EVENT_TYPES, isPaymentEventType } from '../core/payment-event-types';
 export type { PaymentEventType } from '../core/payment-event-types';
@@ -67,7 +67,7 @@ export type { EndpointExtras } from '../providers/define-endpoint';
 export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';
 
 export { webhooksMigrations } from '../store/migrations';
-export { WebhookTransactions } from '../store/webhook-transactions.service';
+export { WebhookTransactions } from '../store/webhook-transactions';
 export { webhookEntities } from '../store/entities';
 export type { WebhookEventStatus } from '../store/webhook-event-status';
 export { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
@@ -75,13 +75,13 @@ export type {
   PendingPayment,
   PendingPaymentsQuery,
 } from '../reconciliation/pending-payments.source';
-export type { WebhookAdmin } from '../admin/webhook-admin.service';
+export type { WebhookAdmin } from '../admin/webhook-admin';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,
   WebhookEventSummary,
   WebhookReplayReport,
   WebhookInboxStats,
-} from '../admin/webhook-admin.service';
+} from '../admin/webhook-admin';
 export type { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
 export * from '../payments';

@@ -4,7 +4,7 @@ import {
   WebhooksLogger,
   WebhooksLoggerFactory,
   WebhooksLogLevel,
-} from '../observability/webhooks-logger';
+} from '../telemetry/webhooks-logger';
 import { LOGGER_SHAPE } from './express.messages';
 
 type LogMethod = (message: unknown, ...params: unknown[]) => void;

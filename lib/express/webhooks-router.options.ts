@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
-import type { WebhooksModuleOptions } from '../interfaces/webhooks-module-options.interface';
+import type { WebhooksModuleOptions } from '../options/webhooks-module-options.interface';
 import type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 import type { WebhooksRouterLogger } from './router-logger';
 

@@ -1,10 +1,10 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { WebhookAdmin } from '../admin/webhook-admin.service';
+import { WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 import { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
-import { useWebhooksLogger } from '../observability/webhooks-logger';
+import { useWebhooksLogger } from '../telemetry/webhooks-logger';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { WebhooksEngine } from '../webhooks-engine';
+import { WebhooksEngine } from '../engine/webhooks-engine';
 import { adminRouter, WebhookAdminRouterOptions } from './admin-router';
 import { deliveryHandler, RequestHandler } from './delivery-handler';
 import {

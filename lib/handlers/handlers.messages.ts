@@ -8,3 +8,24 @@ const ACCEPTED =
 export const UNKNOWN_HANDLER_PATTERN = (handler: string, pattern: string, hint: string) =>
   `Handler "${handler}" subscribes to ${JSON.stringify(pattern)}, which no event can carry: ` +
   `${hint}. A pattern is ${ACCEPTED}.`;
+
+export const AMBIGUOUS_HANDLER = (key: string) =>
+  `Two @OnPaymentEvent handlers share the key "${key}" (class and method name): ` +
+  'rename one of the classes or methods, or give one a unique `key` in its options.';
+
+export const AMBIGUOUS_FUNCTION_HANDLER = (name: string) =>
+  `Two handlers are named "${name}": the name is the handler's ledger key, so give each ` +
+  'handler a name of its own.';
+
+export const UNKNOWN_FUNCTION_HANDLER_ENDPOINT = (
+  name: string,
+  endpoint: string,
+  configured: readonly string[],
+) =>
+  `Handler "${name}" names endpoint "${endpoint}", which is not configured ` +
+  `(the endpoints are ${configured.map((n) => JSON.stringify(n)).join(', ') || 'none'}): ` +
+  'fix its `endpoint` or add that endpoint to `endpoints`.';
+
+export const UNKNOWN_HANDLER_ENDPOINT = (key: string, endpoint: string) =>
+  `@OnPaymentEvent handler "${key}" names endpoint "${endpoint}", which is not configured: ` +
+  'fix the `endpoint` option or add that endpoint to WebhooksModule.forRoot({ endpoints }).';

@@ -1,5 +1,5 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { PaymentEvent, WebhookContext } from './payment-event.interface';
 import { PAYMENT_EVENT_TYPES } from '../core/payment-event-types';
 import { PaymentEventPattern } from './payment-event-pattern';
 import { HandlerMatchInput, WebhookHandlerRegistry } from './webhook-handler.registry';

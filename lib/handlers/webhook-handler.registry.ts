@@ -1,11 +1,11 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { PaymentEvent, WebhookContext } from '../interfaces/payment-event.interface';
+import { PaymentEvent, WebhookContext } from './payment-event.interface';
 import {
   AMBIGUOUS_FUNCTION_HANDLER,
   AMBIGUOUS_HANDLER,
   UNKNOWN_FUNCTION_HANDLER_ENDPOINT,
   UNKNOWN_HANDLER_ENDPOINT,
-} from '../webhooks.messages';
+} from './handlers.messages';
 import { UNKNOWN_HANDLER_PATTERN } from './handlers.messages';
 import { PaymentEventPattern, patternProblem } from './payment-event-pattern';
 

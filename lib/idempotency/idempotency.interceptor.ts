@@ -28,8 +28,8 @@ import {
   IdempotencyKeyReusedException,
   IdempotencyStoreUnavailableException,
 } from './idempotency.exceptions';
-import { IdempotencyStore, KeyClaimResult, StoredResponse } from './idempotency-store.interface';
-import type { ResolvedIdempotentOptions } from './idempotent.decorator';
+import { IdempotencyStore, KeyClaimResult, StoredResponse } from './idempotency-store.port';
+import type { ResolvedIdempotentOptions } from './resolved-idempotent-options';
 import {
   FingerprintedRequest,
   parseIdempotencyKey,
@@ -42,7 +42,7 @@ import {
   rawResponseOf,
   setPlatformHeader,
 } from './response-capture';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /** The parts of an Express or Fastify request the interceptor reads. */
 interface IdempotentRequest extends FingerprintedRequest {

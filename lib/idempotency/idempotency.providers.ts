@@ -1,15 +1,15 @@
-import { DynamicModule, Provider, Type } from '@nestjs/common';
+import { DynamicModule, Logger, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { WebhookStore } from '../store/webhook-store.interface';
+import { WebhookStore } from '../store/webhook-store.port';
 import { idempotencyEntities } from './entities';
 import { IdempotencyModuleExtras } from './idempotency-module-options.interface';
-import { IdempotencyStore } from './idempotency-store.interface';
+import { IdempotencyStore } from './idempotency-store.port';
 import { IdempotentCall } from './idempotent-call.service';
 import { ShareableStore, SharedTransactions } from './shared-transactions';
 import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
-import { useNestLogger } from '../observability/nest-logger';
+import { useContextLoggerClass } from '../telemetry/webhooks-logger';
 
 /** The webhook stores of the app, wherever `WebhooksModule` is imported; none without it. */
 function webhookStoresOf(moduleRef: ModuleRef): readonly ShareableStore[] {
@@ -29,7 +29,7 @@ export function createIdempotencyModuleParts(extras: IdempotencyModuleExtras): {
   providers: Provider[];
   exports: (symbol | Type<unknown>)[];
 } {
-  useNestLogger();
+  useContextLoggerClass(Logger);
   return {
     imports: [TypeOrmModule.forFeature(idempotencyEntities, extras.dataSource)],
     providers: [

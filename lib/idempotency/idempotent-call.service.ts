@@ -12,9 +12,9 @@ import {
 } from './idempotency.constants';
 import { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
 import { INVALID_IDEMPOTENCY_OPTION } from './idempotency.messages';
-import { IdempotencyStore } from './idempotency-store.interface';
+import { IdempotencyStore } from './idempotency-store.port';
 import { resolveMillisecondsOption } from './milliseconds-option';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /** Options of `IdempotentCall.run()`. */
 export interface IdempotentCallOptions {

@@ -4,7 +4,8 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { IDEMPOTENT_METADATA } from './idempotency.constants';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
-import { Idempotent, ResolvedIdempotentOptions } from './idempotent.decorator';
+import { Idempotent } from './idempotent.decorator';
+import type { ResolvedIdempotentOptions } from './resolved-idempotent-options';
 
 const HOUR = 3_600_000;
 

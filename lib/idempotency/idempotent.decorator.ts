@@ -13,6 +13,7 @@ import {
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { INVALID_IDEMPOTENCY_OPTION } from './idempotency.messages';
 import { resolveMillisecondsOption } from './milliseconds-option';
+import type { ResolvedIdempotentOptions } from './resolved-idempotent-options';
 
 /** Options of `@Idempotent()`. */
 export interface IdempotentOptions<TRequest = Record<string, unknown>> {
@@ -49,15 +50,6 @@ export interface IdempotentOptions<TRequest = Record<string, unknown>> {
    * @default 30000
    */
   lease?: number;
-}
-
-/** `@Idempotent()` options with defaults filled in, as stored in metadata. */
-export interface ResolvedIdempotentOptions {
-  readonly required: boolean;
-  readonly ttlMs: number;
-  readonly scope: string;
-  readonly leaseMs: number;
-  readonly principal?: (request: unknown) => string | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ export { IdempotentCall } from './idempotent-call.service';
 export type { IdempotentCallOptions } from './idempotent-call.service';
 export { idempotencyKeyFor } from './idempotency-key-for';
 export type { IdempotencyKeyPart } from './idempotency-key-for';
-export { IdempotencyStore } from './idempotency-store.interface';
+export { IdempotencyStore } from './idempotency-store.port';
 export type {
   CallClaim,
   CallClaimResult,
@@ -23,7 +23,7 @@ export type {
   KeyClaimResult,
   PurgedIdempotencyRecords,
   StoredResponse,
-} from './idempotency-store.interface';
+} from './idempotency-store.port';
 export { IdempotencyKeyEntity, IdempotentCallEntity, idempotencyEntities } from './entities';
 export type { IdempotencyKeyState, StoredBodyEncoding } from './entities/idempotency-key.entity';
 export type { IdempotentCallState } from './entities/idempotent-call.entity';

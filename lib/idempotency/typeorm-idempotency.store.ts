@@ -14,7 +14,7 @@ import {
   KeyClaimResult,
   PurgedIdempotencyRecords,
   StoredResponse,
-} from './idempotency-store.interface';
+} from './idempotency-store.port';
 import { MISSING_IDEMPOTENCY_TABLES } from './idempotency.messages';
 
 /** The columns a key claim reads back when the key is not this request's. */

@@ -3,10 +3,10 @@ import {
   RAW_BODY_MISSING,
   RAW_BODY_OR_APP_PARSER,
   RAW_BODY_PARSED_BY_APP,
-} from '../webhooks.messages';
+} from './ingress.messages';
 import { BodyBounds, readBodyStream } from './body-stream';
 import { WebhookRefusal } from './webhook-refusal';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 interface RequestWithRawBody {
   rawBody?: Buffer;

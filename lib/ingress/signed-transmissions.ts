@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { NewTransmission } from '../store/webhook-store.interface';
-import type { WebhookDelivery } from './webhook-ingress.service';
+import { NewTransmission } from '../store/webhook-store.port';
+import type { WebhookDelivery } from './webhook-delivery';
 
 /**
  * The transmission to remember for a verified delivery, when its endpoint's provider signs a

@@ -1,9 +1,9 @@
-import { InboxQueries } from '../store/ports/inbox-queries.interface';
-import { InboxWriter } from '../store/ports/inbox-writer.interface';
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import { InboxQueries } from '../store/ports/inbox-queries.port';
+import { InboxWriter } from '../store/ports/inbox-writer.port';
+import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { PaymentEventCounter } from './payment-event-counter';
-import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from './webhook-telemetry';
-import { SafeLogger } from './safe-logger';
+import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /** Statuses whose counts are sampled: what is still to run, running, or waiting for a human. */
 export const SAMPLED_STATUSES = ['pending', 'processing', 'retrying', 'dead'] as const;

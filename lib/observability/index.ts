@@ -8,13 +8,13 @@ export type {
   DeliveryRecord,
   AttemptRecord,
   SettledRecord,
-} from './webhook-telemetry';
+} from '../telemetry/webhook-telemetry';
 export type {
   WebhookAlertKind,
   DeadLetterAlert,
   SignatureFailuresAlert,
   EndpointSilentAlert,
   PaymentEventStormAlert,
-} from './webhook-alert.interface';
+} from '../telemetry/webhook-alert.interface';
 export type { WebhooksHealthDetails, WebhooksHealthMeasure } from './webhooks-health.indicator';
 export type { SilentEndpoint } from './inbox-sampler';

@@ -12,7 +12,3 @@ export const METRIC_ALREADY_REGISTERED = (name: string) =>
   `A metric named "${name}" is already registered in the prom-client registry: another ` +
   'WebhooksModule (or your own code) registered it in the same process. Give each module its own ' +
   '`observability.metrics.registry` or `prefix`, or close the other application first.';
-
-export const UNKNOWN_SILENCE_ENDPOINT = (name: string, configured: readonly string[]) =>
-  `WebhooksModule option \`observability.expectDeliveryWithin\` names endpoint "${name}", which is ` +
-  `not configured (endpoints: ${configured.join(', ')}). Use the endpoint's \`name\`.`;

@@ -1,4 +1,4 @@
-import type { InboxQueries } from '../store/ports/inbox-queries.interface';
+import type { InboxQueries } from '../store/ports/inbox-queries.port';
 
 /** How long requests are gathered into one query, in ms. */
 const BATCH_WINDOW_MS = 20;

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { stripeEndpoint } from '../providers/endpoints';
-import { resolveWebhooksOptions } from '../webhooks-options.resolver';
+import { resolveWebhooksOptions } from '../options/webhooks-options.resolver';
 import { InboxSampler } from './inbox-sampler';
-import { WebhookAlert } from './webhook-alert.interface';
+import { WebhookAlert } from '../telemetry/webhook-alert.interface';
 import { WebhookAlertMonitor } from './webhook-alert.monitor';
 import { WebhookAlerts } from './webhook-alerts';
-import { DeliveryDecision, WebhookTelemetry } from './webhook-telemetry';
+import { DeliveryDecision, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 
 describe('WebhookAlertMonitor', () => {
   const raised: WebhookAlert[] = [];

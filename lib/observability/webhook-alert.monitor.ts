@@ -1,10 +1,10 @@
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { InboxSampler, isAcknowledged } from './inbox-sampler';
 import { RecentKeys } from './recent-keys';
-import { safeText } from './safe-text';
+import { safeText } from '../telemetry/safe-text';
 import { WebhookAlerts } from './webhook-alerts';
-import { DeliveryRecord, SettledRecord, WebhookTelemetry } from './webhook-telemetry';
-import { SafeLogger } from './safe-logger';
+import { DeliveryRecord, SettledRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /** Payments remembered as already alerted on; older ones may alert again after this many. */
 const REMEMBERED_PAYMENTS = 10_000;

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { stripeEndpoint } from '../providers/endpoints';
-import { resolveWebhooksOptions } from '../webhooks-options.resolver';
-import { WebhookAlert } from './webhook-alert.interface';
+import { resolveWebhooksOptions } from '../options/webhooks-options.resolver';
+import { WebhookAlert } from '../telemetry/webhook-alert.interface';
 import { WebhookAlerts } from './webhook-alerts';
-import { useNestLogger } from './nest-logger';
+import { useNestLogger } from '../nest/nest-logger';
 
 const alert: WebhookAlert = {
   kind: 'payment_event_storm',

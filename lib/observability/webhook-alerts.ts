@@ -1,7 +1,7 @@
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
-import type { WebhookAlert, WebhookAlertListener } from './webhook-alert.interface';
-import { SafeLogger } from './safe-logger';
-import { safeText } from './safe-text';
+import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import type { WebhookAlert, WebhookAlertListener } from '../telemetry/webhook-alert.interface';
+import { SafeLogger } from '../telemetry/safe-logger';
+import { safeText } from '../telemetry/safe-text';
 
 /**
  * Where alerts go: each one is logged as a warning, then handed to the `alerts.onAlert` option

@@ -1,5 +1,5 @@
 import type { OpenWebhookTransport, WebhookTransportStatus } from '../dispatch/webhook-transport';
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
 /** One threshold check: the value seen, its limit, and whether it is within it. */

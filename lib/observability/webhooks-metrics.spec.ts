@@ -1,10 +1,10 @@
 import { register, Registry } from 'prom-client';
 import { stripeEndpoint } from '../providers/endpoints';
-import { resolveWebhooksOptions } from '../webhooks-options.resolver';
+import { resolveWebhooksOptions } from '../options/webhooks-options.resolver';
 import { InboxSample, InboxSampler } from './inbox-sampler';
-import { WebhookObservabilityOptions } from './webhooks-observability-options.interface';
+import { WebhookObservabilityOptions } from '../options/webhooks-observability-options.interface';
 import { WebhooksMetrics } from './webhooks-metrics';
-import { WebhookTelemetry } from './webhook-telemetry';
+import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 
 const endpoints = [stripeEndpoint({ name: 'stripe', secret: 'whsec_abc' })];
 

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import type { ResolvedWebhooksOptions } from '../webhooks-options.resolver';
+import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { BoundedLabel } from './bounded-label';
 import { InboxSampler } from './inbox-sampler';
 import type { OpenWebhookTransport } from '../dispatch/webhook-transport';
@@ -20,8 +20,8 @@ import {
   DeliveryRecord,
   SettledRecord,
   WebhookTelemetry,
-} from './webhook-telemetry';
-import { SafeLogger } from './safe-logger';
+} from '../telemetry/webhook-telemetry';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /** Label value for a delivery to an endpoint name that is not configured. */
 const UNKNOWN = '(unknown)';

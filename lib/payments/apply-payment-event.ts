@@ -1,5 +1,5 @@
 import type { EntityManager, ObjectLiteral } from 'typeorm';
-import type { PaymentEvent } from '../interfaces/payment-event.interface';
+import type { PaymentEvent } from '../handlers/payment-event.interface';
 import { PaymentStateTarget } from './payment-state-target';
 import {
   DEFAULT_PAYMENT_STATE_LOGGER,

@@ -1,6 +1,6 @@
 import { isPaymentEventType, PAYMENT_EVENT_TYPES } from '../core/payment-event-types';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import type { PaymentEvent } from '../interfaces/payment-event.interface';
+import type { PaymentEvent } from '../handlers/payment-event.interface';
 import {
   duplicateState,
   duplicateTarget,

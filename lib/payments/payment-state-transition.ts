@@ -17,7 +17,7 @@ import {
   keyNotUnique,
   notAppliedMessage,
 } from './payments.messages';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 
 /**
  * What became of a transition:

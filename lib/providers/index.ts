@@ -52,5 +52,5 @@ export type { SberStatusClientOptions } from './sber/sber-status.client';
 export { PayPalStatusClient } from './paypal/paypal-status.client';
 export type { PayPalStatusClientOptions } from './paypal/paypal-status.client';
 
-export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from '../retention/provider-retry-horizons';
-export type { ProviderRetryHorizon } from '../retention/provider-retry-horizons';
+export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './provider-retry-horizons';
+export type { ProviderRetryHorizon } from './provider-retry-horizons';

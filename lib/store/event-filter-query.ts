@@ -3,7 +3,7 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { LIVE_STATUS } from './work-rows';
 import { fittedTo } from './fitted-value';
-import type { WebhookEventFilter } from './ports/inbox-queries.interface';
+import type { WebhookEventFilter } from './ports/inbox-queries.port';
 
 /**
  * `qb` (events as `e`) narrowed to the events `filter` matches. With `live`, or when the

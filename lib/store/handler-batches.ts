@@ -5,7 +5,7 @@ import { HandlerLedger } from './handler-ledger';
 import { HANDLER_LEFT_TRANSACTION_ABORTED } from './handler-batches.messages';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
-import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.interface';
+import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.port';
 
 /** How handler runs share transactions (`dispatch.batch`, resolved). */
 export interface HandlerBatchSettings {

@@ -2,7 +2,7 @@ import { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { fittedTo } from './fitted-value';
-import type { InboxSampleRows, PaymentEventTime } from './ports/inbox-queries.interface';
+import type { InboxSampleRows, PaymentEventTime } from './ports/inbox-queries.port';
 import { dateOf } from './stored-date';
 import { WebhookEventStatus, WORK_STATUSES } from './webhook-event-status';
 

@@ -2,7 +2,7 @@ import { Brackets, EntityManager, In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
-import type { DeletedEvents, PrunedPayload } from './ports/inbox-queries.interface';
+import type { DeletedEvents, PrunedPayload } from './ports/inbox-queries.port';
 import { sqlDialectOf } from './sql-dialect';
 
 /**

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { SCHEMA_DIFFERS } from '../webhooks.messages';
+import { SCHEMA_DIFFERS } from './schema.messages';
 import { sqlDialectOf } from './sql-dialect';
 
 /**

@@ -1,5 +1,5 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { ASYNC_COMMIT, MISSING_ENTITIES, MISSING_TABLES } from '../webhooks.messages';
+import { ASYNC_COMMIT, MISSING_ENTITIES, MISSING_TABLES } from './schema.messages';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { guardNewConnections } from './connection-errors';
 import { checkTables } from './schema-check';

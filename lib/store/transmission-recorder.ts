@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 import { EntityManager } from 'typeorm';
 import { LockWaitTimeout } from './connection-lock';
 import { InboxRecorder } from './inbox-recorder';
 import { StoreConnection } from './store-connection';
-import { NewTransmission, RecordedTransmission } from './webhook-store.interface';
+import { NewTransmission, RecordedTransmission } from './webhook-store.port';
 
 /** Least time between two prunes of one endpoint's transmissions. */
 const PRUNE_INTERVAL_MS = 3_600_000;

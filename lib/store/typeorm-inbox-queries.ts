@@ -15,7 +15,7 @@ import type {
   WebhookEventFilter,
   WebhookEventSummary,
   WebhookInboxStats,
-} from './ports/inbox-queries.interface';
+} from './ports/inbox-queries.port';
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';

@@ -7,7 +7,7 @@ import { InboxClaims } from './inbox-claims';
 import { InboxNotifications } from './inbox-notifications';
 import { InboxRecorder } from './inbox-recorder';
 import { TransmissionRecorder } from './transmission-recorder';
-import type { InboxQueries } from './ports/inbox-queries.interface';
+import type { InboxQueries } from './ports/inbox-queries.port';
 import { StoreConnection } from './store-connection';
 import { openStore } from './store-startup';
 import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
@@ -24,7 +24,7 @@ import {
   RecordResult,
   RecordedTransmission,
   WebhookStore,
-} from './webhook-store.interface';
+} from './webhook-store.port';
 
 /** How the store is set up beyond its data source. */
 export interface TypeOrmWebhookStoreOptions {

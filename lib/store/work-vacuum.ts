@@ -1,4 +1,4 @@
-import { SafeLogger } from '../observability/safe-logger';
+import { SafeLogger } from '../telemetry/safe-logger';
 import { StoreConnection } from './store-connection';
 import { WORK_VACUUM_FAILED } from './work-vacuum.messages';
 

@@ -1,4 +1,3 @@
-import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { SignedDelivery } from '../providers/signed-delivery';
 
@@ -22,6 +21,14 @@ export interface WebhookTestClientOptions {
 }
 
 /**
+ * An app the client can make listen: a Nest application (`INestApplication`) has this shape.
+ */
+export interface WebhookTestApplication {
+  getHttpServer(): unknown;
+  listen(port: number, hostname: string): Promise<unknown>;
+}
+
+/**
  * Sends signed deliveries to a running app over real HTTP, the way the provider would:
  * the exact body bytes, the provider's headers, no redirects followed.
  * @example
@@ -39,7 +46,7 @@ export class WebhookTestClient {
    * not listen yet) or the base URL of a running one, e.g. `http://127.0.0.1:3000`.
    */
   constructor(
-    private readonly target: INestApplication | string,
+    private readonly target: WebhookTestApplication | string,
     options: WebhookTestClientOptions = {},
   ) {
     this.path = (options.path ?? 'webhooks').replace(/^\/+|\/+$/g, '');

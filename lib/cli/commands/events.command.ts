@@ -1,7 +1,7 @@
-import type { WebhookEventDetails } from '../../admin/webhook-admin.service';
-import { dedupFloorFor } from '../../retention/provider-retry-horizons';
-import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../retention/retention.messages';
-import type { WebhookEventSummary } from '../../store/ports/inbox-queries.interface';
+import type { WebhookEventDetails } from '../../admin/webhook-admin';
+import { dedupFloorFor } from '../../providers/provider-retry-horizons';
+import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../options/retention.messages';
+import type { WebhookEventSummary } from '../../store/ports/inbox-queries.port';
 import { REPLAYABLE_STATUSES, WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
 import {
   DATABASE_OPTIONS,
@@ -15,7 +15,7 @@ import {
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
-import { safeText } from '../../observability/safe-text';
+import { safeText } from '../../telemetry/safe-text';
 import { CliInbox, databaseTarget, openInbox } from '../database';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '../event-filter';
 import { ProgressReporter } from '../progress';

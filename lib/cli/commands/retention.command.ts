@@ -1,12 +1,12 @@
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { TypeOrmIdempotencyStore } from '../../idempotency/typeorm-idempotency.store';
-import { MIN_DEDUP_DAYS } from '../../retention/provider-retry-horizons';
+import { MIN_DEDUP_DAYS } from '../../providers/provider-retry-horizons';
 import {
   DEFAULT_PROCESSED_DAYS,
   DEFAULT_RETENTION_BATCH_SIZE,
   resolveRetentionOptions,
-} from '../../retention/retention-options';
-import { WebhookRetention } from '../../retention/webhook-retention.service';
+} from '../../options/retention-options';
+import { WebhookRetention } from '../../retention/webhook-retention';
 import { DATABASE_OPTIONS, flagOption, integerOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliUsageError, EXIT_OK } from '../cli-errors';

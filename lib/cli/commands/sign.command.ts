@@ -4,7 +4,7 @@ import { flagOption, integerOption, OptionSpecs, ParsedCommand, stringOption } f
 import { CLI_NAME, CliCommand, COMMON_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK } from '../cli-errors';
 import { CliIo, printExactJson, printJson, printLines } from '../cli-io';
-import { safeText } from '../../observability/safe-text';
+import { safeText } from '../../telemetry/safe-text';
 import { PROVIDER_DESCRIPTORS } from '../../providers/descriptors';
 import { PROVIDER_FLAG_NAMES, providerDescriptor, readFlagFile } from '../signing';
 

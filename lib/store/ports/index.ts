@@ -1,6 +1,6 @@
-export { InboxWriter } from './inbox-writer.interface';
-export { InboxWorker } from './inbox-worker.interface';
-export { InboxQueries } from './inbox-queries.interface';
+export { InboxWriter } from './inbox-writer.port';
+export { InboxWorker } from './inbox-worker.port';
+export { InboxQueries } from './inbox-queries.port';
 export type {
   DeletedEvents,
   InboxSampleRows,
@@ -10,4 +10,4 @@ export type {
   WebhookEventDetails,
   WebhookEventFilter,
   WebhookInboxStats,
-} from './inbox-queries.interface';
+} from './inbox-queries.port';

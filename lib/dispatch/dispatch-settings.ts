@@ -1,0 +1,22 @@
+import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import type { HandlerBatchSettings } from '../store/handler-batches';
+
+/** How claimed events run, every default filled in (`dispatch` of the module options). */
+export interface ResolvedDispatchOptions {
+  readonly enabled: boolean;
+  readonly concurrency: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Null: each handler run commits on its own. */
+  readonly batch: HandlerBatchSettings | null;
+}
+
+/** What the claim loop, the processor and a transport read of the resolved options. */
+export interface DispatchSettings {
+  readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
+  readonly dispatch: ResolvedDispatchOptions;
+}

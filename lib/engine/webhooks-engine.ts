@@ -1,0 +1,188 @@
+import { DataSource } from 'typeorm';
+import { WebhookAdmin } from '../admin/webhook-admin';
+import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
+import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
+import { OpenWebhookTransport } from '../dispatch/webhook-transport';
+import { systemClock } from '../dispatch/clock';
+import { sqlDialectOf } from '../store/sql-dialect';
+import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
+import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
+import type { WebhookDelivery } from '../ingress/webhook-delivery';
+import { WebhookIngress } from '../ingress/webhook-ingress';
+import { IngressAnswer } from '../ingress/ingress-answer';
+import { WebhooksModuleOptions } from '../options/webhooks-module-options.interface';
+import { InboxSampler } from '../observability/inbox-sampler';
+import { SafeLogger } from '../telemetry/safe-logger';
+import { WebhookAlertMonitor } from '../observability/webhook-alert.monitor';
+import { WebhookAlerts } from '../observability/webhook-alerts';
+import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import { WebhooksHealthIndicator } from '../observability/webhooks-health.indicator';
+import { WebhooksMetrics } from '../observability/webhooks-metrics';
+import { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
+import { ReconciliationService } from '../reconciliation/reconciliation';
+import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
+import { InboxSignal } from '../store/inbox-signal';
+import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
+import { WebhookTransactions } from '../store/webhook-transactions';
+import {
+  ResolvedWebhooksOptions,
+  resolveWebhooksOptions,
+} from '../options/webhooks-options.resolver';
+
+/** What the engine is built from. */
+export interface WebhooksEngineConfig {
+  /** The options `WebhooksModule.forRoot()` and `createWebhooksRouter()` take. */
+  readonly options: WebhooksModuleOptions;
+  /** The TypeORM data source holding the inbox (initialized). */
+  readonly dataSource: DataSource;
+  /** The app's source of unfinished payments, for reconciliation, looked up when it runs. */
+  readonly pendingPayments?: () => PendingPaymentsSource | undefined;
+  /** Expired idempotency records to purge with retention, when the app uses them. */
+  readonly idempotency?: ExpiringIdempotencyRecords | null;
+}
+
+/**
+ * The whole webhook engine, free of any HTTP framework: ingest (verify → store → answer), the
+ * worker, the handler registry, settlement, reconciliation, retention and observability, built
+ * from one set of options on one data source. The Nest module and the Express router are thin
+ * adapters over it: they read raw bytes, call {@link ingest}, write the answer, and register
+ * handlers in {@link registry}.
+ */
+export class WebhooksEngine {
+  readonly registry: WebhookHandlerRegistry;
+  readonly signal = new InboxSignal();
+  readonly telemetry = new WebhookTelemetry();
+  readonly ingress: WebhookIngress;
+  /** The in-process worker (idle when a transport runs the handlers). */
+  readonly dispatcher: WebhookDispatcher;
+  /** The transport running the handlers elsewhere (`dispatch.transport`), when one is set. */
+  readonly transport: OpenWebhookTransport | null;
+  readonly transactions: WebhookTransactions;
+  readonly admin: WebhookAdmin;
+  readonly reconciliation: ReconciliationService;
+  readonly retention: WebhookRetention;
+  readonly sampler: InboxSampler;
+  readonly health: WebhooksHealthIndicator;
+  /** Present always; registers metrics only when `observability.metrics` is on. */
+  readonly metrics: WebhooksMetrics;
+  /** Present always; raises alerts only when `observability.alerts` is configured. */
+  readonly alerts: WebhookAlerts;
+  private readonly alertMonitor: WebhookAlertMonitor;
+  private started = false;
+
+  private constructor(
+    readonly options: ResolvedWebhooksOptions,
+    readonly store: TypeOrmWebhookStore,
+    config: WebhooksEngineConfig,
+  ) {
+    this.registry = new WebhookHandlerRegistry(options.endpoints.keys(), [
+      ...[...options.endpoints.values()].map((endpoint) => endpoint.provider.kind),
+      ...PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind),
+    ]);
+    this.ingress = new WebhookIngress(options, store, this.registry, this.signal, this.telemetry);
+    const logger = new SafeLogger('WebhookDispatcher');
+    const processor = new WebhookEventProcessor(
+      store,
+      this.registry,
+      options,
+      this.telemetry,
+      logger,
+    );
+    this.dispatcher = new WebhookDispatcher(store, processor, this.signal, options, logger);
+    this.transport =
+      options.dispatch.transport?.open({
+        worker: store,
+        processor,
+        signal: this.signal,
+        options,
+        database: sqlDialectOf(config.dataSource).kind,
+        logger,
+        clock: systemClock,
+      }) ?? null;
+    this.transactions = new WebhookTransactions(store);
+    this.admin = new WebhookAdmin(store.queries, this.signal);
+    this.reconciliation = new ReconciliationService(
+      options,
+      store,
+      this.registry,
+      this.signal,
+      config.pendingPayments ?? (() => undefined),
+    );
+    this.retention = new WebhookRetention(store.queries, options, config.idempotency);
+    this.sampler = new InboxSampler(store.queries, store, options, this.telemetry);
+    this.health = new WebhooksHealthIndicator(options, this.sampler, this.transport);
+    this.metrics = new WebhooksMetrics(options, this.telemetry, this.sampler, this.transport);
+    this.alerts = new WebhookAlerts(options);
+    this.alertMonitor = new WebhookAlertMonitor(options, this.telemetry, this.alerts, this.sampler);
+  }
+
+  /**
+   * Checks the options and the inbox's tables, and opens the store (on SQLite its own
+   * connection); nothing runs until {@link start}.
+   * @throws WebhookConfigurationError naming the fix
+   */
+  static async create(config: WebhooksEngineConfig): Promise<WebhooksEngine> {
+    const options = resolveWebhooksOptions(config.options);
+    const store = new TypeOrmWebhookStore(config.dataSource, {
+      storeTimeoutMs: options.storeTimeoutMs,
+      ...options.storage,
+      ...(options.dispatch.batch ? { handlerBatches: options.dispatch.batch } : {}),
+    });
+    await store.initialize();
+    try {
+      return new WebhooksEngine(options, store, config);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  /** Verifies, stores and answers one delivery; see {@link WebhookIngress.ingest}. */
+  ingest(delivery: WebhookDelivery): Promise<IngressAnswer> {
+    return this.ingress.ingest(delivery);
+  }
+
+  /**
+   * Starts what runs in the background: metrics and alerts listening, the reconciliation and
+   * retention schedules, and the worker or the transport (unless `dispatch.enabled` is false).
+   * Call it once the handlers are registered. Waits for no broker: a transport whose broker is
+   * down keeps the events in the inbox until it answers.
+   */
+  async start(): Promise<void> {
+    if (this.started) {
+      return;
+    }
+    this.started = true;
+    this.metrics.start();
+    this.alertMonitor.start();
+    this.reconciliation.start();
+    this.retention.start();
+    if (!this.options.dispatch.enabled) {
+      return;
+    }
+    if (this.transport) {
+      await this.transport.start();
+    } else {
+      this.dispatcher.start();
+    }
+  }
+
+  /**
+   * Stops the background work: schedules and listeners at once, then the worker, which lets
+   * running handlers finish (up to `dispatch.shutdownTimeoutMs`) and gives the rest back.
+   */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.alertMonitor.stop();
+    this.reconciliation.stop();
+    this.metrics.stop();
+    this.sampler.stop();
+    await Promise.all([this.dispatcher.stop(), this.transport?.stop(), this.retention.stop()]);
+  }
+
+  /** Closes what the store opened of its own (on SQLite its connection); the app's data source stays open. */
+  async close(): Promise<void> {
+    await this.transport?.close();
+    await this.store.close();
+  }
+}

@@ -1,0 +1,25 @@
+/** Error texts of reading a delivery's raw body. Each one names the fix. */
+
+export const RAW_BODY_MISSING = (contentType: string | undefined) =>
+  `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) is not available, ` +
+  'so the webhook signature cannot be checked. Create the app with ' +
+  '`NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify) and keep the JSON and ' +
+  'urlencoded body parsers enabled; Nest keeps the raw bytes of JSON and urlencoded bodies only, ' +
+  'so configure the provider to send one of those.';
+
+export const RAW_BODY_PARSED_BY_APP = (contentType: string | undefined, platform: string) =>
+  `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) was consumed by a ` +
+  'body parser the app registers itself, ' +
+  (platform === 'fastify'
+    ? "most likely a content type parser added with `addContentTypeParser()` in place of Nest's, "
+    : "most likely a global `app.use(express.json())` (or `bodyParser.json()`), which runs before Nest's own parser, ") +
+  'so the bytes `rawBody: true` keeps never reach the module and the webhook signature cannot be ' +
+  'checked. ' +
+  (platform === 'fastify'
+    ? 'Register that parser with `app.useBodyParser(contentType, options, parser)` instead, which keeps the raw bytes.'
+    : "Remove it and give its options to Nest instead, e.g. `app.useBodyParser('json', { limit: '1mb' })`, which keeps the raw bytes.");
+
+/** Appended to {@link RAW_BODY_MISSING} when the app's `rawBody` option cannot be read. */
+export const RAW_BODY_OR_APP_PARSER =
+  'If the app is created with it, a body parser the app registers itself (such as a global ' +
+  "`app.use(express.json())`) consumed the body first: remove it and use `app.useBodyParser('json', options)`.";

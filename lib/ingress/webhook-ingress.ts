@@ -1,0 +1,390 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { assertEventNotOlderThan } from '../core/timestamp-window';
+import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
+import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
+import { notificationsOf } from '../providers/notifications';
+import {
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+} from '../providers/webhook-provider.interface';
+import { InboxSignal } from '../store/inbox-signal';
+import { InboxWriter } from '../store/ports/inbox-writer.port';
+import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/webhook-store.port';
+import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
+import { WebhookRefusal } from './webhook-refusal';
+import { sanitizeHeaders } from './sanitize-headers';
+import { otherBodyMessage, transmissionOf } from './signed-transmissions';
+import { dedupHorizonDays } from '../options/retention-options';
+import { EVENT_OLDER_THAN_DEDUP } from '../options/retention.messages';
+import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import { SafeLogger } from '../telemetry/safe-logger';
+import type { VerifiedDelivery, WebhookDelivery, WebhookDeliveryHead } from './webhook-delivery';
+
+/**
+ * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
+ * answer goes out as soon as the event is committed.
+ */
+export class WebhookIngress {
+  private readonly logger = new SafeLogger('WebhookIngress');
+
+  constructor(
+    private readonly options: ResolvedWebhooksOptions,
+    private readonly store: InboxWriter,
+    private readonly registry: WebhookHandlerRegistry,
+    private readonly signal: InboxSignal,
+    private readonly telemetry: WebhookTelemetry,
+  ) {}
+
+  /**
+   * Handles one delivery from raw bytes to the answer: verify, store, answer. Refusals (4xx,
+   * and 503 when the store fails) come back as answers too; only a bug throws.
+   */
+  async ingest(delivery: WebhookDelivery): Promise<IngressAnswer> {
+    try {
+      return acceptedAnswer(await this.receive(delivery));
+    } catch (error) {
+      if (error instanceof WebhookRefusal) {
+        return refusedAnswer(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Handles one delivery; returns the provider's success answer or throws a {@link WebhookRefusal}. */
+  async receive(delivery: WebhookDelivery): Promise<WebhookAcknowledgement> {
+    return this.commit(await this.verify(delivery));
+  }
+
+  /**
+   * The checks before anything is stored: endpoint, method, source, size, signature, envelope.
+   * Journals and throws the {@link WebhookRefusal} of a refused delivery; resolves to what `commit()`
+   * takes, so the bytes stored are the bytes verified.
+   */
+  async verify(delivery: WebhookDelivery): Promise<VerifiedDelivery> {
+    const refusal = this.refuseHead(delivery);
+    if (refusal) {
+      throw refusal;
+    }
+    const endpoint = this.options.endpoints.get(delivery.endpoint)!;
+    if (delivery.rawBody.length > endpoint.maxBodyBytes) {
+      this.journal(delivery, 'too_large', 413);
+      throw WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
+    }
+    const request = {
+      rawBody: delivery.rawBody,
+      headers: delivery.headers,
+      receivedAt: delivery.receivedAt,
+    };
+    let notifications: readonly NormalizedNotification[];
+    try {
+      await endpoint.provider.verify(request);
+      notifications = notificationsOf(endpoint.provider.normalize(request));
+      notifications.forEach((notification) => this.assertFresh(notification, delivery.receivedAt));
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) {
+        const decision =
+          error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';
+        this.journal(delivery, decision, 400, { reason: error.message });
+        throw WebhookRefusal.signature(error.message);
+      }
+      if (error instanceof WebhookPayloadError) {
+        this.journal(delivery, 'invalid', 400, { reason: error.message });
+        throw WebhookRefusal.payload(error.message);
+      }
+      throw error;
+    }
+    if (notifications.length === 0) {
+      this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
+      throw WebhookRefusal.payload('The delivery carries no notification');
+    }
+    const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
+    const events = notifications.map((notification) =>
+      this.newEvent(endpoint, delivery, notification, headers),
+    );
+    return { delivery, endpoint, events, transmission: transmissionOf(endpoint, delivery) };
+  }
+
+  /**
+   * Commits a verified delivery's events and returns the provider's success answer; 503 when
+   * the store fails or does not answer within `storeTimeoutMs`.
+   */
+  async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
+    const { delivery, endpoint, events } = verified;
+    if (verified.transmission) {
+      await this.checkTransmission(verified, verified.transmission);
+    }
+    let results: RecordResult[];
+    try {
+      results =
+        events.length === 1
+          ? [await this.store.record(events[0])]
+          : await this.store.recordAll(events);
+    } catch (error) {
+      this.journal(delivery, 'store_failed', 503, {
+        eventIds: events.map((event) => event.eventId),
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw WebhookRefusal.storeUnavailable();
+    }
+    let fresh = 0;
+    results.forEach((result, i) => {
+      const event = events[i];
+      if (result.duplicate && !result.sameBody) {
+        this.logger.warn(
+          `Re-delivery of ${endpoint.name}/${event.eventId} has a different body than the stored one; ` +
+            'the stored event is kept and the delivery acknowledged',
+        );
+      }
+      if (!result.duplicate && event.status === 'pending') {
+        fresh += 1;
+      }
+    });
+    const decision: DeliveryDecision =
+      fresh > 0
+        ? 'accepted'
+        : results.every((result) => result.duplicate)
+          ? 'duplicate'
+          : 'ignored';
+    this.journal(delivery, decision, endpoint.acknowledgement.status, {
+      provider: endpoint.provider.kind,
+      eventIds: events.map((event) => event.eventId),
+      types: events.map((event) => event.type),
+      paymentRefs: events.flatMap((event) => (event.paymentRef === null ? [] : [event.paymentRef])),
+    });
+    if (fresh > 0) {
+      this.signal.notify();
+    }
+    return endpoint.acknowledgement;
+  }
+
+  /**
+   * Remembers the body a signed transmission came with; refuses (400) another body under a
+   * transmission id already seen, 503 when the store cannot tell.
+   */
+  private async checkTransmission(
+    { delivery, endpoint, events }: VerifiedDelivery,
+    transmission: NewTransmission,
+  ): Promise<void> {
+    const eventIds = events.map((event) => event.eventId);
+    let sameBody: boolean;
+    try {
+      ({ sameBody } = await this.store.recordTransmission(transmission));
+    } catch (error) {
+      this.journal(delivery, 'store_failed', 503, {
+        eventIds,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw WebhookRefusal.storeUnavailable();
+    }
+    if (!sameBody) {
+      const reason = otherBodyMessage(endpoint, transmission.transmissionId);
+      this.journal(delivery, 'rejected_signature', 400, { eventIds, reason });
+      throw WebhookRefusal.signature(reason);
+    }
+  }
+
+  /**
+   * Refuses an event whose signed time is older than dedup keys are kept. A genuine retry is
+   * never that old: the dedup window outlives every configured provider's retry horizon.
+   * @throws WebhookVerificationError
+   */
+  private assertFresh(notification: NormalizedNotification, receivedAt: Date): void {
+    if (!notification.occurredAtSigned || notification.occurredAt === undefined) {
+      return;
+    }
+    const horizonDays = dedupHorizonDays(this.options.retention);
+    assertEventNotOlderThan(notification.occurredAt, receivedAt, horizonDays * 86_400, (age) =>
+      EVENT_OLDER_THAN_DEDUP(age, horizonDays),
+    );
+  }
+
+  /**
+   * What can be refused from the head alone, for an adapter to answer before it reads a byte
+   * of the body: 404 for an unknown endpoint, 405 for a method its provider does not deliver
+   * with (the refusal carries `allow`), 403 for a source outside its allowlist, 413 for a
+   * declared `Content-Length` over its `maxBodyBytes`. Journals the refusal it returns;
+   * undefined when the body is to be read.
+   */
+  refuseHead(head: WebhookDeliveryHead): WebhookRefusal | undefined {
+    const endpoint = this.options.endpoints.get(head.endpoint);
+    if (!endpoint) {
+      this.journal(head, 'unknown_endpoint', 404);
+      return WebhookRefusal.unknownEndpoint(head.endpoint);
+    }
+    const methods: readonly string[] = endpoint.provider.methods ?? ['POST'];
+    const method = head.method ?? 'POST';
+    if (!methods.includes(method)) {
+      this.journal(head, 'method_not_allowed', 405);
+      return WebhookRefusal.methodNotAllowed(endpoint.name, method, methods);
+    }
+    const refusal = this.refuseSource(head);
+    if (refusal) {
+      return refusal;
+    }
+    const declared = declaredLengthOf(head.headers['content-length']);
+    if (declared !== undefined && declared > endpoint.maxBodyBytes) {
+      this.journal(head, 'too_large', 413, { reason: `Content-Length ${declared}` });
+      return WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
+    }
+    return undefined;
+  }
+
+  /**
+   * Journals a refusal met while reading the body (413 past `maxBodyBytes`, 408 past
+   * `bodyTimeoutMs`) and returns it; other refusals (the raw bytes unavailable) as they are.
+   */
+  bodyRefused(head: WebhookDeliveryHead, refusal: WebhookRefusal): WebhookRefusal {
+    if (refusal.kind === 'too_large' || refusal.kind === 'body_timeout') {
+      this.journal(head, refusal.kind, refusal.status);
+    }
+    return refusal;
+  }
+
+  /**
+   * The source allowlist alone, for an adapter that checks it before reading the body: journals
+   * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
+   * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
+   */
+  refuseSource(head: WebhookDeliveryHead): WebhookRefusal | undefined {
+    const endpoint = this.options.endpoints.get(head.endpoint);
+    const methods: readonly string[] = endpoint?.provider.methods ?? ['POST'];
+    if (
+      !endpoint?.allowedSources ||
+      !methods.includes(head.method ?? 'POST') ||
+      endpoint.allowedSources.allows(head.sourceIp)
+    ) {
+      return undefined;
+    }
+    this.journal(head, 'rejected_ip', 403);
+    return WebhookRefusal.sourceForbidden();
+  }
+
+  private newEvent(
+    endpoint: WebhookEndpoint,
+    delivery: WebhookDelivery,
+    notification: NormalizedNotification,
+    headers: Record<string, string>,
+  ): NewWebhookEvent {
+    const wanted =
+      this.registry.match({
+        endpoint: endpoint.name,
+        provider: endpoint.provider.kind,
+        type: notification.type,
+        nativeType: notification.nativeType,
+      }).length > 0;
+    const rawBody =
+      notification.storedBody === undefined
+        ? delivery.rawBody
+        : Buffer.from(notification.storedBody, 'utf8');
+    return {
+      endpoint: endpoint.name,
+      provider: endpoint.provider.kind,
+      eventId: notification.eventId,
+      type: notification.type,
+      nativeType: notification.nativeType,
+      paymentRef: notification.paymentRef ?? null,
+      merchantRef: notification.merchantRef ?? null,
+      amount: notification.amount ?? null,
+      currency: notification.currency ?? null,
+      paymentStatus: notification.status ?? null,
+      occurredAt: storableDate(notification.occurredAt),
+      receivedAt: delivery.receivedAt,
+      rawBody,
+      bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+      headers,
+      status: wanted ? 'pending' : 'ignored',
+    };
+  }
+
+  private journal(
+    delivery: WebhookDeliveryHead,
+    decision: DeliveryDecision,
+    status: number,
+    extra: Partial<
+      Pick<DeliveryRecord, 'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'reason'>
+    > = {},
+  ): void {
+    const record: DeliveryRecord = {
+      requestId: requestIdOf(delivery.headers),
+      endpoint: delivery.endpoint,
+      provider: extra.provider ?? this.options.endpoints.get(delivery.endpoint)?.provider.kind,
+      decision,
+      status,
+      latencyMs: Date.now() - delivery.receivedAt.getTime(),
+      sourceIp: delivery.sourceIp,
+      receivedAt: delivery.receivedAt,
+      ...extra,
+    };
+    // NOTE: the logger masks card numbers and escapes control characters in every value.
+    const entry = {
+      requestId: record.requestId,
+      endpoint: record.endpoint,
+      provider: record.provider,
+      decision,
+      status,
+      latencyMs: record.latencyMs,
+      sourceIp: record.sourceIp,
+      ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
+      ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
+    };
+    const format = this.options.observability.journal;
+    if (format !== false) {
+      const message = format === 'line' ? journalLine(entry) : entry;
+      if (status >= 500) {
+        this.logger.error(message);
+      } else if (status >= 400) {
+        this.logger.warn(message);
+      } else {
+        this.logger.log(message);
+      }
+    }
+    this.telemetry.delivery(record);
+  }
+}
+
+/** Event times outside these are nonsense from the sender and would not fit every database. */
+const EARLIEST_EVENT_TIME = Date.UTC(1970, 0, 1);
+const LATEST_EVENT_TIME = Date.UTC(9999, 11, 31);
+
+/** The provider's event time when it is a plausible one, otherwise unknown. */
+function storableDate(value: Date | undefined): Date | null {
+  const time = value?.getTime();
+  return time !== undefined && time >= EARLIEST_EVENT_TIME && time <= LATEST_EVENT_TIME
+    ? value!
+    : null;
+}
+
+/** A `Content-Length` as a number of bytes, when it is one. */
+function declaredLengthOf(value: string | undefined): number | undefined {
+  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id when it is a plain token, otherwise a fresh one. */
+function requestIdOf(headers: Readonly<Record<string, string | undefined>>): string {
+  const given = headers['x-request-id']?.trim();
+  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** A bare `key=value` value: anything else is written as a JSON string. */
+const BARE_VALUE = /^[\w.:/@+,-]+$/;
+
+/**
+ * A journal record as one `key=value` line in the record's order, leaving out what it does not
+ * know; a value with spaces, quotes, `=` or control characters is JSON-quoted (logfmt).
+ */
+function journalLine(entry: Readonly<Record<string, unknown>>): string {
+  const fields: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    if (value === undefined || value === null) {
+      continue;
+    }
+    const text = String(value);
+    fields.push(`${key}=${BARE_VALUE.test(text) ? text : JSON.stringify(text)}`);
+  }
+  return fields.join(' ');
+}

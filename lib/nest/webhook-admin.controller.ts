@@ -1,0 +1,137 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  BadRequestException,
+  Body,
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  ForbiddenException,
+  Get,
+  HttpCode,
+  HttpException,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Type,
+  UnsupportedMediaTypeException,
+  UseGuards,
+} from '@nestjs/common';
+import { refuseAdminWrite } from '../admin/admin-write-check';
+import type { WebhookAdminRoutesOptions } from './webhooks-module-extras';
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { WebhookAdmin } from '../admin/webhook-admin';
+import {
+  WebhookAdminFilterQuery,
+  WebhookAdminRequestError,
+  WebhookAdminRequests,
+  WebhookAdminSettleBody,
+} from '../admin/webhook-admin.requests';
+
+/** Nest's exception for a refused admin request, with the rule as its message. */
+function refusal(status: WebhookAdminRequestError['status'], message: string): HttpException {
+  switch (status) {
+    case 403:
+      return new ForbiddenException(message);
+    case 404:
+      return new NotFoundException(message);
+    case 415:
+      return new UnsupportedMediaTypeException(message);
+    default:
+      return new BadRequestException(message);
+  }
+}
+
+/** The request's result, with a refused request as Nest's 400 or 404 exception. */
+async function answer<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WebhookAdminRequestError) {
+      throw refusal(error.status, error.message);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Lets a state-changing admin request through only when it is JSON and not cross-site (see
+ * `refuseAdminWrite()`). It runs after the app's guards.
+ */
+class WebhookAdminWriteGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders }>();
+    const refused = refuseAdminWrite(request.headers);
+    if (refused) {
+      throw refusal(refused.status, refused.message);
+    }
+    return true;
+  }
+}
+
+const WRITE_GUARD = new WebhookAdminWriteGuard();
+
+/**
+ * Builds the optional admin routes over `WebhookAdmin`, mounted only when the app gives guards:
+ * `GET /{path}/events`, `GET /{path}/events/:id`, `POST /{path}/events/:id/redeliver`,
+ * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `GET /{path}/stats`. The POST routes
+ * take `Content-Type: application/json` only and refuse cross-site requests.
+ * @throws WebhookConfigurationError when no guard is given.
+ */
+export function createWebhookAdminController(options: WebhookAdminRoutesOptions): Type<unknown> {
+  if (!Array.isArray(options?.guards) || options.guards.length === 0) {
+    throw new WebhookConfigurationError(
+      'The webhook admin routes replay and settle payment events: mount them only behind your own ' +
+        'guard, e.g. admin: { guards: [AdminGuard] }, or leave admin out.',
+    );
+  }
+  const path = (options.path ?? 'webhooks-admin').replace(/^\/+|\/+$/g, '');
+
+  @Controller(path)
+  @UseGuards(...options.guards)
+  class WebhookAdminController {
+    private readonly requests: WebhookAdminRequests;
+
+    constructor(admin: WebhookAdmin) {
+      this.requests = new WebhookAdminRequests(admin);
+    }
+
+    @Get('events')
+    list(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.list(query));
+    }
+
+    @Get('events/:id')
+    show(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.show(id));
+    }
+
+    @Post('events/:id/redeliver')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    redeliver(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.redeliver(id));
+    }
+
+    @Post('events/:id/settle')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    settle(@Param('id', ParseUUIDPipe) id: string, @Body() body: WebhookAdminSettleBody) {
+      return answer(() => this.requests.settle(id, body));
+    }
+
+    @Post('replay')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    replay(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.replay(query));
+    }
+
+    @Get('stats')
+    stats() {
+      return answer(() => this.requests.stats());
+    }
+  }
+  return WebhookAdminController;
+}

@@ -1,0 +1,18 @@
+/** Error texts of the module options. Each one says what is wrong and how to fix it. */
+
+export const NO_ENDPOINTS =
+  'WebhooksModule needs at least one endpoint: pass `endpoints: [stripeEndpoint({ name, secret }), ...]`.';
+
+export const DUPLICATE_ENDPOINT = (name: string) =>
+  `Two webhook endpoints are named "${name}": each endpoint needs a unique \`name\` (it is the last URL segment).`;
+
+export const NOT_AN_ENDPOINT = (index: number) =>
+  `endpoints[${index}] is not an endpoint configuration: build each one with a factory such as ` +
+  'stripeEndpoint({ name, secret }), standardWebhooksEndpoint(...), qvardEndpoint(...) or hmacEndpoint(...).';
+
+export const INVALID_OPTION = (option: string, rule: string, value: unknown) =>
+  `WebhooksModule option \`${option}\` must be ${rule} (got ${JSON.stringify(value)}).`;
+
+export const UNKNOWN_SILENCE_ENDPOINT = (name: string, configured: readonly string[]) =>
+  `WebhooksModule option \`observability.expectDeliveryWithin\` names endpoint "${name}", which is ` +
+  `not configured (endpoints: ${configured.join(', ')}). Use the endpoint's \`name\`.`;

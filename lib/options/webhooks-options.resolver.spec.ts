@@ -1,0 +1,94 @@
+import { WebhookConfigurationError } from '../core/webhook-errors';
+import { qvardEndpoint, stripeEndpoint } from '../providers/endpoints';
+import { resolveWebhooksOptions } from './webhooks-options.resolver';
+
+describe('resolveWebhooksOptions', () => {
+  const stripe = stripeEndpoint({ name: 'stripe', secret: 'whsec_abc' });
+
+  it('fills every default', () => {
+    const resolved = resolveWebhooksOptions({ endpoints: [stripe] });
+    expect(resolved.endpoints.get('stripe')).toBe(stripe);
+    expect(resolved.dispatch).toEqual({
+      enabled: true,
+      concurrency: 4,
+      pollIntervalMs: 1000,
+      leaseMs: 30_000,
+      shutdownTimeoutMs: 10_000,
+      maxAttempts: 25,
+      baseDelayMs: 5000,
+      maxDelayMs: 10_800_000,
+      transport: null,
+      batch: null,
+    });
+    expect(resolved.trustProxy).toBe(false);
+    expect(resolved.storeTimeoutMs).toBe(2000);
+    expect(resolved.storage).toEqual({ preparedStatements: true, vacuumWorkEvery: 10_000 });
+  });
+
+  it('fills the defaults of dispatch.batch: true and keeps what is given', () => {
+    const batch = (value: unknown) =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { batch: value as never } }).dispatch
+        .batch;
+    expect(batch(true)).toEqual({ size: 8, waitMs: 2, handlerBoundMs: 250 });
+    expect(batch(false)).toBeNull();
+    expect(batch({ size: 16, waitMs: 0 })).toEqual({ size: 16, waitMs: 0, handlerBoundMs: 250 });
+  });
+
+  it.each([
+    ['yes', 'dispatch.batch'],
+    [{ size: 0 }, 'dispatch.batch.size'],
+    [{ waitMs: -1 }, 'dispatch.batch.waitMs'],
+    [{ handlerBoundMs: 1.5 }, 'dispatch.batch.handlerBoundMs'],
+  ])('refuses dispatch.batch %j, naming %s', (value, option) => {
+    expect(() =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { batch: value as never } }),
+    ).toThrow(new RegExp(`\`${option.replace(/\./g, '\\.')}\``));
+  });
+
+  it.each([100, 2500, 30_000])('takes a storeTimeoutMs of %j', (storeTimeoutMs) => {
+    expect(resolveWebhooksOptions({ endpoints: [stripe], storeTimeoutMs }).storeTimeoutMs).toBe(
+      storeTimeoutMs,
+    );
+  });
+
+  it.each([0, -1, 2, 99, 1500.5, 30_001, 2_000_000, '2000', Number.NaN])(
+    'refuses a storeTimeoutMs of %j, naming the range in milliseconds',
+    (storeTimeoutMs) => {
+      const resolve = () =>
+        resolveWebhooksOptions({ endpoints: [stripe], storeTimeoutMs } as never);
+      expect(resolve).toThrow(WebhookConfigurationError);
+      expect(resolve).toThrow(
+        /`storeTimeoutMs` must be a whole number of milliseconds from 100 to 30000/,
+      );
+    },
+  );
+
+  it('keeps two endpoints of one kind side by side', () => {
+    const live = stripeEndpoint({ name: 'stripe-live', secret: 'whsec_live' });
+    const test = stripeEndpoint({ name: 'stripe-test', secret: 'whsec_test' });
+    expect([...resolveWebhooksOptions({ endpoints: [live, test] }).endpoints.keys()]).toEqual([
+      'stripe-live',
+      'stripe-test',
+    ]);
+  });
+
+  it.each([
+    [{ endpoints: [] }, /at least one endpoint/],
+    [{ endpoints: [stripe, qvardEndpoint({ name: 'stripe', secret: 'x' })] }, /unique `name`/],
+    [{ endpoints: [{ name: 'stripe' }] }, /stripeEndpoint\(\{ name, secret \}\)/],
+    [{ endpoints: [stripe], dispatch: { concurrency: 0 } }, /dispatch.concurrency/],
+    [{ endpoints: [stripe], dispatch: { retry: { maxAttempts: 1.5 } } }, /maxAttempts/],
+    [
+      { endpoints: [stripe], dispatch: { retry: { baseDelayMs: 10, maxDelayMs: 5 } } },
+      /maxDelayMs/,
+    ],
+    [{ endpoints: [stripe], storage: { sqliteIntakePath: ' ' } }, /storage.sqliteIntakePath/],
+    [
+      { endpoints: [stripe], storage: { preparedStatements: 'no' as unknown as boolean } },
+      /storage.preparedStatements/,
+    ],
+  ])('refuses %j with a message naming the fix', (options, message) => {
+    expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
+    expect(() => resolveWebhooksOptions(options as never)).toThrow(message);
+  });
+});
