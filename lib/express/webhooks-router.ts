@@ -112,7 +112,7 @@ export async function createWebhooksRouter(
 
 function routerOf(engine: WebhooksEngine): WebhooksRouter {
   let stopped: Promise<void> | undefined;
-  const receive = deliveryHandler(() => engine.ingress, engine.options);
+  const receive = deliveryHandler(() => engine.ingress);
   const router: RequestHandler = (request, response, next) => receive(request, response, next);
   return Object.assign(router, {
     engine,

@@ -6,14 +6,11 @@ import {
 } from './ingress.messages';
 import { BodyBounds, readBodyStream } from './body-stream';
 import { WebhookRefusal } from './webhook-refusal';
-import { SafeLogger } from '../telemetry/safe-logger';
 
 interface RequestWithRawBody {
   rawBody?: Buffer;
   raw?: IncomingMessage;
 }
-
-const logger = new SafeLogger('WebhookIngress');
 
 /** How the app hands request bodies over, for the message when the raw bytes are missing. */
 export interface RawBodySetup {
@@ -52,9 +49,7 @@ export async function readRawBody(
     // the sender's choice, not the app's configuration, so a 4xx and no error log.
     throw WebhookRefusal.unsupportedMediaType(contentType);
   }
-  const message = rawBodyMissingMessage(contentType, setup);
-  logger.error(message);
-  throw WebhookRefusal.rawBodyUnavailable(message);
+  throw WebhookRefusal.rawBodyUnavailable(rawBodyMissingMessage(contentType, setup));
 }
 
 /**

@@ -20,6 +20,7 @@ import { dedupHorizonDays } from '../options/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../options/retention.messages';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { SafeLogger } from '../telemetry/safe-logger';
+import type { BodyBounds } from './body-stream';
 import type { VerifiedDelivery, WebhookDelivery, WebhookDeliveryHead } from './webhook-delivery';
 
 /**
@@ -240,6 +241,17 @@ export class WebhookIngress {
       this.journal(head, refusal.kind, refusal.status);
     }
     return refusal;
+  }
+
+  /** How much of a body `endpoint` takes, and for how long; a configured endpoint's name. */
+  bodyBounds(endpoint: string): BodyBounds {
+    const { maxBodyBytes, bodyTimeoutMs } = this.options.endpoints.get(endpoint)!;
+    return { limit: maxBodyBytes, timeoutMs: bodyTimeoutMs };
+  }
+
+  /** Whether a sender's address is the platform's `ip` (behind a trusted proxy) or the socket's peer. */
+  get trustProxy(): boolean {
+    return this.options.trustProxy;
   }
 
   /**

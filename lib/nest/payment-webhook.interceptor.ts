@@ -6,7 +6,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { from, Observable } from 'rxjs';
-import { PlatformDeliveries } from './platform-deliveries';
+import { PlatformDeliveries, PlatformRequest } from './platform-deliveries';
 import { takeVerified } from './verified-requests';
 
 /**
@@ -22,11 +22,12 @@ export class PaymentWebhookInterceptor implements NestInterceptor<unknown, void>
 
   intercept(context: ExecutionContext, _next: CallHandler): Observable<void> {
     const http = context.switchToHttp();
-    const verified = takeVerified(http.getRequest<object>());
+    const request = http.getRequest<PlatformRequest>();
+    const verified = takeVerified(request);
     if (!verified || !this.deliveries) {
       // NOTE: unreachable through @PaymentWebhook(), which puts the guard in front.
       throw new Error('PaymentWebhookInterceptor runs only behind PaymentWebhookGuard');
     }
-    return from(this.deliveries.answer(verified, http.getResponse()));
+    return from(this.deliveries.answer(verified, request, http.getResponse()));
   }
 }

@@ -2,7 +2,8 @@ import { AbstractHttpAdapter, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { bodyStillComing, readingHere } from '../ingress/body-stream';
-import { flattenHeaders, RequestSource, sourceIpOf } from '../ingress/raw-body';
+import { deliveryHead } from '../ingress/delivery-flow';
+import { RequestSource, sourceIpOf } from '../ingress/raw-body';
 import type { WebhookDeliveryHead } from '../ingress/webhook-delivery';
 import { WebhookIngress } from '../ingress/webhook-ingress';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
@@ -153,7 +154,7 @@ export class WebhookHeadGate {
     raw: IncomingMessage,
     response: GateResponse,
   ): void {
-    const timeoutMs = this.options.endpoints.get(head.endpoint)!.bodyTimeoutMs;
+    const { timeoutMs } = this.ingress.bodyBounds(head.endpoint);
     const rawResponse = response.raw ?? (response as ServerResponse);
     if (!bodyStillComing(raw) || typeof rawResponse.once !== 'function') {
       return;
@@ -180,13 +181,11 @@ export class WebhookHeadGate {
     if (endpoint === undefined) {
       return undefined;
     }
-    return {
-      endpoint,
-      method,
-      headers: flattenHeaders(request.headers),
-      sourceIp: sourceIpOf(request, this.options.trustProxy),
-      receivedAt: new Date(),
-    };
+    const sourceIp = (trustProxy: boolean) => sourceIpOf(request, trustProxy);
+    return deliveryHead(
+      { endpoint, method, headers: request.headers, sourceIp },
+      this.ingress.trustProxy,
+    );
   }
 
   private answer(adapter: AbstractHttpAdapter, response: unknown, refusal: WebhookRefusal): void {

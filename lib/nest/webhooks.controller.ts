@@ -86,8 +86,7 @@ export function createWebhooksController(
       request: PlatformRequest,
       response: unknown,
     ): Promise<void> {
-      const verified = await this.deliveries.verify(endpoint, method, request, response);
-      await this.deliveries.answer(verified, response);
+      await this.deliveries.receive(endpoint, method, request, response);
     }
   }
   for (const decorator of decorators) {

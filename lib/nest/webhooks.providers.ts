@@ -178,19 +178,9 @@ function adapterProviders(path: string): Provider[] {
     },
     {
       provide: PlatformDeliveries,
-      useFactory: (
-        ingress: WebhookIngress,
-        options: ResolvedWebhooksOptions,
-        host: HttpAdapterHost,
-        moduleRef: ModuleRef,
-      ) =>
-        new PlatformDeliveries(
-          ingress,
-          options,
-          () => host.httpAdapter,
-          appKeepsRawBody(moduleRef),
-        ),
-      inject: [WebhookIngress, WEBHOOKS_RESOLVED_OPTIONS, HttpAdapterHost, ModuleRef],
+      useFactory: (ingress: WebhookIngress, host: HttpAdapterHost, moduleRef: ModuleRef) =>
+        new PlatformDeliveries(ingress, () => host.httpAdapter, appKeepsRawBody(moduleRef)),
+      inject: [WebhookIngress, HttpAdapterHost, ModuleRef],
     },
     PaymentWebhookRoutesExplorer,
     WebhooksStartupSummary,
