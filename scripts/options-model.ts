@@ -62,7 +62,14 @@ export class OptionsModel {
   ) {
     this.program = ts.createProgram(
       files.map((file) => path.join(root, file)),
-      { target: ts.ScriptTarget.ES2022, strict: true, experimentalDecorators: true, noEmit: true },
+      {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        moduleResolution: ts.ModuleResolutionKind.Node10,
+        strict: true,
+        experimentalDecorators: true,
+        noEmit: true,
+      },
     );
     this.checker = this.program.getTypeChecker();
   }

@@ -30,38 +30,7 @@ export {
   WebhookVerificationError,
 } from '../core/webhook-errors';
 
-export { stripeEndpoint } from '../providers/stripe/stripe.provider';
-export type { StripeEndpointOptions } from '../providers/stripe/stripe.provider';
-export { standardWebhooksEndpoint } from '../providers/standard-webhooks/standard-webhooks.provider';
-export type { StandardWebhooksEndpointOptions } from '../providers/standard-webhooks/standard-webhooks.provider';
-export { qvardEndpoint } from '../providers/qvard/qvard.provider';
-export type { QvardEndpointOptions } from '../providers/qvard/qvard.provider';
-export { hmacEndpoint } from '../providers/hmac/hmac.provider';
-export type { HmacEndpointOptions, HmacSignatureEncoding } from '../providers/hmac/hmac.provider';
-export { adyenEndpoint } from '../providers/adyen/adyen.provider';
-export type { AdyenEndpointOptions } from '../providers/adyen/adyen.provider';
-export {
-  yookassaEndpoint,
-  YOOKASSA_API_URL,
-  YOOKASSA_IP_RANGES,
-} from '../providers/yookassa/yookassa.provider';
-export type { YooKassaEndpointOptions } from '../providers/yookassa/yookassa.provider';
-export { tbankEndpoint } from '../providers/tbank/tbank.provider';
-export type { TBankEndpointOptions } from '../providers/tbank/tbank.provider';
-export { sberEndpoint } from '../providers/sber/sber.provider';
-export type { SberEndpointOptions } from '../providers/sber/sber.provider';
-export { yoomoneyEndpoint } from '../providers/yoomoney/yoomoney.provider';
-export type { YooMoneyEndpointOptions } from '../providers/yoomoney/yoomoney.provider';
-export { paypalEndpoint } from '../providers/paypal/paypal.provider';
-export type { PayPalEndpointOptions } from '../providers/paypal/paypal.provider';
-export type {
-  PayPalCertificateResolver,
-  PayPalCertificateResolverOptions,
-} from '../providers/paypal/paypal-certificate.resolver';
-export { paddleEndpoint } from '../providers/paddle/paddle.provider';
-export type { PaddleEndpointOptions } from '../providers/paddle/paddle.provider';
-export { squareEndpoint } from '../providers/square/square.provider';
-export type { SquareEndpointOptions } from '../providers/square/square.provider';
+export * from '../providers/catalog/express-entry';
 export { defineEndpoint } from '../providers/define-endpoint';
 export type { EndpointExtras } from '../providers/define-endpoint';
 export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';

@@ -1,68 +1,92 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { PROVIDER_DESCRIPTORS, descriptorNamed, descriptorOfKind } from './descriptors';
-import * as providers from './endpoints';
-import { PAYPAL_TEST_CA_PEM, PAYPAL_TEST_CERTIFICATE_PEM } from './paypal/paypal-test-certificate';
-import { WebhookEndpoint } from './webhook-provider.interface';
+import * as rootEndpoints from './endpoints';
+import { ProviderDescriptor } from './provider-descriptor.interface';
 
-/**
- * Each endpoint factory the package exports, built with the least it accepts, so its kind is the
- * factory's default. A new factory fails the first test until it is added here, and the second
- * until its kind has a descriptor.
- */
-const FACTORIES: Readonly<Record<string, () => WebhookEndpoint>> = {
-  stripeEndpoint: () => providers.stripeEndpoint({ name: 'stripe', secret: 'whsec_descriptors' }),
-  standardWebhooksEndpoint: () =>
-    providers.standardWebhooksEndpoint({
-      name: 'standard',
-      secret: `whsec_${Buffer.from('descriptors').toString('base64')}`,
-    }),
-  qvardEndpoint: () => providers.qvardEndpoint({ name: 'qvard', secret: 'qvard-descriptors' }),
-  hmacEndpoint: () => providers.hmacEndpoint({ name: 'hmac', secret: 'hmac-descriptors' }),
-  tbankEndpoint: () => providers.tbankEndpoint({ name: 'tbank', password: 'tbank-descriptors' }),
-  sberEndpoint: () => providers.sberEndpoint({ name: 'sber', callbackToken: 'sber-descriptors' }),
-  yoomoneyEndpoint: () =>
-    providers.yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: 'yoomoney-descriptors' }),
-  yookassaEndpoint: () =>
-    providers.yookassaEndpoint({ name: 'yookassa', verifyWithProvider: false }),
-  paypalEndpoint: () =>
-    providers.paypalEndpoint({
-      name: 'paypal',
-      webhookId: 'WH-DESCRIPTORS',
-      certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
-      trustedRoots: PAYPAL_TEST_CA_PEM,
-    }),
-  paddleEndpoint: () =>
-    providers.paddleEndpoint({ name: 'paddle', secret: 'pdl_ntfset_descriptors' }),
-  squareEndpoint: () =>
-    providers.squareEndpoint({
-      name: 'square',
-      signatureKey: 'square-descriptors',
-      notificationUrl: 'https://shop.example.test/webhooks/square',
-    }),
-  adyenEndpoint: () =>
-    providers.adyenEndpoint({
-      name: 'adyen',
-      hmacKey: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-    }),
-};
+/** What a provider folder's index.ts exports, by name. */
+type FolderExports = Readonly<Record<string, unknown>>;
 
-function exportedEndpointFactories(): string[] {
-  return Object.entries(providers)
+/** The provider folders: every folder here but the generated catalog/. */
+const FOLDERS = readdirSync(__dirname, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== 'catalog')
+  .map((entry) => entry.name)
+  .sort();
+
+function loadFolder(folder: string): FolderExports | undefined {
+  if (!existsSync(join(__dirname, folder, 'index.ts'))) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(join(__dirname, folder)) as FolderExports;
+}
+
+function isDescriptor(value: unknown): value is ProviderDescriptor {
+  const candidate = value as Partial<ProviderDescriptor> | null;
+  return typeof candidate?.kind === 'string' && typeof candidate.signing?.sign === 'function';
+}
+
+function endpointFactories(exports: FolderExports): string[] {
+  return Object.entries(exports)
     .filter(([name, value]) => typeof value === 'function' && /^[a-z]\w*Endpoint$/.test(name))
     .map(([name]) => name)
     .filter((name) => name !== 'defineEndpoint')
     .sort();
 }
 
+/** What is wrong with each folder: an index.ts with one endpoint factory and one descriptor. */
+function folderProblems(
+  folders: readonly string[],
+  load: (folder: string) => FolderExports | undefined,
+): string[] {
+  return folders.flatMap((folder) => {
+    const exports = load(folder);
+    if (!exports) return [`${folder}: no index.ts`];
+    const factories = endpointFactories(exports);
+    const descriptors = Object.values(exports).filter(isDescriptor);
+    return [
+      ...(factories.length === 1 ? [] : [`${folder}: ${factories.length} endpoint factories`]),
+      ...(descriptors.length === 1 ? [] : [`${folder}: ${descriptors.length} descriptors`]),
+    ];
+  });
+}
+
 describe('provider descriptors', () => {
-  it('knows every endpoint factory the package exports', () => {
-    expect(Object.keys(FACTORIES).sort()).toEqual(exportedEndpointFactories());
+  it('finds in every provider folder an index.ts with one endpoint factory and one descriptor', () => {
+    expect(FOLDERS.length).toBeGreaterThan(0);
+    expect(folderProblems(FOLDERS, loadFolder)).toEqual([]);
   });
 
-  it("has one descriptor per endpoint factory's kind, and none without a factory", () => {
-    const factoryKinds = Object.values(FACTORIES).map((build) => build().provider.kind);
-    const descriptorKinds = PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind);
-    expect([...descriptorKinds].sort()).toEqual([...factoryKinds].sort());
-    expect(new Set(descriptorKinds).size).toBe(descriptorKinds.length);
+  it('fails a folder whose index.ts exports no descriptor, or that has no index.ts', () => {
+    const acmeEndpoint = () => undefined;
+    const [acmeDescriptor] = PROVIDER_DESCRIPTORS;
+    const folders: Record<string, FolderExports> = {
+      whole: { acmeEndpoint, acmeDescriptor },
+      bare: { acmeEndpoint },
+    };
+    expect(folderProblems(['whole', 'bare', 'missing'], (folder) => folders[folder])).toEqual([
+      'bare: 0 descriptors',
+      'missing: no index.ts',
+    ]);
+  });
+
+  it("lists exactly the folders' descriptors, in folder order, each kind once", () => {
+    const expected = FOLDERS.map((folder) =>
+      Object.values(loadFolder(folder) ?? {}).find(isDescriptor),
+    );
+    expect(PROVIDER_DESCRIPTORS).toHaveLength(expected.length);
+    PROVIDER_DESCRIPTORS.forEach((descriptor, index) => expect(descriptor).toBe(expected[index]));
+    const kinds = PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind);
+    expect(new Set(kinds).size).toBe(kinds.length);
+  });
+
+  it("exports from the root entry every folder's endpoint factory, and no other", () => {
+    const folderFactories = FOLDERS.flatMap((folder) => {
+      const exports = loadFolder(folder) ?? {};
+      return endpointFactories(exports).map((name) => [name, exports[name]] as const);
+    });
+    expect(endpointFactories(rootEndpoints)).toEqual(folderFactories.map(([name]) => name).sort());
+    for (const [name, factory] of folderFactories) {
+      expect(rootEndpoints[name as keyof typeof rootEndpoints]).toBe(factory);
+    }
   });
 
   it('finds a descriptor by kind, and by kind or alias in any case', () => {

@@ -1,37 +1,15 @@
-import { adyenDescriptor } from './adyen/adyen.descriptor';
-import { hmacDescriptor } from './hmac/hmac.descriptor';
-import { paddleDescriptor } from './paddle/paddle.descriptor';
-import { paypalDescriptor } from './paypal/paypal.descriptor';
+import { PROVIDER_DESCRIPTORS } from './catalog/descriptors';
 import { ProviderDescriptor } from './provider-descriptor.interface';
-import { qvardDescriptor } from './qvard/qvard.descriptor';
-import { sberDescriptor } from './sber/sber.descriptor';
-import { squareDescriptor } from './square/square.descriptor';
-import { standardWebhooksDescriptor } from './standard-webhooks/standard-webhooks.descriptor';
-import { stripeDescriptor } from './stripe/stripe.descriptor';
-import { tbankDescriptor } from './tbank/tbank.descriptor';
-import { yookassaDescriptor } from './yookassa/yookassa.descriptor';
-import { yoomoneyDescriptor } from './yoomoney/yoomoney.descriptor';
 
 /**
- * One descriptor per built-in provider kind, in the order the CLI lists them. Retention reads
- * the retry horizons from here and the CLI's `sign`/`send` sign through it. A new provider adds
- * its folder (provider, signer, fixtures, descriptor), one line here and its exports in the
- * indexes; `descriptors.spec.ts` fails while an endpoint factory has no descriptor.
+ * One descriptor per provider folder, in the order the CLI lists them (by folder name).
+ * Retention reads the retry horizons from here and the CLI's `sign`/`send` sign through it.
+ * The list is generated: each folder's index.ts re-exports its descriptor, and
+ * `npm run providers:catalog` writes catalog/descriptors.ts from the folders, so a new provider
+ * adds its folder and regenerates the catalog. `npm run docs:check` fails while the catalog is
+ * stale, and `descriptors.spec.ts` while a folder has no descriptor.
  */
-export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
-  stripeDescriptor,
-  standardWebhooksDescriptor,
-  qvardDescriptor,
-  hmacDescriptor,
-  tbankDescriptor,
-  sberDescriptor,
-  yoomoneyDescriptor,
-  yookassaDescriptor,
-  paypalDescriptor,
-  paddleDescriptor,
-  squareDescriptor,
-  adyenDescriptor,
-];
+export { PROVIDER_DESCRIPTORS };
 
 /** The descriptor of a provider kind exactly as `WebhookProvider.kind` has it; none for custom kinds. */
 export function descriptorOfKind(kind: string): ProviderDescriptor | undefined {

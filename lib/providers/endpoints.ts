@@ -3,18 +3,7 @@
  * exports from `providers/`. Per-provider details (option types, status clients, constants,
  * native payload types) are in `./index.ts`, the `nestjs-payment-webhooks/providers` entry.
  */
-export { stripeEndpoint } from './stripe/stripe.provider';
-export { standardWebhooksEndpoint } from './standard-webhooks/standard-webhooks.provider';
-export { qvardEndpoint } from './qvard/qvard.provider';
-export { hmacEndpoint } from './hmac/hmac.provider';
-export { adyenEndpoint } from './adyen/adyen.provider';
-export { yookassaEndpoint } from './yookassa/yookassa.provider';
-export { tbankEndpoint } from './tbank/tbank.provider';
-export { sberEndpoint } from './sber/sber.provider';
-export { yoomoneyEndpoint } from './yoomoney/yoomoney.provider';
-export { paypalEndpoint } from './paypal/paypal.provider';
-export { paddleEndpoint } from './paddle/paddle.provider';
-export { squareEndpoint } from './square/square.provider';
+export * from './catalog/root-entry';
 export { defineEndpoint } from './define-endpoint';
 export type { EndpointExtras } from './define-endpoint';
 export type {

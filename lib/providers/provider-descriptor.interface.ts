@@ -64,7 +64,7 @@ export interface DeliverySigning {
 
 /**
  * Everything the package knows about a provider kind besides its endpoint: what retention and
- * the CLI iterate, so that adding a provider touches its folder and the descriptor list only.
+ * the CLI iterate, so that adding a provider touches its folder and the generated catalog only.
  */
 export interface ProviderDescriptor {
   /** Provider kind, as `WebhookProvider.kind` and the inbox have it and `--provider` takes it. */

@@ -1,0 +1,19 @@
+/**
+ * Adyen: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { adyenEndpoint } from './adyen.provider';
+/** @entries express providers */
+export type { AdyenEndpointOptions } from './adyen.provider';
+/** @entries providers */
+export { decodeAdyenHmacKey } from './adyen.provider';
+/** @entries providers */
+export type {
+  AdyenAmount,
+  AdyenNotificationRequest,
+  AdyenNotificationRequestItem,
+} from './adyen.provider';
+export { adyenDescriptor } from './adyen.descriptor';

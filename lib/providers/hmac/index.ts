@@ -1,0 +1,11 @@
+/**
+ * Generic HMAC: what this folder gives the package. Each export names the entries that export it;
+ * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer: ./testing.ts.
+ */
+
+/** @entries root express */
+export { hmacEndpoint } from './hmac.provider';
+/** @entries express providers */
+export type { HmacEndpointOptions, HmacSignatureEncoding } from './hmac.provider';
+export { hmacDescriptor } from './hmac.descriptor';

@@ -1,0 +1,24 @@
+/**
+ * PayPal: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer, fixtures and test certificate: ./testing.ts.
+ */
+
+/** @entries root express */
+export { paypalEndpoint } from './paypal.provider';
+/** @entries express providers */
+export type { PayPalEndpointOptions } from './paypal.provider';
+/** @entries providers */
+export { PAYPAL_DEFAULT_TOLERANCE_SECONDS } from './paypal.provider';
+/** @entries providers */
+export { createPayPalCertificateResolver } from './paypal-certificate.resolver';
+/** @entries express providers */
+export type {
+  PayPalCertificateResolver,
+  PayPalCertificateResolverOptions,
+} from './paypal-certificate.resolver';
+/** @entries providers */
+export { PayPalStatusClient } from './paypal-status.client';
+/** @entries providers */
+export type { PayPalStatusClientOptions } from './paypal-status.client';
+export { paypalDescriptor } from './paypal.descriptor';

@@ -1,0 +1,5 @@
+// PayPal's test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other entry hands
+// out signers. lib/providers/catalog/testing-entry.ts lists this file.
+export * from './paypal.signer';
+export * from './paypal.fixtures';
+export * from './paypal-test-certificate';

@@ -1,0 +1,11 @@
+/**
+ * Square: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { squareEndpoint } from './square.provider';
+/** @entries express providers */
+export type { SquareEndpointOptions } from './square.provider';
+export { squareDescriptor } from './square.descriptor';

@@ -1,0 +1,3 @@
+// The Standard Webhooks test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other
+// entry hands out signers. lib/providers/catalog/testing-entry.ts lists this file.
+export * from './standard-webhooks.signer';

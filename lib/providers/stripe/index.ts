@@ -1,0 +1,15 @@
+/**
+ * Stripe: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer: ./testing.ts.
+ */
+
+/** @entries root express */
+export { stripeEndpoint } from './stripe.provider';
+/** @entries express providers */
+export type { StripeEndpointOptions } from './stripe.provider';
+/** @entries providers */
+export { StripeStatusClient } from './stripe-status.client';
+/** @entries providers */
+export type { StripeStatusClientOptions } from './stripe-status.client';
+export { stripeDescriptor } from './stripe.descriptor';

@@ -1,0 +1,17 @@
+/**
+ * T-Bank: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { tbankEndpoint } from './tbank.provider';
+/** @entries express providers */
+export type { TBankEndpointOptions } from './tbank.provider';
+/** @entries providers */
+export { tbankToken } from './tbank-token';
+/** @entries providers */
+export { TBankStatusClient } from './tbank-status.client';
+/** @entries providers */
+export type { TBankStatusClientOptions } from './tbank-status.client';
+export { tbankDescriptor } from './tbank.descriptor';

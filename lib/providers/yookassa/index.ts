@@ -1,0 +1,19 @@
+/**
+ * YooKassa: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { yookassaEndpoint } from './yookassa.provider';
+/** @entries express providers */
+export { YOOKASSA_API_URL, YOOKASSA_IP_RANGES } from './yookassa.provider';
+/** @entries express providers */
+export type { YooKassaEndpointOptions } from './yookassa.provider';
+/** @entries providers */
+export type { YooKassaNotification, YooKassaNotificationObject } from './yookassa.provider';
+/** @entries providers */
+export { YooKassaStatusClient } from './yookassa-status.client';
+/** @entries providers */
+export type { YooKassaStatusClientOptions } from './yookassa-status.client';
+export { yookassaDescriptor } from './yookassa.descriptor';
