@@ -114,7 +114,8 @@ export type { WebhookAlert, WebhookAlertListener } from './telemetry/webhook-ale
 export { webhooksMigrations } from './store/migrations';
 export { webhookEntities } from './store/entities';
 export { WebhookStore } from './store/webhook-store.port';
-export type { NewWebhookEvent, RecordResult, ProcessedResult } from './store/webhook-store.port';
+export type { NewWebhookEvent, RecordResult } from './store/ports/inbox-writer.port';
+export type { ProcessedResult } from './store/ports/inbox-worker.port';
 export type { WebhookEventStatus } from './store/webhook-event-status';
 export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
 export type {

@@ -1,4 +1,4 @@
-import type { WebhookHandlerRunEntity } from '../store/entities/webhook-handler-run.entity';
+import type { HandlerRunRecord } from '../store/ports/inbox-event';
 import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import { parseEventFilterQuery, WebhookFilterError } from './event-filter-rules';
 import { WebhookAdmin } from './webhook-admin';
@@ -97,7 +97,7 @@ export class WebhookAdminRequests {
 
   async show(
     id: string,
-  ): Promise<{ event: WebhookAdminEventView; handlerRuns: readonly WebhookHandlerRunEntity[] }> {
+  ): Promise<{ event: WebhookAdminEventView; handlerRuns: readonly HandlerRunRecord[] }> {
     const details = await this.admin.show(parseEventId(id));
     if (!details) {
       throw new WebhookAdminRequestError(404, `No stored event ${id}`);

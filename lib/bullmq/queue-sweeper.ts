@@ -2,7 +2,7 @@ import type { JobsOptions } from 'bullmq';
 import { describeError } from '../dispatch/handler-failure';
 import type { DispatchLogger } from '../dispatch/dispatch-logger';
 import type { InboxWorker } from '../store/ports';
-import type { ExpiredLease } from '../store/webhook-store.port';
+import type { ExpiredLease } from '../store/ports/inbox-worker.port';
 import { WEBHOOK_JOB_NAME, WebhookJobData, webhookJobId } from './webhook-job';
 
 /** The part of a BullMQ `Queue` the relay and the sweeper use. */

@@ -1,8 +1,7 @@
 import { notificationsOf } from '../providers/notifications';
 import { NormalizedNotification, WebhookProvider } from '../providers/webhook-provider.interface';
-import { isFittedValue, isStoredFormOf } from '../store/column-fit';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { storedBodyBytes } from '../store/stored-body';
+import type { InboxEvent } from '../store/ports/inbox-event';
+import type { StoredValues } from '../store/ports/inbox-worker.port';
 
 /** The fields of an event the inbox may hold shortened, and where a notification carries each. */
 const FITTED_FIELDS = {
@@ -14,7 +13,7 @@ const FITTED_FIELDS = {
   currency: (notification) => notification.currency,
   paymentStatus: (notification) => notification.status,
 } satisfies Partial<
-  Record<keyof WebhookEventEntity, (notification: NormalizedNotification) => string | undefined>
+  Record<keyof InboxEvent, (notification: NormalizedNotification) => string | undefined>
 >;
 
 type FittedField = keyof typeof FITTED_FIELDS;
@@ -28,24 +27,25 @@ const FIELDS = Object.keys(FITTED_FIELDS) as FittedField[];
  * stored from. Returns `entity` itself when nothing was fitted (the usual case: no parsing).
  */
 export function withFullValues(
-  entity: WebhookEventEntity,
+  entity: InboxEvent,
   provider: WebhookProvider | undefined,
-): WebhookEventEntity {
+  values: StoredValues,
+): InboxEvent {
   const fitted = FIELDS.filter((field) => {
     const stored = entity[field];
-    return typeof stored === 'string' && isFittedValue(stored);
+    return typeof stored === 'string' && values.isFitted(stored);
   });
   if (fitted.length === 0 || provider === undefined) {
     return entity;
   }
-  const notification = notificationOf(entity, provider);
+  const notification = notificationOf(entity, provider, values);
   if (notification === undefined) {
     return entity;
   }
-  const full = Object.assign(new WebhookEventEntity(), entity);
+  const full = { ...entity };
   for (const field of fitted) {
     const value = FITTED_FIELDS[field](notification);
-    if (value !== undefined && isStoredFormOf(value, entity[field] as string)) {
+    if (value !== undefined && values.isStoredFormOf(value, entity[field] as string)) {
       (full as unknown as Record<FittedField, string>)[field] = value;
     }
   }
@@ -54,13 +54,14 @@ export function withFullValues(
 
 /** The stored event's notification, read again from its body; undefined when it cannot be. */
 function notificationOf(
-  entity: WebhookEventEntity,
+  entity: InboxEvent,
   provider: WebhookProvider,
+  values: StoredValues,
 ): NormalizedNotification | undefined {
   try {
     const notifications = notificationsOf(
       provider.normalize({
-        rawBody: storedBodyBytes(entity.rawBody),
+        rawBody: values.bodyBytes(entity),
         headers: entity.headers,
         receivedAt: entity.receivedAt,
       }),
@@ -68,7 +69,7 @@ function notificationOf(
     // NOTE: the row's own notification is the one its dedup key was stored from (a batched
     // provider stores each item's body on its own, but a custom one may store the whole batch).
     return notifications.find((notification) =>
-      isStoredFormOf(notification.eventId, entity.eventId),
+      values.isStoredFormOf(notification.eventId, entity.eventId),
     );
   } catch {
     // NOTE: the endpoint's configuration changed since the event was stored, or its body was

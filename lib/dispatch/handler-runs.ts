@@ -6,9 +6,9 @@ import { ProviderPaymentStatus } from '../providers/payment-status-client.interf
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
-import { HandlerRunOutcome, HandlerSettlement } from '../store/webhook-store.port';
+import { HandlerRunOutcome, HandlerSettlement } from '../store/ports/inbox-worker.port';
 import { Clock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';
@@ -18,9 +18,9 @@ import { handlerIdempotencyKey, statusQuery, toPaymentEvent } from './stored-eve
 /** One event's handlers to run on this attempt. */
 export interface HandlerRunsInput {
   /** The row as claimed: downstream keys are made from its values. */
-  readonly claimed: WebhookEventEntity;
+  readonly claimed: InboxEvent;
   /** The row with the values its delivery carried (see `withFullValues()`). */
-  readonly entity: WebhookEventEntity;
+  readonly entity: InboxEvent;
   readonly endpoint: WebhookEndpoint | undefined;
   readonly attempt: number;
   /** The event's handlers, in registration order. */
@@ -74,7 +74,7 @@ export class HandlerRuns {
 
   async run(input: HandlerRunsInput): Promise<HandlerRunsResult> {
     const { entity, endpoint, attempt, handlers, verified } = input;
-    const event = toPaymentEvent(entity, endpoint, attempt, verified);
+    const event = toPaymentEvent(entity, endpoint, attempt, verified, this.worker.values);
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
     let finished = input.finished;
@@ -186,14 +186,17 @@ export class HandlerRuns {
             ),
           );
         }
-        return client.fetchStatus({ ...statusQuery(entity, endpoint), payload: event.payload });
+        return client.fetchStatus({
+          ...statusQuery(entity, endpoint, this.worker.values),
+          payload: event.payload,
+        });
       },
       recordOutcome,
     };
   }
 
   private report(
-    entity: WebhookEventEntity,
+    entity: InboxEvent,
     handler: RegisteredWebhookHandler,
     attempt: number,
     outcome: string,

@@ -6,22 +6,23 @@ import {
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
-import { storedBodyBytes } from '../store/stored-body';
+import type { InboxEvent } from '../store/ports/inbox-event';
+import type { StoredValues } from '../store/ports/inbox-worker.port';
 
 /**
  * The provider's payload of a stored event, read again from its body through the endpoint's
  * provider; the body's JSON (or text) when the endpoint cannot read it.
  */
 export function payloadOf(
-  entity: WebhookEventEntity,
+  entity: InboxEvent,
   endpoint: WebhookEndpoint | undefined,
+  values: StoredValues,
 ): unknown {
   if (endpoint) {
     try {
       const [notification] = notificationsOf(
         endpoint.provider.normalize({
-          rawBody: storedBodyBytes(entity.rawBody),
+          rawBody: values.bodyBytes(entity),
           headers: entity.headers,
           receivedAt: entity.receivedAt,
         }),
@@ -31,7 +32,7 @@ export function payloadOf(
       // NOTE: the endpoint's configuration changed since the event was stored; fall through.
     }
   }
-  const body = storedBodyBytes(entity.rawBody).toString('utf8');
+  const body = values.bodyBytes(entity).toString('utf8');
   try {
     return JSON.parse(body) as unknown;
   } catch {
@@ -41,24 +42,26 @@ export function payloadOf(
 
 /** What a status client is asked about a stored event. */
 export function statusQuery(
-  entity: WebhookEventEntity,
+  entity: InboxEvent,
   endpoint: WebhookEndpoint | undefined,
+  values: StoredValues,
 ): PaymentStatusQuery {
   return {
     paymentRef: entity.paymentRef,
     merchantRef: entity.merchantRef,
     type: entity.type,
     nativeType: entity.nativeType,
-    payload: payloadOf(entity, endpoint),
+    payload: payloadOf(entity, endpoint, values),
   };
 }
 
 /** The event handlers receive for a stored row on this attempt. */
 export function toPaymentEvent(
-  entity: WebhookEventEntity,
+  entity: InboxEvent,
   endpoint: WebhookEndpoint | undefined,
   attempt: number,
   verified: ProviderPaymentStatus | null,
+  values: StoredValues,
 ): PaymentEvent {
   const event = {
     id: entity.id,
@@ -84,7 +87,7 @@ export function toPaymentEvent(
     enumerable: true,
     configurable: true,
     get: () => {
-      const value = payloadOf(entity, endpoint);
+      const value = payloadOf(entity, endpoint, values);
       Object.defineProperty(event, 'payload', { value, enumerable: true, writable: false });
       return value;
     },
@@ -96,7 +99,7 @@ export function toPaymentEvent(
  * `ctx.idempotencyKey`: stable per (endpoint, event, handler) across attempts and workers, from
  * the row's own keys so it never changes with how a value was fitted to its column.
  */
-export function handlerIdempotencyKey(entity: WebhookEventEntity, handlerKey: string): string {
+export function handlerIdempotencyKey(entity: InboxEvent, handlerKey: string): string {
   const digest = createHash('sha256')
     .update(`${entity.endpoint}\n${entity.eventId}\n${handlerKey}`)
     .digest('hex');

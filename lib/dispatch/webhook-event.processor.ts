@@ -9,7 +9,7 @@ import {
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
 import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
@@ -63,11 +63,11 @@ export class WebhookEventProcessor {
     this.runs = new HandlerRuns(worker, telemetry, logger, clock);
   }
 
-  async process(claimed: WebhookEventEntity, lease: EventLease): Promise<void> {
+  async process(claimed: InboxEvent, lease: EventLease): Promise<void> {
     const endpoint = this.options.endpoints.get(claimed.endpoint);
     // NOTE: handlers, matching and the provider's API get the values the delivery carried,
     // also where the row holds them shortened; downstream keys stay those of the row.
-    const entity = withFullValues(claimed, endpoint?.provider);
+    const entity = withFullValues(claimed, endpoint?.provider, this.worker.values);
     const attempt = entity.attempts;
     if (attempt > this.options.dispatch.maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
@@ -114,7 +114,7 @@ export class WebhookEventProcessor {
    * handler is still to run; the provider's answer settles the event when it does not confirm it.
    */
   private async prepare(
-    entity: WebhookEventEntity,
+    entity: InboxEvent,
     endpoint: WebhookEndpoint | undefined,
     handlers: readonly RegisteredWebhookHandler[],
   ): Promise<Preparation> {
@@ -138,14 +138,14 @@ export class WebhookEventProcessor {
    * `provider_disagrees` when it reports another final state.
    */
   private async askProvider(
-    entity: WebhookEventEntity,
+    entity: InboxEvent,
     endpoint: WebhookEndpoint,
     client: PaymentStatusClient,
   ): Promise<{ readonly verified: ProviderPaymentStatus } | { readonly result: AttemptResult }> {
     const label = `${entity.endpoint}/${entity.eventId}`;
     let answer: ProviderPaymentStatus;
     try {
-      answer = await client.fetchStatus(statusQuery(entity, endpoint));
+      answer = await client.fetchStatus(statusQuery(entity, endpoint, this.worker.values));
     } catch (error) {
       return {
         result: { kind: 'provider-failed', asked: `Asking ${client.kind} about ${label}`, error },
@@ -167,7 +167,7 @@ export class WebhookEventProcessor {
 
   /** Decides the event's new state, writes it to the inbox and reports it. */
   private async settle(
-    entity: WebhookEventEntity,
+    entity: InboxEvent,
     attempt: number,
     lease: EventLease,
     result: AttemptResult,
@@ -210,7 +210,7 @@ export class WebhookEventProcessor {
   }
 
   private reportSettled(
-    entity: WebhookEventEntity,
+    entity: InboxEvent,
     attempt: number,
     settlement: Settlement | { readonly status: 'processed'; readonly outcome: string | null },
   ): void {

@@ -1,16 +1,15 @@
 import type { InboxWorker } from '../store/ports';
-import type { SqlDialect } from '../store/sql-dialect';
 import type { Clock } from './clock';
 import type { DispatchSettings } from './dispatch-settings';
 import type { DispatchLogger } from './dispatch-logger';
 import type { LocalInsertSignal } from './inbox-wakeups';
 import type { EventLease } from './webhook-event.processor';
-import type { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import type { InboxEvent } from '../store/ports/inbox-event';
 
 /** How one claimed event runs: what a transport calls for each event it was handed. */
 export interface ClaimedEventProcessor {
   /** Runs the handlers of a claimed event and settles it; resolves once it is settled. */
-  process(claimed: WebhookEventEntity, lease: EventLease): Promise<void>;
+  process(claimed: InboxEvent, lease: EventLease): Promise<void>;
 }
 
 /** What a transport is opened with: the inbox's worker side and how one event is processed. */
@@ -21,7 +20,7 @@ export interface WebhookTransportContext {
   readonly signal: LocalInsertSignal;
   readonly options: DispatchSettings;
   /** The inbox's database, which decides whether a transport can share it over processes. */
-  readonly database: SqlDialect['kind'];
+  readonly database: 'postgres' | 'sqlite';
   readonly logger: DispatchLogger;
   readonly clock: Clock;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
 import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
@@ -154,7 +154,7 @@ export class WebhookDispatcher {
     });
   }
 
-  private track(event: WebhookEventEntity): void {
+  private track(event: InboxEvent): void {
     const work = this.processor
       .process(event, this.lease)
       .catch((error: unknown) => {

@@ -4,7 +4,6 @@ import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
 import { OpenWebhookTransport } from '../dispatch/webhook-transport';
 import { systemClock } from '../dispatch/clock';
-import { sqlDialectOf } from '../store/sql-dialect';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
 import type { WebhookDelivery } from '../ingress/webhook-delivery';
@@ -22,19 +21,22 @@ import { PendingPaymentsSource } from '../reconciliation/pending-payments.source
 import { ReconciliationService } from '../reconciliation/reconciliation';
 import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
 import { InboxSignal } from '../store/inbox-signal';
-import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
+import type { WebhookStore } from '../store/webhook-store.port';
+import { defaultStore } from './default-store';
 import { WebhookTransactions } from '../store/webhook-transactions';
-import {
-  ResolvedWebhooksOptions,
-  resolveWebhooksOptions,
-} from '../options/webhooks-options.resolver';
+import { ResolvedWebhooksOptions, resolvedOptionsOf } from '../options/webhooks-options.resolver';
 
 /** What the engine is built from. */
 export interface WebhooksEngineConfig {
-  /** The options `WebhooksModule.forRoot()` and `createWebhooksRouter()` take. */
-  readonly options: WebhooksModuleOptions;
-  /** The TypeORM data source holding the inbox (initialized). */
-  readonly dataSource: DataSource;
+  /** The options `WebhooksModule.forRoot()` and `createWebhooksRouter()` take, or those resolved. */
+  readonly options: WebhooksModuleOptions | ResolvedWebhooksOptions;
+  /** The TypeORM data source holding the inbox (initialized), when the engine builds its store. */
+  readonly dataSource?: DataSource;
+  /**
+   * The inbox to use instead of the TypeORM store on `dataSource`. The engine initializes it
+   * before use and closes it with itself.
+   */
+  readonly store?: WebhookStore;
   /** The app's source of unfinished payments, for reconciliation, looked up when it runs. */
   readonly pendingPayments?: () => PendingPaymentsSource | undefined;
   /** Expired idempotency records to purge with retention, when the app uses them. */
@@ -72,7 +74,7 @@ export class WebhooksEngine {
 
   private constructor(
     readonly options: ResolvedWebhooksOptions,
-    readonly store: TypeOrmWebhookStore,
+    readonly store: WebhookStore,
     config: WebhooksEngineConfig,
   ) {
     this.registry = new WebhookHandlerRegistry(options.endpoints.keys(), [
@@ -95,7 +97,7 @@ export class WebhooksEngine {
         processor,
         signal: this.signal,
         options,
-        database: sqlDialectOf(config.dataSource).kind,
+        database: store.database,
         logger,
         clock: systemClock,
       }) ?? null;
@@ -117,22 +119,19 @@ export class WebhooksEngine {
   }
 
   /**
-   * Checks the options and the inbox's tables, and opens the store (on SQLite its own
-   * connection); nothing runs until {@link start}.
+   * Checks the options, builds the TypeORM store on `dataSource` unless a `store` is given,
+   * and initializes it (the inbox's tables; on SQLite its own connection); nothing runs until
+   * {@link start}.
    * @throws WebhookConfigurationError naming the fix
    */
   static async create(config: WebhooksEngineConfig): Promise<WebhooksEngine> {
-    const options = resolveWebhooksOptions(config.options);
-    const store = new TypeOrmWebhookStore(config.dataSource, {
-      storeTimeoutMs: options.storeTimeoutMs,
-      ...options.storage,
-      ...(options.dispatch.batch ? { handlerBatches: options.dispatch.batch } : {}),
-    });
-    await store.initialize();
+    const options = resolvedOptionsOf(config.options);
+    const store = config.store ?? defaultStore(config.dataSource, options);
+    await store.initialize?.();
     try {
       return new WebhooksEngine(options, store, config);
     } catch (error) {
-      await store.close();
+      await store.close?.();
       throw error;
     }
   }
@@ -183,6 +182,6 @@ export class WebhooksEngine {
   /** Closes what the store opened of its own (on SQLite its connection); the app's data source stays open. */
   async close(): Promise<void> {
     await this.transport?.close();
-    await this.store.close();
+    await this.store.close?.();
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { NewTransmission } from '../store/webhook-store.port';
+import { NewTransmission } from '../store/ports/inbox-writer.port';
 import type { WebhookDelivery } from './webhook-delivery';
 
 /**

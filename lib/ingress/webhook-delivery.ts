@@ -1,5 +1,5 @@
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import type { NewTransmission, NewWebhookEvent } from '../store/webhook-store.port';
+import type { NewTransmission, NewWebhookEvent } from '../store/ports/inbox-writer.port';
 
 /** What is known of a delivery before its body is read. */
 export interface WebhookDeliveryHead {

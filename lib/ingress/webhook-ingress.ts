@@ -10,7 +10,7 @@ import {
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
-import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/webhook-store.port';
+import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/ports/inbox-writer.port';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
 import { WebhookRefusal } from './webhook-refusal';

@@ -42,7 +42,11 @@ import {
 } from './webhooks.constants';
 import { WebhooksEngine } from '../engine/webhooks-engine';
 import { WebhooksLifecycle } from './webhooks.lifecycle';
-import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import {
+  ResolvedWebhooksOptions,
+  resolveWebhooksOptions,
+} from '../options/webhooks-options.resolver';
+import { defaultStore } from '../engine/default-store';
 
 /**
  * Everything the module registers besides the options provider the builder adds.
@@ -119,28 +123,40 @@ function engineProviders(
 ): Provider[] {
   return [
     {
+      provide: WEBHOOKS_RESOLVED_OPTIONS,
+      useFactory: (options: WebhooksModuleOptions) =>
+        resolveWebhooksOptions(refuseShapingOptions(options)),
+      inject: [optionsToken],
+    },
+    {
+      // NOTE: a provider of its own, so an app's test (or a module override) can replace the
+      // inbox: the engine is built on whatever this token gives.
+      provide: WebhookStore,
+      useFactory: (options: ResolvedWebhooksOptions, dataSource: DataSource) =>
+        defaultStore(dataSource, options),
+      inject: [WEBHOOKS_RESOLVED_OPTIONS, getDataSourceToken(extras.dataSource)],
+    },
+    {
       provide: WEBHOOKS_ENGINE,
       useFactory: (
-        options: WebhooksModuleOptions,
-        dataSource: DataSource,
+        options: ResolvedWebhooksOptions,
+        store: WebhookStore,
         moduleRef: ModuleRef,
         idempotency?: ExpiringIdempotencyRecords | null,
       ) =>
         WebhooksEngine.create({
-          options: refuseShapingOptions(options),
-          dataSource,
+          options,
+          store,
           pendingPayments: () => optionalProvider(moduleRef, PendingPaymentsSource),
           idempotency,
         }),
       inject: [
-        optionsToken,
-        getDataSourceToken(extras.dataSource),
+        WEBHOOKS_RESOLVED_OPTIONS,
+        WebhookStore,
         ModuleRef,
         { token: IdempotencyStore, optional: true },
       ],
     },
-    fromEngine(WEBHOOKS_RESOLVED_OPTIONS, (engine) => engine.options),
-    fromEngine(WebhookStore, (engine) => engine.store),
     fromEngine(InboxWriter, (engine) => engine.store),
     fromEngine(InboxWorker, (engine) => engine.store),
     fromEngine(InboxQueries, (engine) => engine.store.queries),

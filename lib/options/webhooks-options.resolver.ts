@@ -71,6 +71,18 @@ function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSetti
   };
 }
 
+/** The options objects `resolveWebhooksOptions()` made, so that they are not resolved again. */
+const resolvedObjects = new WeakSet<object>();
+
+/** The options as given when they are resolved already, else resolved now. */
+export function resolvedOptionsOf(
+  options: WebhooksModuleOptions | ResolvedWebhooksOptions,
+): ResolvedWebhooksOptions {
+  return typeof options === 'object' && options !== null && resolvedObjects.has(options)
+    ? (options as ResolvedWebhooksOptions)
+    : resolveWebhooksOptions(options as WebhooksModuleOptions);
+}
+
 /** Merges defaults into the user's options and fails with a message naming the fix. */
 export function resolveWebhooksOptions(options: WebhooksModuleOptions): ResolvedWebhooksOptions {
   const list: unknown = options?.endpoints;
@@ -133,6 +145,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       ),
     );
   }
+  resolvedObjects.add(resolved);
   return resolved;
 }
 

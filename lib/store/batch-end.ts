@@ -3,7 +3,7 @@ import { processedChanges, settleHeld } from './event-settlement';
 import { fittedTo } from './fitted-value';
 import { HandlerLedger } from './handler-ledger';
 import { parameterList, StoreConnection } from './store-connection';
-import { HandlerSettlement } from './webhook-store.port';
+import { HandlerSettlement } from './ports/inbox-worker.port';
 
 /** A handler run of a batch, as its end sees it. */
 export interface BatchRun {

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DISK_FULL } from './write-check.messages';
-import { NewWebhookEvent } from './webhook-store.port';
+import { NewWebhookEvent } from './ports/inbox-writer.port';
 
 /** PostgreSQL's SQLSTATE for a full disk (`disk_full`). */
 const POSTGRES_DISK_FULL = '53100';

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
-import { ProcessedResult } from './webhook-store.port';
+import { ProcessedResult } from './ports/inbox-worker.port';
 
 const MAX_ERROR_LENGTH = 2000;
 

@@ -5,7 +5,7 @@ import { HandlerLedger } from './handler-ledger';
 import { HANDLER_LEFT_TRANSACTION_ABORTED } from './handler-batches.messages';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
-import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.port';
+import { HandlerRunOutcome, HandlerSettlement } from './ports/inbox-worker.port';
 
 /** How handler runs share transactions (`dispatch.batch`, resolved). */
 export interface HandlerBatchSettings {

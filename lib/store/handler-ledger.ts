@@ -4,7 +4,7 @@ import { processedChanges, settleHeld } from './event-settlement';
 import { fittedTo } from './fitted-value';
 import { parameterList, Statement, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
-import { HandlerRunOutcome, HandlerSettlement } from './webhook-store.port';
+import { HandlerRunOutcome, HandlerSettlement } from './ports/inbox-worker.port';
 
 /**
  * The handler ledger: which handlers finished for an event, and each handler run in its own

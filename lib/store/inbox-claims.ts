@@ -4,7 +4,7 @@ import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';
 import { inTransaction } from './transactions';
-import { ClaimOptions, ExpiredLease, ReleaseOptions } from './webhook-store.port';
+import { ClaimOptions, ExpiredLease, ReleaseOptions } from './ports/inbox-worker.port';
 import { claimedEvents } from './work-rows';
 import { WorkVacuum } from './work-vacuum';
 

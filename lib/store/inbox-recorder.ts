@@ -19,7 +19,7 @@ import { storedBodyText } from './stored-body';
 import { inTransaction } from './transactions';
 import { refusedWrites } from './write-check';
 import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
-import { NewWebhookEvent, RecordResult } from './webhook-store.port';
+import { NewWebhookEvent, RecordResult } from './ports/inbox-writer.port';
 
 // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
 const UPSERT_TAIL =

@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { LockWaitTimeout } from './connection-lock';
 import { InboxRecorder } from './inbox-recorder';
 import { StoreConnection } from './store-connection';
-import { NewTransmission, RecordedTransmission } from './webhook-store.port';
+import { NewTransmission, RecordedTransmission } from './ports/inbox-writer.port';
 
 /** Least time between two prunes of one endpoint's transmissions. */
 const PRUNE_INTERVAL_MS = 3_600_000;

@@ -20,7 +20,8 @@ import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';
 import { REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
-import { EventLease, LIVE_STATUS, withWork } from './work-rows';
+import type { WorkLease } from './ports/inbox-event';
+import { LIVE_STATUS, withWork } from './work-rows';
 
 /**
  * Statuses an event can be put back from: `processing` belongs to a worker, `pending` is
@@ -51,7 +52,7 @@ const SUMMARY_COLUMNS: readonly string[] = Object.keys({
   deliveryCount: true,
   outcome: true,
   providerStatus: true,
-} satisfies Record<Exclude<keyof WebhookEventSummary, keyof EventLease>, true>).map(
+} satisfies Record<Exclude<keyof WebhookEventSummary, keyof WorkLease>, true>).map(
   (property) => `e.${property}`,
 );
 

@@ -1,5 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { isFittedValue, isStoredFormOf } from './column-fit';
+import { storedBodyBytes } from './stored-body';
+import type { InboxEvent } from './ports/inbox-event';
 import { EventSettlement } from './event-settlement';
 import { HandlerBatches, HandlerBatchSettings } from './handler-batches';
 import { HandlerLedger } from './handler-ledger';
@@ -18,13 +20,23 @@ import {
   ReleaseOptions,
   HandlerRunOutcome,
   HandlerSettlement,
+  ProcessedResult,
+  StoredValues,
+} from './ports/inbox-worker.port';
+import {
   NewTransmission,
   NewWebhookEvent,
-  ProcessedResult,
   RecordResult,
   RecordedTransmission,
-  WebhookStore,
-} from './webhook-store.port';
+} from './ports/inbox-writer.port';
+import { WebhookStore } from './webhook-store.port';
+
+/** Shortened values and stored bodies as this store keeps them (`fitColumn()`, `storedBodyText()`). */
+const TYPEORM_STORED_VALUES: StoredValues = {
+  isFitted: isFittedValue,
+  isStoredFormOf,
+  bodyBytes: (event) => storedBodyBytes(event.rawBody),
+};
 
 /** How the store is set up beyond its data source. */
 export interface TypeOrmWebhookStoreOptions {
@@ -64,6 +76,8 @@ export interface TypeOrmWebhookStoreOptions {
 export class TypeOrmWebhookStore implements WebhookStore {
   /** Reads and operator changes on the inbox (the `InboxQueries` port). */
   readonly queries: InboxQueries;
+  readonly values: StoredValues = TYPEORM_STORED_VALUES;
+  readonly database: 'postgres' | 'sqlite';
   private readonly connection: StoreConnection;
   private readonly recorder: InboxRecorder;
   private readonly transmissions: TransmissionRecorder;
@@ -80,6 +94,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     this.connection = new StoreConnection(appDataSource, {
       preparedStatements: options.preparedStatements,
     });
+    this.database = this.connection.dialect.kind;
     this.notifications = new InboxNotifications(this.connection);
     this.recorder = new InboxRecorder(this.connection, this.notifications, options.storeTimeoutMs);
     this.transmissions = new TransmissionRecorder(this.connection, this.recorder);
@@ -132,7 +147,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     leaseMs: number,
     now: Date,
     options?: ClaimOptions,
-  ): Promise<WebhookEventEntity[]> {
+  ): Promise<InboxEvent[]> {
     return this.claims.claim(workerId, limit, leaseMs, now, options);
   }
 
@@ -161,7 +176,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
     workerId: string,
     leaseMs: number,
     now: Date,
-  ): Promise<WebhookEventEntity | null> {
+  ): Promise<InboxEvent | null> {
     return this.claims.takeOver(id, attempt, from, workerId, leaseMs, now);
   }
 

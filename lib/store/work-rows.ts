@@ -3,14 +3,7 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';
-
-/** A live work row's lease, as lists and single views show it beside the event. */
-export interface EventLease {
-  /** Worker holding the lease. */
-  readonly lockedBy: string | null;
-  /** When the lease ends. */
-  readonly lockedUntil: Date | null;
-}
+import type { WorkLease } from './ports/inbox-event';
 
 /** How `webhook_events` reads with its work row: the row's status when it has one. */
 export const LIVE_STATUS = 'COALESCE(w.status, e.status)';
@@ -86,7 +79,7 @@ export async function claimedEvents(
  */
 export async function withWork<
   T extends Pick<WebhookEventEntity, 'id' | 'status' | 'attempts' | 'nextAttemptAt'>,
->(manager: EntityManager, events: readonly T[]): Promise<(T & EventLease)[]> {
+>(manager: EntityManager, events: readonly T[]): Promise<(T & WorkLease)[]> {
   const work =
     events.length === 0
       ? []

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { InboxEvent } from '../ports/inbox-event';
 import { WebhookEventStatus } from '../webhook-event-status';
 
 /** Reads PostgreSQL `bigint` (returned as a string by `pg`) and SQLite integers as numbers. */
@@ -15,7 +16,7 @@ const bigintAsNumber = {
 // NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
 @Entity({ name: 'webhook_events', synchronize: false })
 @Index('uq_webhook_events_endpoint_event', ['endpoint', 'eventId'], { unique: true })
-export class WebhookEventEntity {
+export class WebhookEventEntity implements InboxEvent {
   /** Inbox id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { HandlerRunRecord } from '../ports/inbox-event';
 
 /**
  * The handler ledger: one row per event and handler that finished successfully, written in
@@ -7,7 +8,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 // NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
 @Entity({ name: 'webhook_handler_runs', synchronize: false })
-export class WebhookHandlerRunEntity {
+export class WebhookHandlerRunEntity implements HandlerRunRecord {
   /** Inbox id of the event. */
   @PrimaryColumn({ name: 'event_id', type: 'varchar', length: 36 })
   eventId!: string;

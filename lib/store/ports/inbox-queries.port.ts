@@ -1,6 +1,4 @@
-import type { EventLease } from '../work-rows';
-import type { WebhookEventEntity } from '../entities/webhook-event.entity';
-import type { WebhookHandlerRunEntity } from '../entities/webhook-handler-run.entity';
+import type { HandlerRunRecord, InboxEvent, WorkLease } from './inbox-event';
 import type { WebhookEventStatus } from '../webhook-event-status';
 
 /** Which stored events an admin operation applies to. Every field narrows the set. */
@@ -25,14 +23,14 @@ export interface WebhookEventFilter {
  * A stored event without its payload (`rawBody`, `headers`), as lists return it: a list never
  * reads bodies from the database.
  */
-export type WebhookEventSummary = Omit<WebhookEventEntity, 'rawBody' | 'headers'> & EventLease;
+export type WebhookEventSummary = Omit<InboxEvent, 'rawBody' | 'headers'> & WorkLease;
 
 /** One stored event with what happened to it. */
 export interface WebhookEventDetails {
   /** The inbox row, with its work row's status, attempts and lease while it has one. */
-  readonly event: WebhookEventEntity & EventLease;
+  readonly event: InboxEvent & WorkLease;
   /** The handlers that finished for it, with their attempt and outcome. */
-  readonly handlerRuns: readonly WebhookHandlerRunEntity[];
+  readonly handlerRuns: readonly HandlerRunRecord[];
 }
 
 /** Counts that tell whether the inbox is healthy. */

@@ -1,9 +1,59 @@
-import type {
-  NewTransmission,
-  NewWebhookEvent,
-  RecordResult,
-  RecordedTransmission,
-} from '../webhook-store.port';
+/** An event to store, as the ingress builds it from a verified, normalized delivery. */
+export interface NewWebhookEvent {
+  endpoint: string;
+  provider: string;
+  eventId: string;
+  type: string;
+  nativeType: string;
+  paymentRef: string | null;
+  merchantRef: string | null;
+  amount: number | null;
+  currency: string | null;
+  paymentStatus: string | null;
+  occurredAt: Date | null;
+  receivedAt: Date;
+  /**
+   * The body as received: its bytes, or its text (stored as UTF-8). Bytes that are not UTF-8
+   * text, or hold NUL, are kept exactly all the same (see `WebhookEventEntity.rawBody`).
+   */
+  rawBody: Buffer | string;
+  bodySha256: string;
+  headers: Record<string, string>;
+  /** `pending` when a handler wants the event, `ignored` when none does. */
+  status: 'pending' | 'ignored';
+}
+
+/** What `record()` found. */
+export interface RecordResult {
+  /** Inbox id of the stored row (new or existing). */
+  id: string;
+  /** True when the row already existed (a re-delivery). */
+  duplicate: boolean;
+  /** False when a re-delivery's body differs from the stored one. */
+  sameBody: boolean;
+  /** The row's status after the call. */
+  status: string;
+}
+
+/** A signed transmission to remember: `recordTransmission()` takes it. */
+export interface NewTransmission {
+  /** Endpoint name it arrived on. */
+  readonly endpoint: string;
+  /** The provider's signed transmission id. */
+  readonly transmissionId: string;
+  /** Hex SHA-256 of the body it came with. */
+  readonly bodyDigest: string;
+  /** When the delivery arrived. */
+  readonly receivedAt: Date;
+  /** The endpoint's transmissions received before this may be forgotten: no replay of them passes. */
+  readonly forgetBefore: Date;
+}
+
+/** What `recordTransmission()` found. */
+export interface RecordedTransmission {
+  /** False when the transmission id was seen with another body. */
+  readonly sameBody: boolean;
+}
 
 /** The ingress side of the inbox: stores verified deliveries, once each. */
 export interface InboxWriter {
