@@ -2,12 +2,24 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'sample-app/dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'sample-app/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -55,9 +67,16 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              group: ['@nestjs/*', 'nestjs-payment-webhooks/*', '!nestjs-payment-webhooks/express'],
+              group: [
+                '@nestjs/*',
+                'nestjs-payment-webhooks/*',
+                '!nestjs-payment-webhooks/express',
+                '!nestjs-payment-webhooks/payments',
+                '!nestjs-payment-webhooks/providers',
+              ],
               allowTypeImports: true,
-              message: 'The Express shop loads no Nest: import from nestjs-payment-webhooks/express.',
+              message:
+                'The Express shop loads no Nest: import from nestjs-payment-webhooks/express, /payments or /providers.',
             },
           ],
         },

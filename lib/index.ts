@@ -3,16 +3,18 @@
  * module's services. That is the module and its options token, the decorators, the endpoint
  * factories with the contract a custom provider implements, the injectable services, the
  * schema (`webhooksMigrations`, `webhookEntities`), the store tokens, the normalized event
- * types, the errors an app throws or catches (handler errors, configuration and verification
+ * type, the errors an app throws or catches (handler errors, configuration and verification
  * errors, and the HTTP exceptions its exception filters see), and the types those values take
  * and return. A type belongs here when a root value's options or results name it.
  *
- * Everything else has a subpath entry: `/providers` (per-provider option types, status clients,
- * constants), `/payments` (the payment-state helpers), `/observability` (telemetry, alert and
+ * Everything else has a subpath entry: `/providers` (per-provider option types, status clients
+ * and their error, constants), `/payments` (the payment-state helpers and the list of normalized
+ * types), `/observability` (telemetry, alert and
  * health shapes), `/idempotency`, `/testing`, and `/express` (the plain Express adapter: an
  * entry of its own, which loads no Nest package). Provider classes, entity classes, migrations by
  * class name and the engine's internals are not exported. `test/public-surface.e2e-spec.ts`
- * pins the runtime names; a new export changes that list on purpose.
+ * pins the runtime names of every entry (at most 50 here); a new export changes that list on
+ * purpose.
  */
 export { WebhooksModule } from './nest/webhooks.module';
 export { WEBHOOKS_MODULE_OPTIONS } from './nest/webhooks.module-definition';
@@ -41,19 +43,17 @@ export { OnPaymentEvent } from './nest/on-payment-event.decorator';
 export type { OnPaymentEventOptions, PaymentEventPattern } from './nest/on-payment-event.decorator';
 export type { PaymentEvent, WebhookContext } from './handlers/payment-event.interface';
 export { PaymentWebhook } from './nest/payment-webhook.decorator';
-export { PAYMENT_EVENT_TYPES, isPaymentEventType } from './core/payment-event-types';
 export type { PaymentEventType } from './core/payment-event-types';
 
 export * from './providers/endpoints';
 
 export { NonRetryableError } from './dispatch/non-retryable.error';
 export {
-  ProviderStatusError,
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from './core/webhook-errors';
-export type { WebhookRejectionReason, ProviderStatusFailure } from './core/webhook-errors';
+export type { WebhookRejectionReason } from './core/webhook-errors';
 export {
   WebhookRefusalException,
   WebhookSignatureException,
@@ -125,6 +125,3 @@ export type {
   PrunedPayload,
   SettledEventSelection,
 } from './store/ports';
-
-export * from './payments/root-exports.deprecated';
-export * from './idempotency/root-exports.deprecated';

@@ -25,7 +25,7 @@ ${FENCE}
 ${FENCE}ts
 // fragment
 const router = await createWebhooksRouter({ ...options, start: false });
-router.engine.registry.register({ on: 'payment.succeeded', name: 'fulfil', handle: async () => {} });
+router.register({ on: 'payment.succeeded', name: 'fulfil', handle: async () => {} });
 ${FENCE}
 `;
 

@@ -70,4 +70,19 @@ describe('the nestjs-payment-webhooks/express entry', () => {
     });
     expect(JSON.parse(output)).toEqual({ status: 200, handled: ['evt_entry_1'], loaded: [] });
   });
+
+  it.each(['payments', 'providers', 'testing'])(
+    'leaves nestjs-payment-webhooks/%s to an Express app too: it loads no Nest package',
+    (entry) => {
+      const script =
+        `const names = Object.keys(require(${JSON.stringify(join(ROOT, 'dist', entry, 'index.js'))}));` +
+        "const loaded = Object.keys(require.cache).filter((path) => path.includes('@nestjs'));" +
+        'process.stdout.write(JSON.stringify({ some: names.length > 0, loaded }));';
+      const output = execFileSync(process.execPath, ['-e', script], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(output)).toEqual({ some: true, loaded: [] });
+    },
+  );
 });

@@ -9,6 +9,7 @@ import {
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { WebhookEventEntity } from '../lib/store/entities';
+import { engineOf } from '../lib/express/webhooks-router';
 import { post } from './support/http';
 import { MatrixPlatform, startRouterApp, RouterTestApp } from './support/router-app';
 import { signedStripeEvent } from './support/stripe-event';
@@ -182,7 +183,7 @@ async function startBoundsApp(
   let started: TestApp | RouterTestApp;
   if (platform === 'router') {
     const router = await startRouterApp({ database: 'sqlite', webhooks });
-    listen(router.router.engine.telemetry);
+    listen(engineOf(router.router).telemetry);
     started = router;
   } else {
     const nest = await startTestApp({
@@ -423,7 +424,7 @@ describe('the ingress behind the gate', () => {
   afterAll(() => app.close());
 
   it('refuses an empty body from a refused address given to ingest() directly: 403, rejected_ip', async () => {
-    const answer = await app.ingestFrom!.router.engine.ingest({
+    const answer = await engineOf(app.ingestFrom!.router).ingest({
       endpoint: 'office',
       method: 'POST',
       headers: {},

@@ -6,70 +6,129 @@ import { ensureBuiltCli } from './support/cli';
 const ROOT = join(__dirname, '..');
 
 /**
- * The root entry's runtime names, as an app sees them in the built package. A new export fails
- * this list on purpose: add it here only when an app needs it from the root (see the rule at
- * the top of lib/index.ts); everything else belongs on a subpath.
+ * Each entry's runtime names, as an app sees them in the built package. A new export fails this
+ * list on purpose: add it only when an app needs it from that entry (see the comment at the top
+ * of lib/index.ts); the root and `/express` also keep to the sizes below.
  */
-const ROOT_EXPORTS = [
-  'InboxQueries',
-  'InboxWorker',
-  'InboxWriter',
-  'NonRetryableError',
-  'OnPaymentEvent',
-  'PAYMENT_EVENT_TYPES',
-  'PaymentWebhook',
-  'PendingPaymentsSource',
-  'ProviderStatusError',
-  'RawBodyUnavailableException',
-  'ReconciliationService',
-  'UnknownWebhookEndpointException',
-  'UnsupportedWebhookMediaTypeException',
-  'WEBHOOKS_MODULE_OPTIONS',
-  'WEBHOOKS_TRANSPORT',
-  'WebhookAdmin',
-  'WebhookAlerts',
-  'WebhookConfigurationError',
-  'WebhookDispatcher',
-  'WebhookPayloadError',
-  'WebhookPayloadException',
-  'WebhookRefusalException',
-  'WebhookRetention',
-  'WebhookSignatureException',
-  'WebhookSourceForbiddenException',
-  'WebhookStore',
-  'WebhookStoreUnavailableException',
-  'WebhookTelemetry',
-  'WebhookTooLargeException',
-  'WebhookTransactions',
-  'WebhookVerificationError',
-  'WebhooksHealthIndicator',
-  'WebhooksMetrics',
-  'WebhooksModule',
-  'adyenEndpoint',
-  'defineEndpoint',
-  'hmacEndpoint',
-  'isPaymentEventType',
-  'paddleEndpoint',
-  'paypalEndpoint',
-  'qvardEndpoint',
-  'sberEndpoint',
-  'squareEndpoint',
-  'standardWebhooksEndpoint',
-  'stripeEndpoint',
-  'tbankEndpoint',
-  'webhookEntities',
-  'webhooksMigrations',
-  'yookassaEndpoint',
-  'yoomoneyEndpoint',
-];
-
-/** Names the root still exports, deprecated, for code written before they moved to a subpath. */
-const DEPRECATED_ROOT_EXPORTS: Record<string, readonly string[]> = {
-  payments: ['applyPaymentEvent', 'definePaymentStates', 'paymentStateTarget', 'transition'],
-  idempotency: [
+const ENTRY_EXPORTS: Record<string, readonly string[]> = {
+  '.': [
+    'InboxQueries',
+    'InboxWorker',
+    'InboxWriter',
+    'NonRetryableError',
+    'OnPaymentEvent',
+    'PaymentWebhook',
+    'PendingPaymentsSource',
+    'RawBodyUnavailableException',
+    'ReconciliationService',
+    'UnknownWebhookEndpointException',
+    'UnsupportedWebhookMediaTypeException',
+    'WEBHOOKS_MODULE_OPTIONS',
+    'WEBHOOKS_TRANSPORT',
+    'WebhookAdmin',
+    'WebhookAlerts',
+    'WebhookConfigurationError',
+    'WebhookDispatcher',
+    'WebhookPayloadError',
+    'WebhookPayloadException',
+    'WebhookRefusalException',
+    'WebhookRetention',
+    'WebhookSignatureException',
+    'WebhookSourceForbiddenException',
+    'WebhookStore',
+    'WebhookStoreUnavailableException',
+    'WebhookTelemetry',
+    'WebhookTooLargeException',
+    'WebhookTransactions',
+    'WebhookVerificationError',
+    'WebhooksHealthIndicator',
+    'WebhooksMetrics',
+    'WebhooksModule',
+    'adyenEndpoint',
+    'defineEndpoint',
+    'hmacEndpoint',
+    'paddleEndpoint',
+    'paypalEndpoint',
+    'qvardEndpoint',
+    'sberEndpoint',
+    'squareEndpoint',
+    'standardWebhooksEndpoint',
+    'stripeEndpoint',
+    'tbankEndpoint',
+    'webhookEntities',
+    'webhooksMigrations',
+    'yookassaEndpoint',
+    'yoomoneyEndpoint',
+  ],
+  './express': [
+    'NonRetryableError',
+    'WebhookConfigurationError',
+    'WebhookPayloadError',
+    'WebhookVerificationError',
+    'adyenEndpoint',
+    'createWebhooksRouter',
+    'defineEndpoint',
+    'hmacEndpoint',
+    'paddleEndpoint',
+    'paypalEndpoint',
+    'qvardEndpoint',
+    'sberEndpoint',
+    'squareEndpoint',
+    'standardWebhooksEndpoint',
+    'stripeEndpoint',
+    'tbankEndpoint',
+    'webhookEntities',
+    'webhooksMigrations',
+    'yookassaEndpoint',
+    'yoomoneyEndpoint',
+  ],
+  './testing': [
+    'ADYEN_EXAMPLE_HMAC_KEY',
+    'ADYEN_EXAMPLE_ITEM',
+    'ADYEN_EXAMPLE_SIGNATURE',
+    'ADYEN_MERCHANT_ACCOUNT',
+    'ADYEN_MERCHANT_REFERENCE',
+    'ADYEN_PAYMENT_PSP_REFERENCE',
+    'PAYPAL_TEST_CA_PEM',
+    'PAYPAL_TEST_CERTIFICATE_PEM',
+    'PAYPAL_TEST_CERT_URL',
+    'PAYPAL_TEST_PRIVATE_KEY_PEM',
+    'WebhookTestClient',
+    'YOOKASSA_ORDER_ID',
+    'YOOKASSA_PAYMENT_ID',
+    'YOOKASSA_REFUND_ID',
+    'adyenNotificationItem',
+    'generateStandardWebhooksKeyPair',
+    'paddleFixtures',
+    'paypalFixtures',
+    'sberChecksumString',
+    'sberFixtures',
+    'signAdyenDelivery',
+    'signHmac',
+    'signPaddleDelivery',
+    'signPayPalDelivery',
+    'signQvard',
+    'signSberDelivery',
+    'signSquareDelivery',
+    'signStandardWebhook',
+    'signStripe',
+    'signTBankDelivery',
+    'signYooMoneyDelivery',
+    'squareFixtures',
+    'tbankFixtures',
+    'yookassaDeal',
+    'yookassaDelivery',
+    'yookassaPayment',
+    'yookassaPayout',
+    'yookassaRefund',
+    'yoomoneyFixtures',
+    'yoomoneyNotificationHash',
+  ],
+  './idempotency': [
     'CreateIdempotencyTables1764560000000',
     'DEFAULT_IDEMPOTENCY_TTL_MS',
     'DEFAULT_IDEMPOTENT_CALL_TTL_MS',
+    'IDEMPOTENCY_MODULE_OPTIONS',
     'IdempotencyKeyEntity',
     'IdempotencyKeyFormatError',
     'IdempotencyKeyInProgressError',
@@ -77,6 +136,7 @@ const DEPRECATED_ROOT_EXPORTS: Record<string, readonly string[]> = {
     'IdempotencyKeyMalformedException',
     'IdempotencyKeyMissingException',
     'IdempotencyKeyReusedException',
+    'IdempotencyModule',
     'IdempotencyStore',
     'IdempotencyStoreUnavailableException',
     'Idempotent',
@@ -84,9 +144,42 @@ const DEPRECATED_ROOT_EXPORTS: Record<string, readonly string[]> = {
     'IdempotentCallEntity',
     'MAX_IDEMPOTENCY_TTL_MS',
     'MIN_IDEMPOTENCY_TTL_MS',
+    'idempotencyEntities',
     'idempotencyKeyFor',
+    'idempotencyMigrations',
   ],
+  './providers': [
+    'MIN_DEDUP_DAYS',
+    'PAYPAL_DEFAULT_TOLERANCE_SECONDS',
+    'PROVIDER_RETRY_HORIZONS',
+    'PayPalStatusClient',
+    'ProviderStatusError',
+    'SberStatusClient',
+    'StripeStatusClient',
+    'TBankStatusClient',
+    'YOOKASSA_API_URL',
+    'YOOKASSA_IP_RANGES',
+    'YooKassaStatusClient',
+    'createPayPalCertificateResolver',
+    'decodeAdyenHmacKey',
+    'tbankToken',
+  ],
+  './payments': [
+    'PAYMENT_EVENT_TYPES',
+    'applyPaymentEvent',
+    'definePaymentStates',
+    'fitToColumn',
+    'isPaymentEventType',
+    'isPaymentStateMachine',
+    'paymentStateTarget',
+    'transition',
+  ],
+  './observability': [],
+  './bullmq': ['BullmqWebhookTransport', 'WEBHOOK_JOB_NAME', 'bullmqTransport', 'webhookJobId'],
 };
+
+/** The most runtime names an entry may have: the root and the Express entry stay small. */
+const MOST_NAMES: Record<string, number> = { '.': 50, './express': 20 };
 
 /** Internals that an app once could import from the root and now cannot. */
 const PRIVATE_NAMES = [
@@ -128,24 +221,21 @@ function load(file: string): Record<string, unknown> {
 describe('public surface of the built package', () => {
   beforeAll(() => ensureBuiltCli(), 120_000);
 
-  it('exports exactly the pinned names from the root entry, plus the deprecated ones', () => {
-    const deprecated = Object.values(DEPRECATED_ROOT_EXPORTS).flat();
-    const expected = [...ROOT_EXPORTS, ...deprecated].sort();
-    expect(Object.keys(load(pkg.main)).sort()).toEqual(expected);
+  it.each(Object.keys(ENTRY_EXPORTS))('exports exactly the pinned names from %s', (path) => {
+    const file = path === '.' ? pkg.main : (pkg.exports[path] as { default: string }).default;
+    expect(Object.keys(load(file)).sort()).toEqual([...ENTRY_EXPORTS[path]].sort());
+    expect(ENTRY_EXPORTS[path].length).toBeLessThanOrEqual(MOST_NAMES[path] ?? Infinity);
+  });
+
+  it('pins every entry package.json declares', () => {
+    expect(['.', ...subpaths().map(([path]) => path)].sort()).toEqual(
+      Object.keys(ENTRY_EXPORTS).sort(),
+    );
   });
 
   it('keeps internals out of the root entry', () => {
     const root = load(pkg.main);
     for (const name of PRIVATE_NAMES) expect(root).not.toHaveProperty(name);
-  });
-
-  it('serves each deprecated root name as the same value as its subpath', () => {
-    const root = load(pkg.main);
-    for (const [subpath, names] of Object.entries(DEPRECATED_ROOT_EXPORTS)) {
-      const entry = load(`dist/${subpath}/index.js`);
-      const different = names.filter((name) => !entry[name] || root[name] !== entry[name]);
-      expect({ subpath, different }).toEqual({ subpath, different: [] });
-    }
   });
 
   it('declares the root entry and every subpath with files that exist', () => {
@@ -174,7 +264,7 @@ describe('public surface of the built package', () => {
     expect(pkg.typesVersions['*']).toEqual(declared);
   });
 
-  it('loads each subpath entry, and none repeats a root value except the deprecated ones', () => {
+  it('loads each subpath entry, and none but /express repeats a root value', () => {
     const root = load(pkg.main);
     // NOTE: `/express` is a whole entry of its own (endpoint factories, errors, migrations), so
     // a plain Express app never imports the root, which loads Nest; every value it shares with
@@ -188,11 +278,7 @@ describe('public surface of the built package', () => {
         continue;
       }
       const shared = Object.keys(entry).filter((name) => name in root);
-      const allowed = DEPRECATED_ROOT_EXPORTS[path.slice(2)] ?? [];
-      expect({ path, shared: shared.filter((name) => !allowed.includes(name)) }).toEqual({
-        path,
-        shared: [],
-      });
+      expect({ path, shared }).toEqual({ path, shared: [] });
     }
   });
 

@@ -28,7 +28,7 @@ async function startShop(database: ShopDatabase): Promise<ShopUnderTest> {
   const server = shop.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
-  return shopClient(`http://127.0.0.1:${port}`, shop.webhooks.engine.transactions, async () => {
+  return shopClient(`http://127.0.0.1:${port}`, shop.webhooks.transactions, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await shop.close();
   });

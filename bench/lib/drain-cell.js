@@ -37,6 +37,9 @@ async function fillInbox(url, { count, handlerMs }) {
     const router = await express().createWebhooksRouter(
       routerOptions({ dataSource, handlerMs, dispatch: { enabled: false } }),
     );
+    // NOTE: the engine behind the router, so the fill skips HTTP: the drain is what is timed.
+    const { engineOf } = require(join(ROOT, 'dist', 'express', 'webhooks-router'));
+    const engine = engineOf(router);
     try {
       const now = Math.floor(Date.now() / 1000);
       let next = 0;
@@ -45,7 +48,7 @@ async function fillInbox(url, { count, handlerMs }) {
         while (next < count) {
           const { body, signature } = signedDelivery('wk', next, now);
           next += 1;
-          const answer = await router.engine.ingest({
+          const answer = await engine.ingest({
             endpoint: 'stripe',
             method: 'POST',
             rawBody: Buffer.from(body),

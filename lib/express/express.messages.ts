@@ -18,8 +18,8 @@ export const LOGGER_SHAPE =
   'The `logger` option of createWebhooksRouter() needs `warn`, `error`, and `log` or `info` ' +
   'methods (console, pino and winston loggers have them); leave it out to log to stdout/stderr.';
 
-export const INVALID_HANDLER = (index: number) =>
-  `handlers[${index}] of createWebhooksRouter() must be { on, name, handle }: \`on\` an event ` +
+export const INVALID_HANDLER = (where: string) =>
+  `${where} must be { on, name, handle }: \`on\` an event ` +
   "type or a list of them (e.g. 'payment.succeeded'), `name` a non-empty string kept as the " +
   'handler ledger key, and `handle` a function `(event, ctx) => Promise<void>`.';
 

@@ -7,7 +7,6 @@ export type { WebhooksRouterLogger } from './router-logger';
 export type { WebhookAdminRouterOptions } from './admin-router';
 export type { RequestHandler, NextFunction } from './delivery-handler';
 export type { RouterRequest } from './request-body';
-export type { WebhooksEngine } from '../engine/webhooks-engine';
 
 export type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 export type { PaymentEventPattern } from '../handlers/payment-event-pattern';
@@ -21,10 +20,8 @@ export type {
 } from '../options/webhooks-module-options.interface';
 export type { WebhookObservabilityOptions } from '../options/webhooks-observability-options.interface';
 export { NonRetryableError } from '../dispatch/non-retryable.error';
-export { PAYMENT_EVENT_TYPES, isPaymentEventType } from '../core/payment-event-types';
 export type { PaymentEventType } from '../core/payment-event-types';
 export {
-  ProviderStatusError,
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
@@ -36,10 +33,10 @@ export type { EndpointExtras } from '../providers/define-endpoint';
 export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';
 
 export { webhooksMigrations } from '../store/migrations';
-export { WebhookTransactions } from '../store/webhook-transactions';
+export type { WebhookTransactions } from '../store/webhook-transactions';
 export { webhookEntities } from '../store/entities';
 export type { WebhookEventStatus } from '../store/webhook-event-status';
-export { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
+export type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 export type {
   PendingPayment,
   PendingPaymentsQuery,
@@ -53,4 +50,3 @@ export type {
   WebhookInboxStats,
 } from '../admin/webhook-admin';
 export type { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
-export * from '../payments';

@@ -33,7 +33,7 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
   pendingPayments?: PendingPaymentsSource;
   /**
    * Whether the worker and the schedules start when the router is created. Set `false` to
-   * register more handlers through `router.engine.registry` first, then call `router.start()`.
+   * register more handlers with `router.register()` first, then call `router.start()`.
    * @default true
    */
   start?: boolean;

@@ -5,6 +5,7 @@ import { WebhooksHealthReport } from '../observability/webhooks-health.indicator
 import { useWebhooksLogger } from '../telemetry/webhooks-logger';
 import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
 import { WebhooksEngine } from '../engine/webhooks-engine';
+import { WebhookTransactions } from '../store/webhook-transactions';
 import { adminRouter, WebhookAdminRouterOptions } from './admin-router';
 import { deliveryHandler, RequestHandler } from './delivery-handler';
 import {
@@ -24,10 +25,19 @@ import { WebhooksRouterOptions } from './webhooks-router.options';
  * the health, metrics and admin pieces beside it.
  */
 export interface WebhooksRouter extends RequestHandler {
-  /** The engine behind the router (ingress, worker, registry, admin, metrics…). */
-  readonly engine: WebhooksEngine;
   /** Lists, shows, redelivers, replays, settles and purges stored events. */
   readonly admin: WebhookAdmin;
+  /**
+   * Runs the app's own writes in a transaction on the inbox's connection: what the app's
+   * routes use on SQLite, where the package's writes and the app's share one file.
+   */
+  readonly transactions: WebhookTransactions;
+  /**
+   * Registers one more handler, as `handlers` does. Before `start()` (with `start: false`) it
+   * also runs for the events already waiting; the name is its ledger key, unique per router.
+   * @throws WebhookConfigurationError for an invalid or duplicate handler
+   */
+  register(handler: WebhookHandlerDefinition): void;
   /**
    * Answers `GET` with {@link health}'s report as JSON: 200 when up, 503 when down. For
    * monitoring, not for the load balancer's probe of the instances that receive webhooks.
@@ -83,7 +93,9 @@ export async function createWebhooksRouter(
   if (!dataSource.hasMetadata(WebhookEventEntity)) {
     throw new WebhookConfigurationError(ENTITIES_NOT_REGISTERED);
   }
-  handlers.forEach(checkHandler);
+  handlers.forEach((handler, index) =>
+    checkHandler(handler, `handlers[${index}] of createWebhooksRouter()`),
+  );
   const duplicate = handlers.find((handler, index) =>
     handlers.some((other, before) => before < index && other.name === handler.name),
   );
@@ -110,13 +122,25 @@ export async function createWebhooksRouter(
   return router;
 }
 
+/** The engine behind each router, for the package's own tests and tools. */
+const engines = new WeakMap<WebhooksRouter, WebhooksEngine>();
+
+/** The engine a router was built on. */
+export function engineOf(router: WebhooksRouter): WebhooksEngine {
+  return engines.get(router)!;
+}
+
 function routerOf(engine: WebhooksEngine): WebhooksRouter {
   let stopped: Promise<void> | undefined;
   const receive = deliveryHandler(() => engine.ingress);
-  const router: RequestHandler = (request, response, next) => receive(request, response, next);
-  return Object.assign(router, {
-    engine,
+  const handler: RequestHandler = (request, response, next) => receive(request, response, next);
+  const router: WebhooksRouter = Object.assign(handler, {
     admin: engine.admin,
+    transactions: engine.transactions,
+    register(definition: WebhookHandlerDefinition): void {
+      checkHandler(definition, 'The handler given to router.register()');
+      engine.registry.register(definition);
+    },
     healthHandler: healthHandler(() => engine.health.checkHealth()),
     metricsHandler: metricsHandler(engine.metrics),
     start(): Promise<void> {
@@ -133,9 +157,11 @@ function routerOf(engine: WebhooksEngine): WebhooksRouter {
     adminRouter: (adminOptions: WebhookAdminRouterOptions) =>
       adminRouter(engine.admin, adminOptions),
   });
+  engines.set(router, engine);
+  return router;
 }
 
-function checkHandler(handler: WebhookHandlerDefinition, index: number): void {
+function checkHandler(handler: WebhookHandlerDefinition, where: string): void {
   const on: unknown = handler?.on;
   const patterns = Array.isArray(on) ? on : [on];
   const valid =
@@ -145,6 +171,6 @@ function checkHandler(handler: WebhookHandlerDefinition, index: number): void {
     patterns.length > 0 &&
     patterns.every((pattern) => typeof pattern === 'string' && pattern !== '');
   if (!valid) {
-    throw new WebhookConfigurationError(INVALID_HANDLER(index));
+    throw new WebhookConfigurationError(INVALID_HANDLER(where));
   }
 }

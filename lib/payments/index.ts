@@ -1,8 +1,10 @@
 /**
  * `nestjs-payment-webhooks/payments`: the payment-state helpers a handler uses to move its own
  * rows (`definePaymentStates`, `paymentStateTarget`, `transition`, `applyPaymentEvent`), and
- * `fitToColumn` for writing an event's values to its own text columns.
+ * `fitToColumn` for writing an event's values to its own text columns, and the normalized event
+ * types (`PAYMENT_EVENT_TYPES`, `isPaymentEventType`).
  */
+export { PAYMENT_EVENT_TYPES, isPaymentEventType } from '../core/payment-event-types';
 export { definePaymentStates, isPaymentStateMachine } from './payment-state-machine';
 export type {
   PaymentStateEventType,

@@ -2,7 +2,8 @@
  * `nestjs-payment-webhooks/providers`: what a user needs about one provider beyond its endpoint
  * factory (the factories are in the root entry): each endpoint's option type, the payment-status
  * clients, the PayPal certificate resolver, the providers' published constants and native
- * payload types, and the providers' retry horizons. The provider classes and the signature
+ * payload types, the providers' retry horizons, and `ProviderStatusError`, which a status client
+ * throws when the provider cannot say. The provider classes and the signature
  * helpers they share stay private.
  */
 export type {
@@ -11,6 +12,8 @@ export type {
   ProviderPaymentStatus,
 } from './payment-status-client.interface';
 export * from './catalog/providers-entry';
+export { ProviderStatusError } from '../core/webhook-errors';
+export type { ProviderStatusFailure } from '../core/webhook-errors';
 
 export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './provider-retry-horizons';
 export type { ProviderRetryHorizon } from './provider-retry-horizons';

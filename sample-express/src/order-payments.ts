@@ -2,7 +2,7 @@ import {
   applyPaymentEvent,
   definePaymentStates,
   paymentStateTarget,
-} from 'nestjs-payment-webhooks/express';
+} from 'nestjs-payment-webhooks/payments';
 import type {
   PaymentEvent,
   WebhookContext,

@@ -83,7 +83,7 @@ export async function createShop(
   // exist once the router does; reconciliation first asks for pending payments after that.
   let webhooks: WebhooksRouter | undefined;
   const transactions: Pick<WebhookTransactions, 'run'> = {
-    run: (work) => webhooks!.engine.transactions.run(work),
+    run: (work) => webhooks!.transactions.run(work),
   };
   try {
     webhooks = await createWebhooksRouter({
@@ -102,7 +102,7 @@ export async function createShop(
   const app = express();
   app.use('/webhooks', webhooks);
   app.use(express.json({ limit: BODY_LIMIT }));
-  app.use('/orders', ordersRoutes(webhooks.engine.transactions));
+  app.use('/orders', ordersRoutes(webhooks.transactions));
   app.get('/metrics', webhooks.metricsHandler);
   app.get('/health', webhooks.healthHandler);
   app.use(errorAnswer);

@@ -9,11 +9,11 @@ import {
   standardWebhooksEndpoint,
   stripeEndpoint,
   tbankEndpoint,
-  YOOKASSA_IP_RANGES,
   yookassaEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks/express';
 import type { PayPalCertificateResolver, WebhookEndpoint } from 'nestjs-payment-webhooks/express';
+import { YOOKASSA_IP_RANGES } from 'nestjs-payment-webhooks/providers';
 import { SecretName, secretOrDevelopment, setting } from '../../sample-app/src/shop-settings';
 
 /** What tests (or a staging setup) may replace in the shop's endpoints. */

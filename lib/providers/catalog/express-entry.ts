@@ -26,7 +26,7 @@ export { stripeEndpoint } from '../stripe';
 export type { StripeEndpointOptions } from '../stripe';
 export { tbankEndpoint } from '../tbank';
 export type { TBankEndpointOptions } from '../tbank';
-export { yookassaEndpoint, YOOKASSA_API_URL, YOOKASSA_IP_RANGES } from '../yookassa';
+export { yookassaEndpoint } from '../yookassa';
 export type { YooKassaEndpointOptions } from '../yookassa';
 export { yoomoneyEndpoint } from '../yoomoney';
 export type { YooMoneyEndpointOptions } from '../yoomoney';

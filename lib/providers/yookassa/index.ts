@@ -6,7 +6,7 @@
 
 /** @entries root express */
 export { yookassaEndpoint } from './yookassa.provider';
-/** @entries express providers */
+/** @entries providers */
 export { YOOKASSA_API_URL, YOOKASSA_IP_RANGES } from './yookassa.provider';
 /** @entries express providers */
 export type { YooKassaEndpointOptions } from './yookassa.provider';
