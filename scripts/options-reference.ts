@@ -15,11 +15,10 @@ import { OptionsModel, OptionsTable } from './options-model';
 import { argValue, codeSpan, firstDifference, tableCell } from './docs-support';
 
 const OUTPUT = 'docs/configuration.md';
-const MODULE_OPTIONS = 'lib/options/webhooks-module-options.interface.ts';
-const MODULE_EXTRAS = 'lib/nest/webhooks-module-extras.ts';
-const ROUTER_OPTIONS = 'lib/express/webhooks-router.options.ts';
-const ENDPOINTS = 'lib/providers/endpoints.ts';
-const BULLMQ = 'lib/bullmq/index.ts';
+// NOTE: the options are read from the entries that export them, wherever they are declared.
+const ROOT_ENTRY = 'lib/index.ts';
+const EXPRESS_ENTRY = 'lib/express/index.ts';
+const BULLMQ_ENTRY = 'lib/bullmq/index.ts';
 
 /** Parents shared by many interfaces: one table each, named by the others. */
 const STANDALONE = new Set(['WebhooksModuleOptions', 'BaseEndpointOptions']);
@@ -33,39 +32,39 @@ interface Section {
 }
 
 function sections(model: OptionsModel): Section[] {
-  const factories = model.exportedFunctions(ENDPOINTS, /^(?!define)\w+Endpoint$/);
+  const factories = model.exportedFunctions(ROOT_ENTRY, /^(?!define)\w+Endpoint$/);
   const root = (file: string, name: string) => model.tables(model.exportedInterface(file, name));
   return [
     {
       title: '`WebhooksModule.forRoot()` / `forRootAsync()`',
       intro: 'The options object; with `forRootAsync()`, what `useFactory` returns.',
-      tables: root(MODULE_OPTIONS, 'WebhooksModuleOptions'),
+      tables: root(ROOT_ENTRY, 'WebhooksModuleOptions'),
     },
     {
       title: 'Module extras',
       intro: 'Given to `forRoot()` / `forRootAsync()` beside the options: they shape the module.',
-      tables: root(MODULE_EXTRAS, 'WebhooksModuleExtras'),
+      tables: root(ROOT_ENTRY, 'WebhooksModuleExtras'),
     },
     {
       title: 'Express router: `createWebhooksRouter()`',
       intro: 'From `nestjs-payment-webhooks/express`.',
-      tables: root(ROUTER_OPTIONS, 'WebhooksRouterOptions'),
+      tables: root(EXPRESS_ENTRY, 'WebhooksRouterOptions'),
     },
     {
       title: 'Every endpoint',
       intro: `Options every endpoint factory takes: ${factories.map((f) => codeSpan(`${f}()`)).join(', ')}.`,
-      tables: root(ENDPOINTS, 'BaseEndpointOptions'),
+      tables: root(ROOT_ENTRY, 'BaseEndpointOptions'),
     },
     ...factories.map((factory) => ({
       title: codeSpan(`${factory}()`),
       intro:
         'From `nestjs-payment-webhooks`; the option type from `nestjs-payment-webhooks/providers`.',
-      tables: model.tables(model.parameterInterface(ENDPOINTS, factory)),
+      tables: model.tables(model.parameterInterface(ROOT_ENTRY, factory)),
     })),
     {
       title: 'BullMQ transport: `bullmqTransport()`',
       intro: 'From `nestjs-payment-webhooks/bullmq`; given as `dispatch.transport`.',
-      tables: model.tables(model.parameterInterface(BULLMQ, 'bullmqTransport')),
+      tables: model.tables(model.parameterInterface(BULLMQ_ENTRY, 'bullmqTransport')),
     },
   ];
 }
@@ -107,7 +106,7 @@ export function renderReference(model: OptionsModel): string {
 
 function main(argv: readonly string[]): number {
   const root = path.resolve(argValue(argv, '--root') ?? process.cwd());
-  const files = [MODULE_OPTIONS, MODULE_EXTRAS, ROUTER_OPTIONS, ENDPOINTS, BULLMQ];
+  const files = [ROOT_ENTRY, EXPRESS_ENTRY, BULLMQ_ENTRY];
   const model = new OptionsModel(root, files, STANDALONE, NOT_OPTIONS);
   const text = renderReference(model);
   if (model.undocumented.length > 0) {
