@@ -28,7 +28,7 @@ import {
   WebhooksModuleOptions,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   signTBankDelivery,

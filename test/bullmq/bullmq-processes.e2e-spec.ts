@@ -21,14 +21,15 @@ import {
   OnPaymentEvent,
   PaymentEvent,
   stripeEndpoint,
-  WEBHOOKS_TRANSPORT,
   WebhookConfigurationError,
   WebhookDispatchOptions,
+  WEBHOOKS_TRANSPORT,
   WebhooksHealthIndicator,
   WebhooksMetrics,
+  webhooksMigrations,
   WebhooksModule,
   WebhooksModuleOptions,
-  webhooksMigrations,
+  WebhookTransport,
 } from 'nestjs-payment-webhooks';
 import {
   bullmqTransport,
@@ -43,7 +44,6 @@ import {
   WebhookHandlerDefinition,
   webhookEntities,
 } from 'nestjs-payment-webhooks/express';
-import { WebhookTransport } from '../../lib/dispatch/webhook-transport';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { dropRedisPrefix, freePort, redisPrefix, redisUrl } from '../support/redis';

@@ -1,5 +1,5 @@
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';

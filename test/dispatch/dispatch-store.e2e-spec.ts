@@ -8,7 +8,7 @@ import {
   WebhookEventEntity,
   WebhookHandlerRunEntity,
   WebhookWorkEntity,
-} from '../../lib/store/entities';
+} from '../support/internals';
 import { In } from 'typeorm';
 import {
   Database,

@@ -1,6 +1,6 @@
 import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
-import { WebhookHandlerRunEntity } from '../../lib/store/entities';
+import { WebhookHandlerRunEntity } from '../support/internals';
 import { liveEvent } from '../support/inbox-state';
 import { eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';

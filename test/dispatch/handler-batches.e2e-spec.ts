@@ -1,15 +1,21 @@
-import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
+import {
+  InboxWorker,
+  NewWebhookEvent,
+  stripeEndpoint,
+  WebhookDispatcher,
+  WebhookStore,
+  WebhookTelemetry,
+} from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
-import { WebhookHandlerRunEntity } from '../../lib/store/entities';
-import { WebhookDispatcher } from '../../lib/dispatch/webhook.dispatcher';
-import { WebhookEventProcessor } from '../../lib/dispatch/webhook-event.processor';
-import { WebhookHandlerRegistry } from '../../lib/handlers/webhook-handler.registry';
-import { SafeLogger } from '../../lib/telemetry/safe-logger';
-import { WebhookTelemetry } from '../../lib/telemetry/webhook-telemetry';
-import { InboxSignal } from '../../lib/store/inbox-signal';
-import { InboxWorker } from '../../lib/store/ports';
-import { WEBHOOKS_RESOLVED_OPTIONS } from '../../lib/nest/webhooks.constants';
-import { ResolvedWebhooksOptions } from '../../lib/options/webhooks-options.resolver';
+import {
+  InboxSignal,
+  ResolvedWebhooksOptions,
+  SafeLogger,
+  WebhookEventProcessor,
+  WebhookHandlerRegistry,
+  WebhookHandlerRunEntity,
+  WEBHOOKS_RESOLVED_OPTIONS,
+} from '../support/internals';
 import { liveEvent } from '../support/inbox-state';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';

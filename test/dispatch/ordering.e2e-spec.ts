@@ -6,7 +6,7 @@ import {
   stripeEndpoint,
   WebhookDispatcher,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

@@ -12,7 +12,7 @@ import {
   definePaymentStates,
   paymentStateTarget,
 } from 'nestjs-payment-webhooks/payments';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 

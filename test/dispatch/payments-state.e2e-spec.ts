@@ -2,17 +2,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, DataSource, Entity, EntityManager, PrimaryColumn } from 'typeorm';
-import { WebhookConfigurationError } from '../../lib/core/webhook-errors';
-import type { PaymentEvent } from '../../lib/handlers/payment-event.interface';
+import { WebhookConfigurationError } from 'nestjs-payment-webhooks';
+import type { PaymentEvent } from 'nestjs-payment-webhooks';
 import {
   applyPaymentEvent,
   definePaymentStates,
-  paymentStateTarget,
   PaymentStateLogger,
+  paymentStateTarget,
   transition,
   TransitionResult,
-} from '../../lib/payments';
-import { ConnectionLock } from '../../lib/store/connection-lock';
+} from 'nestjs-payment-webhooks/payments';
+import { ConnectionLock } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 
 type Database = 'sqlite' | 'postgres';

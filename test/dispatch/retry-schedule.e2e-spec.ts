@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookWorkEntity } from '../../lib/store/entities';
+import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { post } from '../support/http';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

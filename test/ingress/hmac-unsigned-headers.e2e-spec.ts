@@ -1,6 +1,6 @@
 import { hmacEndpoint } from 'nestjs-payment-webhooks';
 import { signHmac } from 'nestjs-payment-webhooks/testing';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 

@@ -8,7 +8,7 @@ import {
   WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { MatrixPlatform, startRouterApp, RouterTestApp } from '../support/router-app';
 import { signedStripeEvent } from '../support/stripe-event';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
 import {
   POISON_CASES,

@@ -16,8 +16,7 @@ import {
   WebhookVerificationError,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
-import { SberWebhookProvider } from '../../lib/providers/sber/sber.provider';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   paddleFixtures,

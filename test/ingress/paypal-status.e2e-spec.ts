@@ -7,7 +7,7 @@ import {
   paypalFixtures,
   signPayPalDelivery,
 } from 'nestjs-payment-webhooks/testing';
-import { crc32 } from '../../lib/core/crc32';
+import { crc32 } from '../support/internals';
 import { withCrc32 } from '../support/crc32-forge';
 import { FakePayPalApi } from '../support/fake-paypal-api';
 import { TestApp, countEffects, eventually, startTestApp } from '../support/test-app';

@@ -8,7 +8,7 @@ import {
   tbankEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import {
   PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,

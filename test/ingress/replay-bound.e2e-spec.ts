@@ -6,7 +6,7 @@ import {
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   sberFixtures,

@@ -14,7 +14,7 @@ import {
   WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { Platform, startTestApp, TestApp } from '../support/test-app';
 

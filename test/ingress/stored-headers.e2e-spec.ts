@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { hmacEndpoint, standardWebhooksEndpoint, stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { signHmac } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
 import { startTestApp, TestApp } from '../support/test-app';

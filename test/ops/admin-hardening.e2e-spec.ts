@@ -6,7 +6,7 @@ import express from 'express';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { startRouterApp } from '../support/router-app';
 import { RecordingLogger } from '../support/recording-logger';

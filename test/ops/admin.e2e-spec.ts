@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { createWebhookAdminController } from '../../lib/nest/webhook-admin.controller';
+import { createWebhookAdminController, WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

@@ -7,7 +7,7 @@ import {
   PaymentEvent,
   stripeEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { eventually, startTestApp, TestApp } from '../support/test-app';

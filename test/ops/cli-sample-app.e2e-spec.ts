@@ -7,7 +7,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from '../../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
-import { tbankFixtures } from '../../lib/providers/tbank/tbank.fixtures';
+import { tbankFixtures } from 'nestjs-payment-webhooks/testing';
 import { cliJson, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { eventually } from '../support/test-app';

@@ -9,34 +9,34 @@ import { WebhooksHelper } from 'square';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import {
+  adyenEndpoint,
   hmacEndpoint,
+  paddleEndpoint,
+  paypalEndpoint,
   qvardEndpoint,
+  sberEndpoint,
+  squareEndpoint,
   standardWebhooksEndpoint,
   stripeEndpoint,
+  tbankEndpoint,
   WebhookEndpoint,
   WebhookTransactions,
+  yookassaEndpoint,
+  yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { adyenEndpoint } from '../../lib/providers/adyen/adyen.provider';
-import { paddleEndpoint } from '../../lib/providers/paddle/paddle.provider';
-import { paypalEndpoint } from '../../lib/providers/paypal/paypal.provider';
-import { sberEndpoint } from '../../lib/providers/sber/sber.provider';
-import { squareEndpoint } from '../../lib/providers/square/square.provider';
-import { tbankEndpoint } from '../../lib/providers/tbank/tbank.provider';
-import { yookassaEndpoint } from '../../lib/providers/yookassa/yookassa.provider';
-import { yoomoneyEndpoint } from '../../lib/providers/yoomoney/yoomoney.provider';
-import { adyenNotificationItem } from '../../lib/providers/adyen/adyen.fixtures';
-import { paddleFixtures } from '../../lib/providers/paddle/paddle.fixtures';
-import { paypalFixtures } from '../../lib/providers/paypal/paypal.fixtures';
+import { WebhookEventEntity } from '../support/internals';
 import {
+  adyenNotificationItem,
+  paddleFixtures,
   PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,
-} from '../../lib/providers/paypal/paypal-test-certificate';
-import { sberFixtures } from '../../lib/providers/sber/sber.fixtures';
-import { squareFixtures } from '../../lib/providers/square/square.fixtures';
-import { tbankFixtures } from '../../lib/providers/tbank/tbank.fixtures';
-import { yookassaPayment } from '../../lib/providers/yookassa/yookassa.fixtures';
-import { yoomoneyFixtures } from '../../lib/providers/yoomoney/yoomoney.fixtures';
+  paypalFixtures,
+  sberFixtures,
+  squareFixtures,
+  tbankFixtures,
+  yookassaPayment,
+  yoomoneyFixtures,
+} from 'nestjs-payment-webhooks/testing';
 import { CLI_MAIN, cliJson, CliResult, closedPort, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { createTestDatabase } from '../support/postgres';

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
-import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import {
+  stripeEndpoint,
   WebhooksHealthIndicator,
   WebhooksHealthReport,
-} from '../../lib/observability/webhooks-health.indicator';
+  WebhooksModuleOptions,
+} from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { stripePaymentEvent } from '../support/stripe-event';
 import { createTestDatabase, postgresAdminUrl, TestDatabase } from '../support/postgres';

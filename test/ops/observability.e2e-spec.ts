@@ -13,14 +13,14 @@ import {
   OnPaymentEvent,
   stripeEndpoint,
   WebhookAdmin,
-  WebhooksModule,
+  WebhookAlert,
+  WebhookAlerts,
+  WebhooksHealthIndicator,
+  WebhooksMetrics,
   webhooksMigrations,
+  WebhooksModule,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { WebhookAlert } from '../../lib/telemetry/webhook-alert.interface';
-import { WebhookAlerts } from '../../lib/observability/webhook-alerts';
-import { WebhooksHealthIndicator } from '../../lib/observability/webhooks-health.indicator';
-import { WebhooksMetrics } from '../../lib/observability/webhooks-metrics';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';

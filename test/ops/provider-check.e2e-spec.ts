@@ -10,7 +10,7 @@ import {
   tbankEndpoint,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import {
   signTBankDelivery,
   tbankFixtures,

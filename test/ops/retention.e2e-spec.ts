@@ -6,19 +6,22 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
+  adyenEndpoint,
   stripeEndpoint,
   WebhookConfigurationError,
   WebhookEventStatus,
-  WebhooksModule,
+  WebhookRetention,
   webhooksMigrations,
+  WebhooksModule,
   WebhooksModuleOptions,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookHandlerRunEntity } from '../../lib/store/entities';
-import { IdempotencyKeyEntity } from '../../lib/idempotency/entities/idempotency-key.entity';
-import { adyenEndpoint } from '../../lib/providers/adyen/adyen.provider';
-import { WebhookRetention } from '../../lib/retention/webhook-retention';
-import { resolveWebhooksOptions } from '../../lib/options/webhooks-options.resolver';
+import {
+  resolveWebhooksOptions,
+  WebhookEventEntity,
+  WebhookHandlerRunEntity,
+} from '../support/internals';
+import { IdempotencyKeyEntity } from 'nestjs-payment-webhooks/idempotency';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 import { liveStatus, putInState } from '../support/inbox-state';
 

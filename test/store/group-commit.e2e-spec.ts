@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { Database, startTestApp, statementsSent, TestApp } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';

@@ -1,11 +1,15 @@
-import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
+import {
+  InboxQueries,
+  NewWebhookEvent,
+  stripeEndpoint,
+  WebhookEventStatus,
+  WebhookStore,
+} from 'nestjs-payment-webhooks';
 import {
   WebhookEventEntity,
   WebhookHandlerRunEntity,
   WebhookWorkEntity,
-} from '../../lib/store/entities';
-import { InboxQueries } from '../../lib/store/ports';
-import { WebhookEventStatus } from '../../lib/store/webhook-event-status';
+} from '../support/internals';
 import { Database, startTestApp, TestApp } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
 import { liveStatus, putInState } from '../support/inbox-state';

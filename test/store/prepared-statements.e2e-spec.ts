@@ -1,8 +1,7 @@
 import { Pool } from 'pg';
 import { EntitySubscriberInterface, In, QueryFailedError } from 'typeorm';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { PreparedStatements } from '../../lib/store/prepared-statements';
+import { PreparedStatements, WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
 import { stripePaymentEvent } from '../support/stripe-event';
 import { eventually, startTestApp, statementsSent, TestApp, TestEffect } from '../support/test-app';

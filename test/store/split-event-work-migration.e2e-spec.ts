@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { stripeEndpoint, webhookEntities, webhooksMigrations } from 'nestjs-payment-webhooks';
+import {
+  InboxQueries,
+  stripeEndpoint,
+  webhookEntities,
+  webhooksMigrations,
+} from 'nestjs-payment-webhooks';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
-import { InboxQueries } from '../../lib/store/ports';
-import { SplitEventWork1764700000000 } from '../../lib/store/migrations';
+import { SplitEventWork1764700000000 } from '../support/internals';
 import {
   EventOf01,
   eventOf01,

@@ -1,4 +1,4 @@
-import { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/sqlite-busy';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../support/internals';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import Stripe from 'stripe';

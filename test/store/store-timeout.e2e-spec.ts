@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
 import { stripeEndpoint, WebhookTelemetry } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { DeliveryRecord } from '../../lib/telemetry/webhook-telemetry';
+import { WebhookEventEntity } from '../support/internals';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { post } from '../support/http';
 import { stripePaymentEvent, StripeTestEvent } from '../support/stripe-event';
 import { countEffects, eventually, Platform, startTestApp, TestApp } from '../support/test-app';

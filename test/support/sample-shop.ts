@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebhookEventEntity } from '../../lib/store/entities';
+import { WebhookEventEntity } from './internals';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
