@@ -1,20 +1,16 @@
 import {
-  InboxWorker,
   NewWebhookEvent,
   NonRetryableError,
   stripeEndpoint,
   WebhookDispatcher,
   WebhookStore,
-  WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
+import { startAssembledWorker } from '../support/assembled-worker';
 import {
   InboxSignal,
   ResolvedWebhooksOptions,
-  SafeLogger,
-  WebhookEventProcessor,
   WebhookHandlerRegistry,
   WebhookHandlerRunEntity,
-  WEBHOOKS_RESOLVED_OPTIONS,
 } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
@@ -94,22 +90,11 @@ describe.each<Database>(['sqlite', 'postgres'])(
     afterAll(() => app.close());
 
     function startWorker(dispatch: Partial<ResolvedWebhooksOptions['dispatch']> = {}) {
-      const resolved = app.app.get<ResolvedWebhooksOptions>(WEBHOOKS_RESOLVED_OPTIONS);
-      const options = {
-        ...resolved,
-        dispatch: { ...resolved.dispatch, pollIntervalMs: 50, ...dispatch },
-      };
-      const worker = app.app.get<InboxWorker>(InboxWorker);
-      const logger = new SafeLogger('WebhookDispatcher');
-      const processor = new WebhookEventProcessor(
-        worker,
+      dispatcher = startAssembledWorker(app, {
         registry,
-        options,
-        new WebhookTelemetry(),
-        logger,
-      );
-      dispatcher = new WebhookDispatcher(worker, processor, signal, options, logger);
-      dispatcher.start();
+        signal,
+        dispatch: { pollIntervalMs: 50, ...dispatch },
+      });
       return dispatcher;
     }
 

@@ -1,21 +1,12 @@
 import {
-  InboxWorker,
   NewWebhookEvent,
   stripeEndpoint,
   WebhookDispatcher,
   WebhookStore,
-  WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
-import {
-  InboxSignal,
-  ResolvedWebhooksOptions,
-  SafeLogger,
-  WebhookEventProcessor,
-  WebhookHandlerRegistry,
-  WebhookHandlerRunEntity,
-  WEBHOOKS_RESOLVED_OPTIONS,
-} from '../support/internals';
+import { startAssembledWorker } from '../support/assembled-worker';
+import { InboxSignal, WebhookHandlerRegistry, WebhookHandlerRunEntity } from '../support/internals';
 import { liveEvent } from '../support/inbox-state';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
@@ -48,7 +39,8 @@ interface Script {
 
 /**
  * `dispatch.batch`: handler runs share transactions, each in its own savepoint. The worker is
- * assembled from its parts (as `dispatch-engine` does) on a store whose runs are batched.
+ * assembled from its parts (`startAssembledWorker`, as in `dispatch-engine`) on a store whose
+ * runs are batched.
  */
 describe.each<Database>(['sqlite', 'postgres'])('handler runs in batches on %s', (database) => {
   let app: TestApp;
@@ -109,22 +101,11 @@ describe.each<Database>(['sqlite', 'postgres'])('handler runs in batches on %s',
   afterAll(() => app.close());
 
   function startWorker(): void {
-    const resolved = app.app.get<ResolvedWebhooksOptions>(WEBHOOKS_RESOLVED_OPTIONS);
-    const options = {
-      ...resolved,
-      dispatch: { ...resolved.dispatch, pollIntervalMs: 50, concurrency: 16 },
-    };
-    const worker = app.app.get<InboxWorker>(InboxWorker);
-    const logger = new SafeLogger('WebhookDispatcher');
-    const processor = new WebhookEventProcessor(
-      worker,
+    dispatcher = startAssembledWorker(app, {
       registry,
-      options,
-      new WebhookTelemetry(),
-      logger,
-    );
-    dispatcher = new WebhookDispatcher(worker, processor, signal, options, logger);
-    dispatcher.start();
+      signal,
+      dispatch: { pollIntervalMs: 50, concurrency: 16 },
+    });
   }
 
   async function recorded(count: number): Promise<NewWebhookEvent[]> {
