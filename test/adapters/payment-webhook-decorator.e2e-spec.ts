@@ -28,7 +28,6 @@ import {
   WebhooksModuleOptions,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   signTBankDelivery,
@@ -36,6 +35,7 @@ import {
 } from 'nestjs-payment-webhooks/testing';
 import { signedAdyenBody } from '../support/adyen-delivery';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { RecordingLogger } from '../support/recording-logger';
 import { signedStripeEvent, stripePaymentEvent } from '../support/stripe-event';
 import {

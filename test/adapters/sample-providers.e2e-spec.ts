@@ -7,7 +7,6 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ReconciliationService, WebhookTransactions } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   paddleFixtures,
@@ -35,6 +34,7 @@ import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { EndpointOverrides } from '../../sample-app/src/webhook-endpoints';
 import { FakeProviderApi } from '../support/fake-provider-api';
+import { WebhookEventEntity } from '../support/internals';
 import { PAYPAL_SIGNING_SUBJECT, TestCertificates } from '../support/paypal-certificates';
 import { createTestDatabase } from '../support/postgres';
 import { eventually } from '../support/test-app';

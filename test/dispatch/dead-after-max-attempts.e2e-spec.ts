@@ -1,6 +1,6 @@
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 

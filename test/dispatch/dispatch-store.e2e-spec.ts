@@ -4,12 +4,12 @@ import {
   WebhookDispatcher,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
+import { In } from 'typeorm';
 import {
   WebhookEventEntity,
   WebhookHandlerRunEntity,
   WebhookWorkEntity,
 } from '../support/internals';
-import { In } from 'typeorm';
 import {
   Database,
   eventually,

@@ -1,7 +1,7 @@
 import { NewWebhookEvent, stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
-import { WebhookHandlerRunEntity } from '../support/internals';
 import { liveEvent } from '../support/inbox-state';
+import { WebhookHandlerRunEntity } from '../support/internals';
 import { eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
 import { WorkerProcess } from '../support/worker-process';

@@ -6,8 +6,8 @@ import {
 } from 'nestjs-payment-webhooks';
 import { In } from 'typeorm';
 import { startAssembledWorker } from '../support/assembled-worker';
-import { InboxSignal, WebhookHandlerRegistry, WebhookHandlerRunEntity } from '../support/internals';
 import { liveEvent } from '../support/inbox-state';
+import { InboxSignal, WebhookHandlerRegistry, WebhookHandlerRunEntity } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
 

@@ -6,8 +6,8 @@ import {
   stripeEndpoint,
   WebhookDispatcher,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_ordering_secret';

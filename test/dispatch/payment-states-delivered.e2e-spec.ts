@@ -12,8 +12,8 @@ import {
   definePaymentStates,
   paymentStateTarget,
 } from 'nestjs-payment-webhooks/payments';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_payment_states_delivered';

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_retry_schedule';

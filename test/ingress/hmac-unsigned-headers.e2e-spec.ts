@@ -1,7 +1,7 @@
 import { hmacEndpoint } from 'nestjs-payment-webhooks';
 import { signHmac } from 'nestjs-payment-webhooks/testing';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 
 /**

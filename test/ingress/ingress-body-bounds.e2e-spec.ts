@@ -8,8 +8,8 @@ import {
   WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { MatrixPlatform, startRouterApp, RouterTestApp } from '../support/router-app';
 import { signedStripeEvent } from '../support/stripe-event';
 import { startTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { WebhookEventEntity } from '../support/internals';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
+import { WebhookEventEntity } from '../support/internals';
 import {
   POISON_CASES,
   PoisonCase,

@@ -16,7 +16,6 @@ import {
   WebhookVerificationError,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
-import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   paddleFixtures,
@@ -31,6 +30,7 @@ import {
 import { signedAdyenBody } from '../support/adyen-delivery';
 import { FakeProviderApi } from '../support/fake-provider-api';
 import { post } from '../support/http';
+import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import { effectsFor, SeeingHandlers, seenFor } from '../support/seen-events';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 

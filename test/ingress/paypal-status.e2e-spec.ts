@@ -7,9 +7,9 @@ import {
   paypalFixtures,
   signPayPalDelivery,
 } from 'nestjs-payment-webhooks/testing';
-import { crc32 } from '../support/internals';
 import { withCrc32 } from '../support/crc32-forge';
 import { FakePayPalApi } from '../support/fake-paypal-api';
+import { crc32 } from '../support/internals';
 import { TestApp, countEffects, eventually, startTestApp } from '../support/test-app';
 
 /**

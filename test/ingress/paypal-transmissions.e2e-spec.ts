@@ -12,12 +12,12 @@ import {
   paypalFixtures,
   signPayPalDelivery,
 } from 'nestjs-payment-webhooks/testing';
+import { withCrc32 } from '../support/crc32-forge';
 import {
   AddEventOutcomes1764500000000,
   crc32,
   CreateWebhooksTables1764400000000,
 } from '../support/internals';
-import { withCrc32 } from '../support/crc32-forge';
 import { createTestDatabase } from '../support/postgres';
 import { Database, TestApp, countEffects, eventually, startTestApp } from '../support/test-app';
 

@@ -8,7 +8,6 @@ import {
   tbankEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import {
   PAYPAL_TEST_CA_PEM,
   PAYPAL_TEST_CERTIFICATE_PEM,
@@ -27,6 +26,7 @@ import {
   WebhookTestClient,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { WebhookEventEntity } from '../support/internals';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**

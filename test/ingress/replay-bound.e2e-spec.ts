@@ -6,7 +6,6 @@ import {
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   sberFixtures,
@@ -18,6 +17,7 @@ import {
   WebhookTestClient,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { WebhookEventEntity } from '../support/internals';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SQUARE_KEY = 'replay-bound-square-signature-key';

@@ -14,8 +14,8 @@ import {
   WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { Platform, startTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { hmacEndpoint, standardWebhooksEndpoint, stripeEndpoint } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { signHmac } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**

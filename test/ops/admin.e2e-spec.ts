@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
-import { createWebhookAdminController, WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { createWebhookAdminController, WebhookEventEntity } from '../support/internals';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_admin_secret';

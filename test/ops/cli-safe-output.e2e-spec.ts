@@ -7,9 +7,9 @@ import {
   PaymentEvent,
   stripeEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -24,7 +24,6 @@ import {
   yookassaEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import {
   adyenNotificationItem,
   paddleFixtures,
@@ -39,6 +38,7 @@ import {
 } from 'nestjs-payment-webhooks/testing';
 import { CLI_MAIN, cliJson, CliResult, closedPort, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { createTestDatabase } from '../support/postgres';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

@@ -20,8 +20,8 @@ import {
   webhooksMigrations,
   WebhooksModule,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

@@ -10,7 +10,6 @@ import {
   tbankEndpoint,
   yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import {
   signTBankDelivery,
   tbankFixtures,
@@ -19,6 +18,7 @@ import {
   yookassaPayment,
 } from 'nestjs-payment-webhooks/testing';
 import { FakeProviderApi } from '../support/fake-provider-api';
+import { WebhookEventEntity } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 /** What the test handler saw: the event's own claim and the provider's answer. */

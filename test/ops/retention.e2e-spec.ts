@@ -16,12 +16,12 @@ import {
   WebhooksModuleOptions,
   WebhookTransactions,
 } from 'nestjs-payment-webhooks';
+import { IdempotencyKeyEntity } from 'nestjs-payment-webhooks/idempotency';
 import {
   resolveWebhooksOptions,
   WebhookEventEntity,
   WebhookHandlerRunEntity,
 } from '../support/internals';
-import { IdempotencyKeyEntity } from 'nestjs-payment-webhooks/idempotency';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 import { liveStatus, putInState } from '../support/inbox-state';
 

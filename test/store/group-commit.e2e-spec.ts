@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { Database, startTestApp, statementsSent, TestApp } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
 

@@ -1,8 +1,8 @@
 import { Pool } from 'pg';
 import { EntitySubscriberInterface, In, QueryFailedError } from 'typeorm';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
-import { PreparedStatements, WebhookEventEntity } from '../support/internals';
 import { post } from '../support/http';
+import { PreparedStatements, WebhookEventEntity } from '../support/internals';
 import { stripePaymentEvent } from '../support/stripe-event';
 import { eventually, startTestApp, statementsSent, TestApp, TestEffect } from '../support/test-app';
 

@@ -6,8 +6,8 @@ import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { stripeEndpoint, webhookEntities, webhooksMigrations } from 'nestjs-payment-webhooks';
 import { idempotencyEntities, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
-import { IDEMPOTENCY_TABLES, WEBHOOK_TABLES } from '../support/internals';
 import { post } from '../support/http';
+import { IDEMPOTENCY_TABLES, WEBHOOK_TABLES } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import {
   Database,

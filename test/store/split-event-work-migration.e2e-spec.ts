@@ -10,7 +10,6 @@ import {
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
-import { SplitEventWork1764700000000 } from '../support/internals';
 import {
   EventOf01,
   eventOf01,
@@ -18,6 +17,7 @@ import {
   seedInboxOf01,
   STATUSES_OF_0_1,
 } from '../support/inbox-0.1';
+import { SplitEventWork1764700000000 } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 

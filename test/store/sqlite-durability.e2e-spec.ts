@@ -1,9 +1,9 @@
-import { SQLITE_BUSY_TIMEOUT_MS } from '../support/internals';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import Stripe from 'stripe';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../support/internals';
 import { eventually, startTestApp, TestApp, TestAppOptions } from '../support/test-app';
 
 const SECRET = 'whsec_sqlite_durability';

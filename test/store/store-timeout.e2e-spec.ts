@@ -1,9 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
 import { stripeEndpoint, WebhookTelemetry } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity } from '../support/internals';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
 import { stripePaymentEvent, StripeTestEvent } from '../support/stripe-event';
 import { countEffects, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 

@@ -2,13 +2,13 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebhookEventEntity } from './internals';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
 import { post } from './http';
+import { WebhookEventEntity } from './internals';
 import { createTestDatabase, TestDatabase } from './postgres';
 import { eventually } from './test-app';
 
