@@ -3,16 +3,17 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuiltCli } from '../support/cli';
+import { signedStripeEvent } from '../support/stripe-event';
 
 const ROOT = join(__dirname, '..', '..');
 
 /**
  * An app that imports only `nestjs-payment-webhooks/express` (the built package), receives a
- * signed Stripe delivery through the router on plain `node:http`, and prints what it loaded.
+ * signed Stripe delivery (`BODY`, `SIGNATURE`) through the router on plain `node:http`, and
+ * prints what it loaded.
  */
 const APP = `
 const http = require('node:http');
-const Stripe = require('stripe');
 const { DataSource } = require('typeorm');
 const webhooks = require(process.env.ENTRY);
 
@@ -35,13 +36,8 @@ async function main() {
   });
   const server = http.createServer((req, res) => router(req, res, () => { res.statusCode = 404; res.end(); }));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const body = JSON.stringify({
-    id: 'evt_entry_1', object: 'event', type: 'payment_intent.succeeded', created: Math.floor(Date.now() / 1000),
-    data: { object: { id: 'pi_entry_1', object: 'payment_intent', amount: 100, currency: 'eur', status: 'succeeded', metadata: {} } },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_entry' });
   const answer = await fetch('http://127.0.0.1:' + server.address().port + '/stripe', {
-    method: 'POST', body, headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    method: 'POST', body: process.env.BODY, headers: { 'content-type': 'application/json', 'stripe-signature': process.env.SIGNATURE },
   });
   for (let i = 0; i < 200 && handled.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
   await new Promise((resolve) => server.close(resolve));
@@ -59,15 +55,18 @@ describe('the nestjs-payment-webhooks/express entry', () => {
   it('receives and handles a delivery without loading any Nest package', () => {
     const entry = join(ROOT, 'dist', 'express', 'index.js');
     expect(existsSync(entry)).toBe(true);
+    const event = signedStripeEvent('whsec_entry', { amount: 100, currency: 'eur' });
     const output = execFileSync(process.execPath, ['-e', APP], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
         ENTRY: entry,
         DATABASE: join(mkdtempSync(join(tmpdir(), 'pw-entry-')), 'inbox.sqlite'),
+        BODY: event.body,
+        SIGNATURE: event.headers['stripe-signature'],
       },
       encoding: 'utf8',
     });
-    expect(JSON.parse(output)).toEqual({ status: 200, handled: ['evt_entry_1'], loaded: [] });
+    expect(JSON.parse(output)).toEqual({ status: 200, handled: [event.id], loaded: [] });
   });
 });

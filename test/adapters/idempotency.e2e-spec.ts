@@ -18,7 +18,6 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import Stripe from 'stripe';
 import {
   stripeEndpoint,
   WebhooksModule,
@@ -39,6 +38,7 @@ import { configureApp } from '../../sample-app/src/configure-app';
 import { Order } from '../../sample-app/src/orders/order.entity';
 import { SandboxRefundsGateway } from '../../sample-app/src/orders/sandbox-refunds.gateway';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { signedStripeEvent } from '../support/stripe-event';
 import {
   Database,
   eventually,
@@ -713,29 +713,12 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop idempotency on %s', 
       randomUUID(),
     );
     const order = JSON.parse(created.text) as { id: string; amount: number };
-    const body = JSON.stringify({
-      id: `evt_idem_${randomUUID()}`,
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: `pi_${randomUUID().slice(0, 8)}`,
-          object: 'payment_intent',
-          amount: 2599,
-          currency: 'eur',
-          status: 'succeeded',
-          metadata: { orderId: order.id },
-        },
-      },
+    const event = signedStripeEvent(SHOP_STRIPE_SECRET, {
+      orderId: order.id,
+      amount: 2599,
+      currency: 'eur',
     });
-    const signature = Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: SHOP_STRIPE_SECRET,
-    });
-    const delivered = await send(`${url}/webhooks/stripe`, body, undefined, {
-      'stripe-signature': signature,
-    });
+    const delivered = await send(`${url}/webhooks/stripe`, event.body, undefined, event.headers);
     expect(delivered.status).toBe(200);
     await eventually(async () => (await orderOf(order.id)).state === 'paid');
     return order;

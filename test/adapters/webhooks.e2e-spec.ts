@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import {
   qvardEndpoint,
   sberEndpoint,
@@ -8,6 +7,7 @@ import {
 import { sberFixtures, signQvard, signSberDelivery } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
 import { MatrixApp, MatrixPlatform, startMatrixApp } from '../support/router-app';
+import { signedStripeEvent, stripeSignature } from '../support/stripe-event';
 import { Database, eventually, TestEffect } from '../support/test-app';
 
 const STRIPE_SECRET = 'whsec_e2e_primary_secret';
@@ -26,39 +26,10 @@ function webhookOptions(): WebhooksModuleOptions {
 }
 
 let sequence = 0;
-function stripeEvent(
-  type = 'payment_intent.succeeded',
-  orderId = 'order-1',
-): { id: string; body: string } {
-  const id = `evt_e2e_${Date.now()}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `pi_${sequence}`,
-        object: 'payment_intent',
-        amount: 1999,
-        currency: 'usd',
-        status: 'succeeded',
-        metadata: { orderId },
-      },
-    },
-  });
-  return { id, body };
-}
-
-function stripeHeaders(body: string, timestamp?: number): Record<string, string> {
-  return {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: STRIPE_SECRET,
-      timestamp,
-    }),
-  };
-}
+const stripeEvent = (type?: string) =>
+  signedStripeEvent(STRIPE_SECRET, { type, orderId: 'order-1' });
+const stripeHeaders = (body: string, timestamp?: number) =>
+  stripeSignature(body, STRIPE_SECRET, { timestamp });
 
 const matrix: [MatrixPlatform, Database, boolean][] = [
   ['express', 'sqlite', false],
@@ -123,14 +94,10 @@ describe.each(matrix)('webhooks over %s on %s (forRootAsync: %s)', (platform, da
 
   it('rejects a bad signature, a missing signature and a stale timestamp with 400 and stores nothing', async () => {
     const { id, body } = stripeEvent();
-    const wrongSecret = Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: 'whsec_wrong',
-    });
     const tampered = body.replace('1999', '1');
     const stale = Math.floor(Date.now() / 1000) - 330;
     const results = await Promise.all([
-      post(endpointUrl('stripe'), body, { 'stripe-signature': wrongSecret }),
+      post(endpointUrl('stripe'), body, stripeSignature(body, 'whsec_wrong')),
       post(endpointUrl('stripe'), body),
       post(endpointUrl('stripe'), tampered, stripeHeaders(body)),
       post(endpointUrl('stripe'), body, stripeHeaders(body, stale)),

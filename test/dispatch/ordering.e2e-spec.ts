@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
 import {
   OnPaymentEvent,
   PaymentEvent,
@@ -8,6 +7,7 @@ import {
 } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_ordering_secret';
@@ -33,23 +33,7 @@ class TimedHandlers {
 
 let sequence = 0;
 function paymentEvent(paymentId: string, type: string, created: number) {
-  const id = `evt_order_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type,
-    created,
-    data: { object: { id: paymentId, amount: 100, currency: 'eur' } },
-  });
-  return {
-    id,
-    body,
-    headers: {
-      'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRET,
-      }),
-    },
-  };
+  return signedStripeEvent(SECRET, { paymentId, type, created, amount: 100, currency: 'eur' });
 }
 
 function overlaps(runs: Run[]): boolean {

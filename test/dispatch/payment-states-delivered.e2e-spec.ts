@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import {
   OnPaymentEvent,
@@ -14,6 +13,7 @@ import {
 } from 'nestjs-payment-webhooks/payments';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_payment_states_delivered';
@@ -71,12 +71,7 @@ let sequence = 0;
 
 /** A signed Stripe event of `type` about `object`, created at `created` (Unix seconds). */
 function stripeEvent(type: string, created: number, object: Record<string, unknown>) {
-  const id = `evt_states_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({ id, object: 'event', type, created, data: { object } });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+  return signedStripeEvent(SECRET, { type, created, object });
 }
 
 describe.each<[Platform, Database]>([

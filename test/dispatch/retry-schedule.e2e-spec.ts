@@ -1,8 +1,8 @@
-import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
+import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_retry_schedule';
@@ -10,19 +10,8 @@ const SECRET = 'whsec_retry_schedule';
 const BASE_DELAY_MS = 600_000;
 const EVENTS = 20;
 
-let sequence = 0;
-function signedEvent(): { id: string; body: string; headers: Record<string, string> } {
-  const id = `evt_schedule_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 900, currency: 'eur', metadata: {} } },
-  });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+function signedEvent(): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { amount: 900, currency: 'eur' });
 }
 
 describe.each<Database>(['sqlite', 'postgres'])('retry schedule on %s', (database) => {

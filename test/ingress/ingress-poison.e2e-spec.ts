@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import {
   adyenEndpoint,
   defineEndpoint,
@@ -32,6 +31,7 @@ import { FakeProviderApi } from '../support/fake-provider-api';
 import { post } from '../support/http';
 import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import { effectsFor, SeeingHandlers, seenFor } from '../support/seen-events';
+import { stripeSignature } from '../support/stripe-event';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -92,12 +92,7 @@ function stripeBody(id: string, object: Record<string, unknown>): string {
 }
 
 function stripeHeaders(body: string): Record<string, string> {
-  return {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: STRIPE_SECRET,
-    }),
-  };
+  return stripeSignature(body, STRIPE_SECRET);
 }
 
 /** An Adyen request with every item signed by the official library's `calculateHmac`. */

@@ -1,8 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import Stripe from 'stripe';
 import { qvardEndpoint, stripeEndpoint, tbankEndpoint } from 'nestjs-payment-webhooks';
+import { stripeSignature } from '../support/stripe-event';
 import { Database, Platform, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -144,12 +144,7 @@ function tbankBody(raw: Readonly<Record<string, string>>, password = TBANK_PASSW
 /** Headers that sign `body` correctly for `endpoint` (T-Bank signs inside the body). */
 function signatureHeaders(endpoint: Endpoint, body: string): [string, string][] {
   if (endpoint === 'stripe') {
-    return [
-      [
-        'Stripe-Signature',
-        Stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_SECRET }),
-      ],
-    ];
+    return [['Stripe-Signature', stripeSignature(body, STRIPE_SECRET)['stripe-signature']]];
   }
   if (endpoint === 'qvard') {
     return [['X-Qvard-Signature', qvardSignature(body)]];

@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import {
   paddleEndpoint,
   paypalEndpoint,
@@ -27,6 +26,7 @@ import {
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
 import { WebhookEventEntity } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -96,19 +96,14 @@ async function stored(endpoint: string, delivery: SignedDelivery, eventId: strin
 
 describe.each(NAMES)('an inherited name "%s" as a native value', (name) => {
   it('Stripe: the event type stays stripe:<type>', async () => {
-    const id = unique('evt');
-    const body = JSON.stringify({ id, object: 'event', type: name, data: { object: {} } });
-    const header = Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: SECRETS.stripe,
-    });
+    const event = signedStripeEvent(SECRETS.stripe, { id: unique('evt'), type: name, object: {} });
     const delivery: SignedDelivery = {
       provider: 'stripe',
       method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      body: event.body,
+      headers: { 'content-type': 'application/json', ...event.headers },
     };
-    expect(await stored('stripe', delivery, id)).toMatchObject({
+    expect(await stored('stripe', delivery, event.id)).toMatchObject({
       type: `stripe:${name}`,
       nativeType: name,
     });

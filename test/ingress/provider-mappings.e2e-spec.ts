@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
 import {
   OnPaymentEvent,
   PaymentEvent,
@@ -16,6 +15,7 @@ import {
 } from 'nestjs-payment-webhooks/testing';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { post } from '../support/http';
+import { stripeSignature } from '../support/stripe-event';
 
 const STRIPE_SECRET = 'whsec_provider_mappings_e2e';
 const SBER_TOKEN = 'provider-mappings-sber-callback-token';
@@ -109,11 +109,7 @@ describe('provider mappings over HTTP', () => {
         type,
         data,
       });
-      const header = Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: STRIPE_SECRET,
-      });
-      return post(`${app.url}/webhooks/stripe`, body, { 'stripe-signature': header });
+      return post(`${app.url}/webhooks/stripe`, body, stripeSignature(body, STRIPE_SECRET));
     }
 
     function refund(id: string, status: string, amount: number) {

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import { hmacEndpoint, standardWebhooksEndpoint, stripeEndpoint } from 'nestjs-payment-webhooks';
 import { signHmac } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -85,24 +85,14 @@ function expectNoSecrets(headers: Record<string, string>, own: string[]): void {
 }
 
 it('a Stripe event keeps user agent, request id and forwarding, and no credential header', async () => {
-  const id = `evt_headers_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    object: 'event',
-    type: 'customer.created',
-    data: { object: {} },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({
-    payload: body,
-    secret: STRIPE_SECRET,
-  });
-  const response = await post(`${app.url}/webhooks/stripe`, body, {
+  const event = signedStripeEvent(STRIPE_SECRET, { type: 'customer.created', object: {} });
+  const response = await post(`${app.url}/webhooks/stripe`, event.body, {
     ...SECRET_HEADERS,
     ...KEPT_HEADERS,
-    'stripe-signature': signature,
+    ...event.headers,
   });
   expect(response.status).toBe(200);
-  const headers = await storedHeaders('stripe', id);
+  const headers = await storedHeaders('stripe', event.id);
   expectNoSecrets(headers, ['stripe-signature']);
   expect(headers).toMatchObject({ ...KEPT_HEADERS, 'content-type': 'application/json' });
 });

@@ -1,37 +1,14 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { createWebhookAdminController, WebhookEventEntity } from '../support/internals';
+import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_admin_secret';
-let sequence = 0;
-
-function delivery(type = 'payment_intent.succeeded'): {
-  id: string;
-  body: string;
-  headers: Record<string, string>;
-} {
-  const id = `evt_admin_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: { id: `pi_${id}`, amount: 700, currency: 'eur', metadata: { orderId: `o-${id}` } },
-    },
-  });
-  return {
-    id,
-    body,
-    headers: {
-      'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRET,
-      }),
-    },
-  };
+function delivery(type?: string): SignedStripeEvent {
+  const id = stripeEventId();
+  return signedStripeEvent(SECRET, { id, type, orderId: `o-${id}`, amount: 700, currency: 'eur' });
 }
 
 describe.each<Database>(['sqlite', 'postgres'])('WebhookAdmin on %s', (database) => {

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
 import {
   NonRetryableError,
   OnPaymentEvent,
@@ -10,6 +9,7 @@ import {
 import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { stripeSignature } from '../support/stripe-event';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -71,10 +71,7 @@ beforeAll(async () => {
       dispatch: { pollIntervalMs: 20, retry: { maxAttempts: 1 } },
     },
   });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload: BODY, secret: SECRET });
-  const response = await post(`${app.url}/webhooks/stripe`, BODY, {
-    'stripe-signature': signature,
-  });
+  const response = await post(`${app.url}/webhooks/stripe`, BODY, stripeSignature(BODY, SECRET));
   expect(response.status).toBe(200);
   const rows = app.dataSource.getRepository(WebhookEventEntity);
   await eventually(async () => (await rows.findOneBy({ eventId: EVENT_ID }))?.status === 'dead');

@@ -39,6 +39,7 @@ import {
 import { CLI_MAIN, cliJson, CliResult, closedPort, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { stripeEventId, stripePaymentEvent, StripeTestEvent } from '../support/stripe-event';
 import { createTestDatabase } from '../support/postgres';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
@@ -67,20 +68,16 @@ function payloadFile(content: string | object): string {
   return path;
 }
 
-let sequence = 0;
-/** A Stripe event body; its payment id is `pi_<event id>`. */
-function stripeEvent(type = 'payment_intent.succeeded'): { id: string; body: string } {
-  const id = `evt_cli_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
+/** A Stripe event, signed anew for each attempt; its payment id is `pi_<event id>`. */
+function stripeEvent(type?: string): StripeTestEvent {
+  const id = stripeEventId();
+  return stripePaymentEvent(SECRET, {
     id,
-    object: 'event',
     type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: { id: `pi_${id}`, amount: 1250, currency: 'eur', metadata: { orderId: `o-${id}` } },
-    },
+    orderId: `o-${id}`,
+    amount: 1250,
+    currency: 'eur',
   });
-  return { id, body };
 }
 
 beforeAll(() => ensureBuiltCli(), 300_000);
@@ -239,14 +236,8 @@ describe.each<Database>(['sqlite', 'postgres'])('CLI on %s, next to a running ap
   const statusOf = async (eventId: string) => (await rowOf(eventId))?.status;
 
   /** Delivers an event signed by Stripe's own SDK, as Stripe would. */
-  async function deliver(event = stripeEvent()): Promise<{ id: string; body: string }> {
-    const signature = Stripe.webhooks.generateTestHeaderString({
-      payload: event.body,
-      secret: SECRET,
-    });
-    const response = await post(`${app.url}/webhooks/stripe`, event.body, {
-      'stripe-signature': signature,
-    });
+  async function deliver(event = stripeEvent()): Promise<StripeTestEvent> {
+    const response = await post(`${app.url}/webhooks/stripe`, event.body, event.headers());
     expect(response.status).toBe(200);
     return event;
   }

@@ -4,7 +4,6 @@ import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings
 import { Injectable, LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import {
   adyenEndpoint,
   hmacEndpoint,
@@ -47,6 +46,7 @@ import {
   yookassaPayment,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { stripeSignature } from '../support/stripe-event';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -315,15 +315,7 @@ function deliveries(h: Hostile): [string, SignedDelivery][] {
     captureId: h.paymentRef,
   });
   return [
-    [
-      'stripe',
-      json('stripe', stripeBody, {
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-          payload: stripeBody,
-          secret: SECRETS.stripe,
-        }),
-      }),
-    ],
+    ['stripe', json('stripe', stripeBody, stripeSignature(stripeBody, SECRETS.stripe))],
     [
       'standard',
       json('standard', standardBody, {

@@ -7,7 +7,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import {
   OnPaymentEvent,
@@ -23,13 +22,12 @@ import {
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_observability_secret';
 const QUIET_SECRET = 'whsec_observability_quiet';
 const QUIET_WITHIN_MS = 1500;
-
-let sequence = 0;
 
 interface Delivery {
   id: string;
@@ -38,23 +36,21 @@ interface Delivery {
   headers: Record<string, string>;
 }
 
-/** A Stripe delivery signed by the Stripe SDK. */
+/** A Stripe delivery signed by the Stripe SDK, its order id its event id. */
 function stripeDelivery(
   options: { secret?: string; paymentRef?: string; type?: string } = {},
 ): Delivery {
-  const id = `evt_obs_${process.pid}_${sequence++}`;
+  const id = stripeEventId();
   const paymentRef = options.paymentRef ?? `pi_${id}`;
-  const body = JSON.stringify({
+  const event = signedStripeEvent(options.secret ?? SECRET, {
     id,
-    type: options.type ?? 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: paymentRef, amount: 1200, currency: 'eur', metadata: { orderId: id } } },
+    type: options.type,
+    paymentId: paymentRef,
+    orderId: id,
+    amount: 1200,
+    currency: 'eur',
   });
-  const header = Stripe.webhooks.generateTestHeaderString({
-    payload: body,
-    secret: options.secret ?? SECRET,
-  });
-  return { id, paymentRef, body, headers: { 'stripe-signature': header } };
+  return { ...event, paymentRef };
 }
 
 /**

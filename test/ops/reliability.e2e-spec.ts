@@ -13,7 +13,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import Stripe from 'stripe';
 import {
   stripeEndpoint,
   WebhooksModule,
@@ -24,6 +23,7 @@ import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { MatrixPlatform, startMatrixApp } from '../support/router-app';
 import { post } from '../support/http';
 import { heldByCrashedWorker, liveEvent } from '../support/inbox-state';
+import { SignedStripeEvent, signedStripeEvent, stripeSignature } from '../support/stripe-event';
 import {
   countEffects,
   Database,
@@ -37,30 +37,8 @@ import {
 
 const SECRET = 'whsec_reliability_secret';
 
-let sequence = 0;
-function signedEvent(type = 'payment_intent.succeeded'): {
-  id: string;
-  body: string;
-  headers: Record<string, string>;
-} {
-  const id = `evt_rel_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `pi_${id}`,
-        amount: 500,
-        currency: 'eur',
-        metadata: { orderId: `order-${id}` },
-      },
-    },
-  });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+function signedEvent(type = 'payment_intent.succeeded'): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { type, amount: 500, currency: 'eur' });
 }
 
 function options(dispatch: WebhooksModuleOptions['dispatch'] = {}): WebhooksModuleOptions {
@@ -104,12 +82,11 @@ describe.each<[MatrixPlatform, Database]>([
       await t.dataSource.query('ALTER TABLE webhook_events_away RENAME TO webhook_events');
       expect(await eventRow(t, database, event.id)).toBeUndefined();
       // The provider's retry (same event, re-signed) succeeds once the store is back.
-      const again = await post(`${t.url}/webhooks/stripe`, event.body, {
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-          payload: event.body,
-          secret: SECRET,
-        }),
-      });
+      const again = await post(
+        `${t.url}/webhooks/stripe`,
+        event.body,
+        stripeSignature(event.body, SECRET),
+      );
       expect(again.status).toBe(200);
       await eventually(async () => (await eventRow(t, database, event.id))?.status === 'processed');
       expect(await countEffects(t, event.id)).toBe(1);

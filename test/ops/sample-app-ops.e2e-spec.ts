@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import Stripe from 'stripe';
 import { AppModule, ShopDatabase } from '../../sample-app/src/app.module';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { post } from '../support/http';
 import { createTestDatabase } from '../support/postgres';
+import { signedStripeEvent } from '../support/stripe-event';
 import { eventually } from '../support/test-app';
 
 /**
@@ -65,27 +65,8 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop operations on %s', (
     const order = await post(`${url}/orders`, JSON.stringify({ amount: 1999, currency: 'USD' }));
     expect(order.status).toBe(201);
     const orderId = (JSON.parse(order.body) as { id: string }).id;
-    const body = JSON.stringify({
-      id: `evt_ops_${kind}_${Date.now().toString(36)}`,
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: `pi_ops_${kind}_${Date.now().toString(36)}`,
-          amount: 1999,
-          currency: 'usd',
-          status: 'succeeded',
-          metadata: { orderId },
-        },
-      },
-    });
-    const signature = Stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: STRIPE_SECRET,
-    });
-    expect(
-      (await post(`${url}/webhooks/stripe`, body, { 'stripe-signature': signature })).status,
-    ).toBe(200);
+    const event = signedStripeEvent(STRIPE_SECRET, { orderId });
+    expect((await post(`${url}/webhooks/stripe`, event.body, event.headers)).status).toBe(200);
 
     let text = '';
     await eventually(async () => {

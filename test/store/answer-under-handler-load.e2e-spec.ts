@@ -1,6 +1,6 @@
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
+import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import {
   countEffects,
   Database,
@@ -13,19 +13,8 @@ import {
 
 const SECRET = 'whsec_answer_under_load';
 
-let sequence = 0;
-function signedEvent(): { id: string; body: string; headers: Record<string, string> } {
-  const id = `evt_busy_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 700, currency: 'eur', metadata: {} } },
-  });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+function signedEvent(): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { amount: 700, currency: 'eur' });
 }
 
 function webhooks(concurrency: number): WebhooksModuleOptions {

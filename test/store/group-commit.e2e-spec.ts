@@ -1,32 +1,17 @@
-import Stripe from 'stripe';
 import { In } from 'typeorm';
 import { stripeEndpoint, WebhookStore } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
+import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { Database, startTestApp, statementsSent, TestApp } from '../support/test-app';
 import { newWebhookEvent } from '../support/webhook-event';
 
 const SECRET = 'whsec_group_commit_secret';
 let sequence = 0;
 
-function delivery() {
-  const id = `evt_group_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'customer.created',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `cus_${id}` } },
-  });
-  return {
-    id,
-    body,
-    headers: {
-      'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRET,
-      }),
-    },
-  };
+function delivery(): SignedStripeEvent {
+  const id = stripeEventId();
+  return signedStripeEvent(SECRET, { id, type: 'customer.created', object: { id: `cus_${id}` } });
 }
 
 describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database) => {

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { stripeEndpoint, webhookEntities, webhooksMigrations } from 'nestjs-payment-webhooks';
 import { idempotencyEntities, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
 import { post } from '../support/http';
 import { IDEMPOTENCY_TABLES, WEBHOOK_TABLES } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import {
   Database,
   eventually,
@@ -101,16 +101,8 @@ async function snapshot(
   }
 }
 
-function stripeDelivery(): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({
-    id: `evt_schema_${Date.now()}_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: 'pi_schema', object: 'payment_intent', amount: 500, currency: 'eur' } },
-  });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
-  return { body, headers: { 'stripe-signature': header } };
+function stripeDelivery(): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { paymentId: 'pi_schema', amount: 500, currency: 'eur' });
 }
 
 async function boot(t: Target, extra: Partial<TestAppOptions> = {}) {

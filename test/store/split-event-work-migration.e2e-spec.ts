@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import {
   InboxQueries,
@@ -19,6 +18,7 @@ import {
 } from '../support/inbox-0.1';
 import { SplitEventWork1764700000000 } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { stripeSignature } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_upgrade_test';
@@ -181,10 +181,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.1 on %s', (d
         body: processed.rawBody,
         headers: {
           'content-type': 'application/json',
-          'stripe-signature': Stripe.webhooks.generateTestHeaderString({
-            payload: processed.rawBody,
-            secret: SECRET,
-          }),
+          ...stripeSignature(processed.rawBody, SECRET),
         },
       });
       expect(answer.status).toBe(200);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import {
   OnPaymentEvent,
@@ -14,6 +13,7 @@ import {
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
+import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import {
   countEffects,
   eventually,
@@ -26,19 +26,8 @@ import {
 
 const SECRET = 'whsec_sqlite_connections';
 
-let sequence = 0;
-function signedEvent(): { id: string; body: string; headers: Record<string, string> } {
-  const id = `evt_conn_${process.pid}_${sequence++}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 1200, currency: 'eur', metadata: {} } },
-  });
-  const headers = {
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
-  };
-  return { id, body, headers };
+function signedEvent(): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { amount: 1200, currency: 'eur' });
 }
 
 function webhooks(extra: Partial<WebhooksModuleOptions> = {}): WebhooksModuleOptions {

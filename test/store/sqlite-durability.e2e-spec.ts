@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import Stripe from 'stripe';
 import { stripeEndpoint, WebhooksModuleOptions } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { SQLITE_BUSY_TIMEOUT_MS } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
 import { eventually, startTestApp, TestApp, TestAppOptions } from '../support/test-app';
 
 const SECRET = 'whsec_sqlite_durability';
@@ -35,20 +35,13 @@ async function durabilityOf(app: TestApp): Promise<Durability> {
 
 /** Delivers one signed Stripe event and waits until the inbox has processed it. */
 async function deliverOne(app: TestApp): Promise<void> {
-  const id = `evt_durable_${process.pid}_${Date.now().toString(36)}`;
-  const body = JSON.stringify({
-    id,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `pi_${id}`, amount: 700, currency: 'eur', metadata: {} } },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
-  const answer = await post(`${app.url}/webhooks/stripe`, body, { 'stripe-signature': signature });
+  const event = signedStripeEvent(SECRET, { amount: 700, currency: 'eur' });
+  const answer = await post(`${app.url}/webhooks/stripe`, event.body, event.headers);
   expect(answer.status).toBe(200);
   await eventually(async () => {
     const rows = (await app.dataSource.query(
       'SELECT status FROM webhook_events WHERE event_id = ?',
-      [id],
+      [event.id],
     )) as { status: string }[];
     return rows[0]?.status === 'processed';
   });

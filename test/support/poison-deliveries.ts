@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { hmacValidator } from '@adyen/api-library';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import {
   adyenEndpoint,
   hmacEndpoint,
@@ -38,6 +37,7 @@ import {
   yookassaPayment,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { stripeSignature } from './stripe-event';
 
 /**
  * Signed deliveries of every supported provider with chosen values in every field the inbox
@@ -172,12 +172,8 @@ export const POISON_CASES: readonly PoisonCase[] = [
           },
         },
       });
-      const header = Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRETS.stripe,
-      });
       return {
-        delivery: json('stripe', body, { 'stripe-signature': header }),
+        delivery: json('stripe', body, stripeSignature(body, SECRETS.stripe)),
         expected: [
           {
             eventId,

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
 import { post } from './http';
 import { WebhookEventEntity } from './internals';
 import { createTestDatabase, TestDatabase } from './postgres';
+import { stripeSignature } from './stripe-event';
 import { eventually } from './test-app';
 
 /**
@@ -91,11 +91,8 @@ export function stripeDelivery(
       },
     },
   });
-  const signature = Stripe.webhooks.generateTestHeaderString({
-    payload: body,
-    secret: secrets.STRIPE_WEBHOOK_SECRET,
-  });
-  return { endpoint: 'stripe', eventId, body, headers: { 'stripe-signature': signature } };
+  const headers = stripeSignature(body, secrets.STRIPE_WEBHOOK_SECRET);
+  return { endpoint: 'stripe', eventId, body, headers };
 }
 
 export function qvardDelivery(secrets: Secrets, orderId: string): Delivery {
