@@ -1,6 +1,4 @@
 import 'reflect-metadata';
-import { hmacValidator } from '@adyen/api-library';
-import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Injectable, LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
@@ -46,6 +44,7 @@ import {
   yookassaPayment,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { signedAdyenBody } from '../support/adyen-delivery';
 import { stripeSignature } from '../support/stripe-event';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
@@ -294,16 +293,6 @@ function deliveries(h: Hostile): [string, SignedDelivery][] {
     reason: h.reason,
     amount: { currency: h.currency, value: 1130 },
   });
-  const adyenSigned = {
-    ...adyenItem,
-    additionalData: {
-      ...adyenItem.additionalData,
-      hmacSignature: new hmacValidator().calculateHmac(
-        adyenItem as unknown as NotificationRequestItem,
-        SECRETS.adyen,
-      ),
-    },
-  };
   const paddle = paddleFixtures.transactionCompleted({
     orderId: h.merchantRef,
     eventId: h.eventId,
@@ -360,17 +349,7 @@ function deliveries(h: Hostile): [string, SignedDelivery][] {
         ),
       }),
     ],
-    [
-      'adyen',
-      json(
-        'adyen',
-        JSON.stringify({
-          live: 'false',
-          notificationItems: [{ NotificationRequestItem: adyenSigned }],
-        }),
-        {},
-      ),
-    ],
+    ['adyen', json('adyen', signedAdyenBody(SECRETS.adyen, [adyenItem]), {})],
     [
       'paddle',
       signPaddleDelivery({
@@ -437,24 +416,8 @@ function refusals(h: Hostile): [string, SignedDelivery][] {
     merchantAccountCode: h.merchantRef,
     pspReference: 'QFQTPCQ8HXSKGK83',
   });
-  const signed = {
-    ...item,
-    additionalData: {
-      hmacSignature: new hmacValidator().calculateHmac(
-        item as unknown as NotificationRequestItem,
-        SECRETS.adyen,
-      ),
-    },
-  };
   return [
-    [
-      'adyen',
-      json(
-        'adyen',
-        JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: signed }] }),
-        {},
-      ),
-    ],
+    ['adyen', json('adyen', signedAdyenBody(SECRETS.adyen, [item]), {})],
     [
       'yookassa',
       yookassaDelivery({

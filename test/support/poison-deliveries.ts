@@ -1,6 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { hmacValidator } from '@adyen/api-library';
-import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Webhook } from 'standardwebhooks';
 import {
   adyenEndpoint,
@@ -37,6 +35,7 @@ import {
   yookassaPayment,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { signedAdyenBody } from './adyen-delivery';
 import { stripeSignature } from './stripe-event';
 
 /**
@@ -132,24 +131,6 @@ const json = (provider: string, body: string, headers: Record<string, string>): 
   body,
   headers: { 'content-type': 'application/json', ...headers },
 });
-
-function adyenSigned(items: ReturnType<typeof adyenNotificationItem>[]): string {
-  const validator = new hmacValidator();
-  return JSON.stringify({
-    live: 'false',
-    notificationItems: items.map((item) => ({
-      NotificationRequestItem: {
-        ...item,
-        additionalData: {
-          hmacSignature: validator.calculateHmac(
-            item as unknown as NotificationRequestItem,
-            SECRETS.adyen,
-          ),
-        },
-      },
-    })),
-  });
-}
 
 export const POISON_CASES: readonly PoisonCase[] = [
   {
@@ -285,7 +266,7 @@ export const POISON_CASES: readonly PoisonCase[] = [
         amount: { currency: v.currency, value: 1130 },
       });
       return {
-        delivery: json('adyen', adyenSigned([good, bad]), {}),
+        delivery: json('adyen', signedAdyenBody(SECRETS.adyen, [good, bad]), {}),
         expected: [
           { eventId: `good-${n}:CAPTURE:true`, merchantRef: `order-${n}` },
           {
