@@ -1,5 +1,4 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import {
   adyenEndpoint,
   defineEndpoint,
@@ -31,6 +30,7 @@ import { FakeProviderApi } from '../support/fake-provider-api';
 import { post } from '../support/http';
 import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import { effectsFor, SeeingHandlers, seenFor } from '../support/seen-events';
+import { standardWebhooksHeaders } from '../support/standard-webhooks-delivery';
 import { stripeSignature } from '../support/stripe-event';
 import { Database, eventually, Platform, startTestApp, TestApp } from '../support/test-app';
 
@@ -241,15 +241,12 @@ describe.each<Database>(['sqlite', 'postgres'])(
         timestamp: new Date().toISOString(),
         data: { paymentId: `pay_${UNIQUE}`, amount: 500, currency: 'EUR' },
       });
-      const send = () => {
-        const seconds = Math.floor(Date.now() / 1000);
-        const signature = new Webhook(STANDARD_SECRET).sign(id, new Date(seconds * 1000), body);
-        return post(`${app.url}/webhooks/standard`, body, {
-          'webhook-id': id,
-          'webhook-timestamp': String(seconds),
-          'webhook-signature': signature,
-        });
-      };
+      const send = () =>
+        post(
+          `${app.url}/webhooks/standard`,
+          body,
+          standardWebhooksHeaders(STANDARD_SECRET, id, body),
+        );
       expect((await send()).status).toBe(200);
       const row = await seenRow(app, id);
       expect(row.eventId.length).toBeLessThanOrEqual(255);

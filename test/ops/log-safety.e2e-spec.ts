@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Injectable, LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
-import { Webhook } from 'standardwebhooks';
 import {
   adyenEndpoint,
   hmacEndpoint,
@@ -45,6 +44,7 @@ import {
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
 import { signedAdyenBody } from '../support/adyen-delivery';
+import { standardWebhooksHeaders } from '../support/standard-webhooks-delivery';
 import { stripeSignature } from '../support/stripe-event';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
@@ -307,11 +307,11 @@ function deliveries(h: Hostile): [string, SignedDelivery][] {
     ['stripe', json('stripe', stripeBody, stripeSignature(stripeBody, SECRETS.stripe))],
     [
       'standard',
-      json('standard', standardBody, {
-        'webhook-id': standardId,
-        'webhook-timestamp': String(signedAt.getTime() / 1000),
-        'webhook-signature': new Webhook(SECRETS.standard).sign(standardId, signedAt, standardBody),
-      }),
+      json(
+        'standard',
+        standardBody,
+        standardWebhooksHeaders(SECRETS.standard, standardId, standardBody, signedAt),
+      ),
     ],
     ['qvard', json('qvard', qvardBody, signQvard({ payload: qvardBody, secret: SECRETS.qvard }))],
     [

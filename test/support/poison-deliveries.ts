@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import {
   adyenEndpoint,
   hmacEndpoint,
@@ -36,6 +35,7 @@ import {
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
 import { signedAdyenBody } from './adyen-delivery';
+import { standardWebhooksHeaders } from './standard-webhooks-delivery';
 import { stripeSignature } from './stripe-event';
 
 /**
@@ -183,15 +183,12 @@ export const POISON_CASES: readonly PoisonCase[] = [
           amount: 500,
         },
       });
-      const seconds = Math.floor(Date.now() / 1000);
-      const signature = new Webhook(SECRETS.standard).sign(eventId, new Date(seconds * 1000), body);
-      const headers = {
-        'webhook-id': eventId,
-        'webhook-timestamp': String(seconds),
-        'webhook-signature': signature,
-      };
       return {
-        delivery: json('standard-webhooks', body, headers),
+        delivery: json(
+          'standard-webhooks',
+          body,
+          standardWebhooksHeaders(SECRETS.standard, eventId, body),
+        ),
         expected: [
           {
             eventId,

@@ -2,13 +2,13 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
 import { post } from './http';
 import { WebhookEventEntity } from './internals';
 import { createTestDatabase, TestDatabase } from './postgres';
+import { standardWebhooksHeaders } from './standard-webhooks-delivery';
 import { stripeSignature } from './stripe-event';
 import { eventually } from './test-app';
 
@@ -114,16 +114,11 @@ export function standardDelivery(secrets: Secrets, orderId: string): Delivery {
     timestamp: sentAt.toISOString(),
     data: { orderId },
   });
-  const signature = new Webhook(secrets.STANDARD_WEBHOOK_SECRET).sign(msgId, sentAt, body);
   return {
     endpoint: 'standard',
     eventId: msgId,
     body,
-    headers: {
-      'webhook-id': msgId,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': signature,
-    },
+    headers: standardWebhooksHeaders(secrets.STANDARD_WEBHOOK_SECRET, msgId, body, sentAt),
   };
 }
 
