@@ -84,6 +84,27 @@ export default tseslint.config(
     },
   },
   {
+    // NOTE: the specs use the package as an app does, through its entries; what they need of
+    // lib/ beyond them is listed in one file, so a spec cannot come to lean on an internal unseen.
+    files: ['test/**/*.ts'],
+    ignores: ['test/support/internals.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // NOTE: relative paths only; a dependency's lib/ (Adyen's typings) is not ours.
+              regex: '^\\.\\.?/(.+/)?lib(/|$)',
+              message:
+                'Import internals from test/support/internals.ts, the rest from the package entries.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -12,7 +12,7 @@
  * types), `/observability` (telemetry, alert and
  * health shapes), `/idempotency`, `/testing`, and `/express` (the plain Express adapter: an
  * entry of its own, which loads no Nest package). Provider classes, entity classes, migrations by
- * class name and the engine's internals are not exported. `test/public-surface.e2e-spec.ts`
+ * class name and the engine's internals are not exported. `test/docs/public-surface.e2e-spec.ts`
  * pins the runtime names of every entry (at most 50 here); a new export changes that list on
  * purpose.
  */

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import Stripe from 'stripe';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
+import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 
 /**
  * What a user does: `npm pack` the package, then in a new directory outside the repository a new
@@ -177,25 +177,8 @@ async function settled(count: Counter, expected: { events: number; shipments: nu
   return last;
 }
 
-function signedDelivery(): { body: string; headers: Record<string, string> } {
-  const id = `evt_fresh_${Date.now()}_${Math.random().toString(36).slice(2)}`;
-  const body = JSON.stringify({
-    id,
-    object: 'event',
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `pi_${id}`,
-        object: 'payment_intent',
-        amount: 2500,
-        currency: 'eur',
-        status: 'succeeded',
-      },
-    },
-  });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
-  return { body, headers: { 'stripe-signature': header } };
+function signedDelivery(): SignedStripeEvent {
+  return signedStripeEvent(SECRET, { amount: 2500, currency: 'eur' });
 }
 
 let work: string;

@@ -1,4 +1,4 @@
-import { crc32 } from '../../lib/core/crc32';
+import { crc32 } from './internals';
 
 /**
  * `prefix + padding + suffix` whose CRC-32 is `target`: the padding is `length` letters, each an

@@ -4,7 +4,7 @@ import {
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
   CreateWebhooksTables1764400000000,
-} from '../../lib/store/migrations';
+} from './internals';
 
 /** The migrations of release 0.1: its inbox has the queue on `webhook_events` itself. */
 export const MIGRATIONS_OF_0_1 = [

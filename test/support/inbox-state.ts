@@ -1,6 +1,6 @@
 import { DataSource, EntityManager, In } from 'typeorm';
-import { WebhookEventEntity, WebhookWorkEntity } from '../../lib/store/entities';
-import type { WebhookEventStatus } from '../../lib/store/webhook-event-status';
+import type { WebhookEventStatus } from 'nestjs-payment-webhooks';
+import { WebhookEventEntity, WebhookWorkEntity } from './internals';
 
 /** What a test sets on stored events besides their status. */
 export interface InboxState {

@@ -1,8 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { hmacValidator } from '@adyen/api-library';
-import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
-import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import {
   adyenEndpoint,
   hmacEndpoint,
@@ -38,6 +34,9 @@ import {
   yookassaPayment,
   yoomoneyFixtures,
 } from 'nestjs-payment-webhooks/testing';
+import { signedAdyenBody } from './adyen-delivery';
+import { standardWebhooksHeaders } from './standard-webhooks-delivery';
+import { stripeSignature } from './stripe-event';
 
 /**
  * Signed deliveries of every supported provider with chosen values in every field the inbox
@@ -133,24 +132,6 @@ const json = (provider: string, body: string, headers: Record<string, string>): 
   headers: { 'content-type': 'application/json', ...headers },
 });
 
-function adyenSigned(items: ReturnType<typeof adyenNotificationItem>[]): string {
-  const validator = new hmacValidator();
-  return JSON.stringify({
-    live: 'false',
-    notificationItems: items.map((item) => ({
-      NotificationRequestItem: {
-        ...item,
-        additionalData: {
-          hmacSignature: validator.calculateHmac(
-            item as unknown as NotificationRequestItem,
-            SECRETS.adyen,
-          ),
-        },
-      },
-    })),
-  });
-}
-
 export const POISON_CASES: readonly PoisonCase[] = [
   {
     endpoint: 'stripe',
@@ -172,12 +153,8 @@ export const POISON_CASES: readonly PoisonCase[] = [
           },
         },
       });
-      const header = Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRETS.stripe,
-      });
       return {
-        delivery: json('stripe', body, { 'stripe-signature': header }),
+        delivery: json('stripe', body, stripeSignature(body, SECRETS.stripe)),
         expected: [
           {
             eventId,
@@ -206,15 +183,12 @@ export const POISON_CASES: readonly PoisonCase[] = [
           amount: 500,
         },
       });
-      const seconds = Math.floor(Date.now() / 1000);
-      const signature = new Webhook(SECRETS.standard).sign(eventId, new Date(seconds * 1000), body);
-      const headers = {
-        'webhook-id': eventId,
-        'webhook-timestamp': String(seconds),
-        'webhook-signature': signature,
-      };
       return {
-        delivery: json('standard-webhooks', body, headers),
+        delivery: json(
+          'standard-webhooks',
+          body,
+          standardWebhooksHeaders(SECRETS.standard, eventId, body),
+        ),
         expected: [
           {
             eventId,
@@ -289,7 +263,7 @@ export const POISON_CASES: readonly PoisonCase[] = [
         amount: { currency: v.currency, value: 1130 },
       });
       return {
-        delivery: json('adyen', adyenSigned([good, bad]), {}),
+        delivery: json('adyen', signedAdyenBody(SECRETS.adyen, [good, bad]), {}),
         expected: [
           { eventId: `good-${n}:CAPTURE:true`, merchantRef: `order-${n}` },
           {

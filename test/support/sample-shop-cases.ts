@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
 import { post } from './http';
@@ -19,6 +18,7 @@ import {
   unique,
   useSecretEnv,
 } from './sample-shop';
+import { stripeSignature } from './stripe-event';
 import { eventually } from './test-app';
 
 /**
@@ -148,14 +148,10 @@ export function describeSampleShop(
       // NOTE: the signature is over the broken bytes, so only the JSON check can refuse them;
       // the app's own JSON parser never reads the webhook route's body.
       const broken = genuine.body.slice(0, -2);
-      const signature = Stripe.webhooks.generateTestHeaderString({
-        payload: broken,
-        secret: E2E_SECRETS.STRIPE_WEBHOOK_SECRET,
-      });
       const response = await shop.deliver({
         ...genuine,
         body: broken,
-        headers: { 'stripe-signature': signature },
+        headers: stripeSignature(broken, E2E_SECRETS.STRIPE_WEBHOOK_SECRET),
       });
       expect(response.status).toBe(400);
       expect(response.body).toContain('is not valid JSON');
@@ -230,11 +226,8 @@ export function describeSampleShop(
             },
           },
         });
-        const signature = Stripe.webhooks.generateTestHeaderString({
-          payload: body,
-          secret: E2E_SECRETS.STRIPE_WEBHOOK_SECRET,
-        });
-        return { endpoint: 'stripe', eventId, body, headers: { 'stripe-signature': signature } };
+        const headers = stripeSignature(body, E2E_SECRETS.STRIPE_WEBHOOK_SECRET);
+        return { endpoint: 'stripe', eventId, body, headers };
       };
       // A delayed payment method: the session completes unpaid, which is not a payment.
       const unpaid = session(unique('evt_cs_unpaid'), 'checkout.session.completed', 'unpaid');
@@ -344,12 +337,10 @@ export function describeSampleShop(
     it('refuses a Stripe delivery whose signed timestamp is out of the 5-minute window', async () => {
       const order = await shop.createOrder();
       const delivery = stripeDelivery(E2E_SECRETS, order.id);
-      const stale = Stripe.webhooks.generateTestHeaderString({
-        payload: delivery.body,
-        secret: E2E_SECRETS.STRIPE_WEBHOOK_SECRET,
+      const stale = stripeSignature(delivery.body, E2E_SECRETS.STRIPE_WEBHOOK_SECRET, {
         timestamp: nowSeconds() - 301,
       });
-      const response = await shop.deliver({ ...delivery, headers: { 'stripe-signature': stale } });
+      const response = await shop.deliver({ ...delivery, headers: stale });
       expect(response.status).toBe(400);
       expect(await shop.inbox(delivery)).toHaveLength(0);
       expect((await shop.getOrder(order.id)).body.state).toBe('pending');

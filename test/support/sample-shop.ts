@@ -2,14 +2,14 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebhookEventEntity } from '../../lib/store/entities';
-import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
 import { post } from './http';
+import { WebhookEventEntity } from './internals';
 import { createTestDatabase, TestDatabase } from './postgres';
+import { standardWebhooksHeaders } from './standard-webhooks-delivery';
+import { stripeSignature } from './stripe-event';
 import { eventually } from './test-app';
 
 /**
@@ -91,11 +91,8 @@ export function stripeDelivery(
       },
     },
   });
-  const signature = Stripe.webhooks.generateTestHeaderString({
-    payload: body,
-    secret: secrets.STRIPE_WEBHOOK_SECRET,
-  });
-  return { endpoint: 'stripe', eventId, body, headers: { 'stripe-signature': signature } };
+  const headers = stripeSignature(body, secrets.STRIPE_WEBHOOK_SECRET);
+  return { endpoint: 'stripe', eventId, body, headers };
 }
 
 export function qvardDelivery(secrets: Secrets, orderId: string): Delivery {
@@ -117,16 +114,11 @@ export function standardDelivery(secrets: Secrets, orderId: string): Delivery {
     timestamp: sentAt.toISOString(),
     data: { orderId },
   });
-  const signature = new Webhook(secrets.STANDARD_WEBHOOK_SECRET).sign(msgId, sentAt, body);
   return {
     endpoint: 'standard',
     eventId: msgId,
     body,
-    headers: {
-      'webhook-id': msgId,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': signature,
-    },
+    headers: standardWebhooksHeaders(secrets.STANDARD_WEBHOOK_SECRET, msgId, body, sentAt),
   };
 }
 

@@ -1,0 +1,59 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { figuresOf, readImportGraph } from '../../scripts/import-graph';
+import { ROOT } from '../support/doc-scripts';
+
+/** A new repository root whose lib/ holds the given files. */
+function libTree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'import-graph-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, 'lib', file)), { recursive: true });
+    writeFileSync(join(root, 'lib', file), text);
+  }
+  return root;
+}
+
+/** The adapters: only the entries above them may import them. */
+const ADAPTERS = ['nest', 'express'];
+
+describe('the import graph of lib/', () => {
+  const figures = figuresOf(readImportGraph(ROOT));
+  const graph = readImportGraph(ROOT);
+
+  it('has no file that imports itself through others, and no such folder', () => {
+    expect(figures.fileCycles).toEqual([]);
+    expect(figures.folderCycles).toEqual([]);
+    expect(figures.folders).toBeGreaterThan(15);
+  });
+
+  it('keeps the adapters on top: only the root entry imports nest/ or express/', () => {
+    const importers = [...graph.folders]
+      .filter(([, targets]) => ADAPTERS.some((adapter) => targets.has(adapter)))
+      .map(([folder]) => folder);
+    expect(importers.sort()).toEqual(['.']);
+  });
+
+  describe('on a tree with cycles', () => {
+    const roots: string[] = [];
+    afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+    it('names each file cycle and each folder cycle with the edges that close it', () => {
+      const root = libTree({
+        'a/one.ts': "import { two } from './two';\nexport const one = two;\n",
+        'a/two.ts': "import type { one } from './one';\nexport const two = 2 as typeof one;\n",
+        'a/three.ts': "export { four } from '../b';\n",
+        'b/index.ts': "export const four = require('../a/two.js');\n",
+        'c/alone.ts': "import { one } from '../a/one';\nexport const alone = one;\n",
+        'c/alone.spec.ts': "import { one } from '../a/one';\n",
+      });
+      roots.push(root);
+      const found = figuresOf(readImportGraph(root));
+      expect(found.files).toBe(5);
+      expect(found.fileCycles).toEqual([['a/one.ts', 'a/two.ts']]);
+      expect(found.folderCycles).toEqual([['a', 'b']]);
+      expect(found.cycleEdges).toEqual(['a → b', 'b → a']);
+      expect(found.folderEdges).toBe(3);
+    });
+  });
+});

@@ -1,0 +1,203 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ts from 'typescript';
+import { compileDocScripts, libCopy, ROOT, runDocScript } from '../support/doc-scripts';
+
+const CATALOG = 'lib/providers/catalog';
+const CATALOG_FILES = [
+  'root-entry.ts',
+  'express-entry.ts',
+  'providers-entry.ts',
+  'descriptors.ts',
+  'testing-entry.ts',
+];
+
+/** The smallest provider folder there is: a factory, its options, a descriptor and a signer. */
+const ACME: Record<string, string> = {
+  'acme.provider.ts': `import { defineEndpoint, plainTextAcknowledgement } from '../define-endpoint';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
+
+/** Options of acmeEndpoint(). */
+export type AcmeEndpointOptions = BaseEndpointOptions;
+
+/** Acme: takes every delivery, and finds no events in it. */
+export function acmeEndpoint(options: AcmeEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, {
+    kind: 'acme',
+    acknowledgement: plainTextAcknowledgement(),
+    verify: () => undefined,
+    normalize: () => [],
+  });
+}
+`,
+  'acme.descriptor.ts': `import { ProviderDescriptor } from '../provider-descriptor.interface';
+import { signAcme } from './acme.signer';
+
+/** Acme, for retention and the CLI. */
+export const acmeDescriptor: ProviderDescriptor = {
+  kind: 'acme',
+  name: 'Acme',
+  signing: {
+    title: 'Acme',
+    secret: null,
+    timestamp: null,
+    payload: 'the event',
+    flags: [],
+    sign: (input) => ({ provider: 'acme', method: 'POST', body: input.text, headers: signAcme() }),
+  },
+};
+`,
+  'acme.signer.ts': `/** Acme signs nothing: the headers of a delivery. */
+export function signAcme(): Record<string, string> {
+  return { 'content-type': 'application/json' };
+}
+`,
+  'index.ts': `/** @entries root express */
+export { acmeEndpoint } from './acme.provider';
+/** @entries express providers */
+export type { AcmeEndpointOptions } from './acme.provider';
+export { acmeDescriptor } from './acme.descriptor';
+`,
+  'testing.ts': `export * from './acme.signer';
+`,
+};
+
+function addFolder(root: string, name: string, files: Record<string, string>): void {
+  mkdirSync(join(root, 'lib/providers', name), { recursive: true });
+  for (const [file, text] of Object.entries(files)) {
+    writeFileSync(join(root, 'lib/providers', name, file), text);
+  }
+}
+
+function catalog(root: string): Record<string, string> {
+  return Object.fromEntries(
+    CATALOG_FILES.map((file) => [file, readFileSync(join(root, CATALOG, file), 'utf8')]),
+  );
+}
+
+/** The names an entry file of the copy exports, with the copy's catalog compiled by TypeScript. */
+function compiledExports(root: string, files: readonly string[]): Record<string, string[]> {
+  const program = ts.createProgram(
+    files.map((file) => join(root, file)),
+    {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+    },
+  );
+  const errors = ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  expect(errors).toEqual([]);
+  const checker = program.getTypeChecker();
+  return Object.fromEntries(
+    files.map((file) => {
+      const module = checker.getSymbolAtLocation(program.getSourceFile(join(root, file))!);
+      return [file, module ? checker.getExportsOfModule(module).map((s) => s.name) : []];
+    }),
+  );
+}
+
+// NOTE: the second test builds a TypeScript program over lib/providers; on a busy machine that
+// takes a while.
+jest.setTimeout(180_000);
+
+describe('provider catalog (npm run providers:catalog)', () => {
+  const roots: string[] = [];
+  const copy = (): string => {
+    const root = libCopy();
+    roots.push(root);
+    return root;
+  };
+
+  beforeAll(() => compileDocScripts(), 120_000);
+  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+  it('lib/providers/catalog/ in the repository is what the generator writes', () => {
+    const check = runDocScript('provider-catalog', ['--check', '--root', ROOT]);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+  });
+
+  it('picks up a new provider folder: --check fails until the catalog is written again', () => {
+    const root = copy();
+    expect(runDocScript('provider-catalog', ['--check', '--root', root]).code).toBe(0);
+    addFolder(root, 'acme', ACME);
+
+    const stale = runDocScript('provider-catalog', ['--check', '--root', root]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(
+      'lib/providers/catalog/root-entry.ts is stale: run npm run providers:catalog',
+    );
+    expect(stale.stderr).toContain("+ export { acmeEndpoint } from '../acme';");
+
+    const write = runDocScript('provider-catalog', ['--root', root]);
+    expect(write.code).toBe(0);
+    expect(write.stdout).toContain('wrote lib/providers/catalog/ from 13 provider folders');
+    const files = catalog(root);
+    expect(files['root-entry.ts']).toContain("export { acmeEndpoint } from '../acme';");
+    expect(files['express-entry.ts']).toContain("export { acmeEndpoint } from '../acme';");
+    expect(files['express-entry.ts']).toContain(
+      "export type { AcmeEndpointOptions } from '../acme';",
+    );
+    expect(files['providers-entry.ts']).toContain(
+      "export type { AcmeEndpointOptions } from '../acme';",
+    );
+    expect(files['providers-entry.ts']).not.toContain('acmeEndpoint');
+    expect(files['descriptors.ts']).toContain(
+      "import { acmeDescriptor } from '../acme/acme.descriptor';",
+    );
+    // Folders in name order: acme comes before adyen, first in the CLI's list.
+    expect(files['descriptors.ts']).toMatch(/= \[\n {2}acmeDescriptor,\n {2}adyenDescriptor,\n/);
+    expect(files['testing-entry.ts']).toContain("export * from '../acme/testing';");
+    for (const file of CATALOG_FILES.filter((name) => name !== 'descriptors.ts')) {
+      expect(files[file]).not.toContain('acmeDescriptor');
+    }
+
+    expect(runDocScript('provider-catalog', ['--check', '--root', root])).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
+    const exported = compiledExports(root, [
+      'lib/providers/endpoints.ts',
+      'lib/providers/index.ts',
+      'lib/providers/catalog/testing-entry.ts',
+    ]);
+    expect(exported['lib/providers/endpoints.ts']).toEqual(
+      expect.arrayContaining(['acmeEndpoint', 'stripeEndpoint']),
+    );
+    expect(exported['lib/providers/index.ts']).toContain('AcmeEndpointOptions');
+    expect(exported['lib/providers/index.ts']).not.toContain('acmeEndpoint');
+    expect(exported['lib/providers/catalog/testing-entry.ts']).toContain('signAcme');
+  });
+
+  it('names each folder that cannot be listed, and writes nothing', () => {
+    const root = copy();
+    const before = catalog(root);
+    addFolder(root, 'acme', {
+      ...ACME,
+      'index.ts': `/** @entries root fastify */
+export { acmeEndpoint } from './acme.provider';
+export type { AcmeEndpointOptions } from './acme.provider';
+`,
+    });
+    addFolder(root, 'empty', { 'empty.provider.ts': 'export {};\n' });
+
+    const run = runDocScript('provider-catalog', ['--root', root]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('4 problem(s) in the provider folders; nothing written:');
+    expect(run.stderr).toContain(
+      'lib/providers/acme/index.ts:2: @entries names root, express, providers (given: root fastify).',
+    );
+    expect(run.stderr).toContain(
+      'lib/providers/acme/index.ts:3: tag AcmeEndpointOptions with the entries that export it',
+    );
+    expect(run.stderr).toContain('lib/providers/acme/index.ts exports no descriptor');
+    expect(run.stderr).toContain('lib/providers/empty/index.ts is missing');
+    expect(catalog(root)).toEqual(before);
+  });
+});

@@ -1,0 +1,196 @@
+import 'reflect-metadata';
+import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  stripeEndpoint,
+  WebhooksModule,
+  webhooksMigrations,
+  WebhookTelemetry,
+} from 'nestjs-payment-webhooks';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
+import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
+import { signedStripeEvent } from '../support/stripe-event';
+import { Platform, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * An endpoint's source allowlist is checked before the body is read: a sender outside it gets
+ * 403 whatever it sends (too large, broken, or still on its way), nothing is parsed or stored,
+ * and the refusal is journaled. Real HTTP over a raw socket, on Express and Fastify.
+ */
+
+const SECRET = 'whsec_source_allowlist';
+const LARGE = 1_500_000;
+
+/** What came back on the socket: the status, or why there was none. */
+interface RawAnswer {
+  status: number | null;
+  text: string;
+  error?: string;
+}
+
+/**
+ * Sends a POST over a fresh socket: the head, then `body`, and, when `declared` is larger than
+ * the body, holds the socket open as a sender still uploading would, until the answer comes.
+ */
+function sendRaw(
+  port: number,
+  path: string,
+  body: Buffer,
+  declared = body.length,
+  contentType = 'application/json',
+): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    let settled = false;
+    const finish = (error?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(received).toString('latin1');
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolve({ status: match ? Number(match[1]) : null, text, ...(match ? {} : { error }) });
+    };
+    const timer = setTimeout(() => finish('no answer within 5 s'), 5_000);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      const text = Buffer.concat(received).toString('latin1');
+      const head = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text);
+      if (head >= 0 && length && text.length >= head + 4 + Number(length[1])) finish();
+    });
+    socket.on('end', () => finish('closed'));
+    socket.on('close', () => finish('closed'));
+    // NOTE: the server answers and closes while the body is still being written.
+    socket.on('error', (error) => (received.length > 0 ? finish() : finish(error.message)));
+    socket.on('connect', () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\n` +
+          `Content-Length: ${declared}\r\n\r\n`,
+      );
+      socket.write(body);
+    });
+  });
+}
+
+describe.each<Platform>(['express', 'fastify'])('source allowlist on %s', (platform) => {
+  let app: TestApp;
+  let port: number;
+  const refusals: DeliveryRecord[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      platform,
+      database: 'sqlite',
+      webhooks: {
+        endpoints: [
+          stripeEndpoint({ name: 'office', secret: SECRET, allowedIps: ['10.0.0.0/8'] }),
+          stripeEndpoint({
+            name: 'local',
+            secret: SECRET,
+            allowedIps: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
+            maxBodyBytes: 2_000_000,
+          }),
+        ],
+        dispatch: { enabled: false },
+      },
+    });
+    port = Number(new URL(app.url).port);
+    app.app.get(WebhookTelemetry).subscribe({
+      delivery: (record) => {
+        if (record.decision === 'rejected_ip') refusals.push(record);
+      },
+    });
+  });
+
+  afterAll(() => app.close());
+
+  const storedOn = (endpoint: string) =>
+    app.dataSource.getRepository(WebhookEventEntity).countBy({ endpoint });
+
+  it.each([
+    ['a 1.5 MB body', Buffer.from(JSON.stringify({ pad: 'x'.repeat(LARGE) }))],
+    ['broken JSON', Buffer.from('{"id": "evt_1", "type": ')],
+    ['an empty body', Buffer.alloc(0)],
+  ])('answers 403 to %s from a refused source', async (_label, body) => {
+    const before = refusals.length;
+    const answer = await sendRaw(port, '/webhooks/office', body);
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('Source address not allowed');
+    expect(refusals.length).toBe(before + 1);
+    expect(refusals.at(-1)).toMatchObject({ endpoint: 'office', status: 403 });
+    expect(await storedOn('office')).toBe(0);
+  });
+
+  it('answers 403 while a refused sender is still uploading: the body is never waited for', async () => {
+    const head = Buffer.from(`{"pad":"${'x'.repeat(64 * 1024)}`);
+    const answer = await sendRaw(port, '/webhooks/office', head, LARGE);
+    expect(answer.status).toBe(403);
+    const form = await sendRaw(
+      port,
+      '/webhooks/office/',
+      Buffer.from('a=1&b='),
+      LARGE,
+      'application/x-www-form-urlencoded',
+    );
+    expect(form.status).toBe(403);
+    expect(await storedOn('office')).toBe(0);
+  });
+
+  it('still reads, verifies and stores what an allowed source sends', async () => {
+    const event = signedStripeEvent(SECRET, {
+      id: `evt_allowed_${platform}`,
+      type: 'customer.created',
+      object: {},
+    });
+    expect((await post(`${app.url}/webhooks/local`, event.body, event.headers)).status).toBe(200);
+    expect((await post(`${app.url}/webhooks/local`, '{"id": ', event.headers)).status).toBe(400);
+    expect(await storedOn('local')).toBe(1);
+  });
+});
+
+describe('source allowlist in an app made by a testing module, under a global prefix', () => {
+  let app: INestApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: join(mkdtempSync(join(tmpdir(), 'pw-allowlist-')), 'inbox.sqlite'),
+          autoLoadEntities: true,
+          migrations: webhooksMigrations,
+          migrationsRun: true,
+        }),
+        WebhooksModule.forRoot({
+          path: 'hooks/in',
+          endpoints: [
+            stripeEndpoint({ name: 'office', secret: SECRET, allowedIps: ['10.0.0.0/8'] }),
+          ],
+          dispatch: { enabled: false },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+    app.setGlobalPrefix('api');
+    await app.listen(0, '127.0.0.1');
+    port = Number(new URL((await app.getUrl()).replace('[::1]', '127.0.0.1')).port);
+  });
+
+  afterAll(() => app.close());
+
+  it('answers 403 to a large or broken body before reading it', async () => {
+    const large = Buffer.from(JSON.stringify({ pad: 'x'.repeat(LARGE) }));
+    expect((await sendRaw(port, '/api/hooks/in/office', large)).status).toBe(403);
+    expect((await sendRaw(port, '/api/hooks/in/office', Buffer.from('{'))).status).toBe(403);
+    expect((await sendRaw(port, '/api/Hooks/In/office?x=1', Buffer.from('{'))).status).toBe(403);
+  });
+});

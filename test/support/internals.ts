@@ -1,0 +1,58 @@
+/**
+ * What the end-to-end specs need of the package beyond its public entries: the entity classes
+ * they read rows through, the migrations by class name, the parts a worker is assembled from,
+ * and the constants a spec measures against. Everything public comes from the package entries
+ * (`nestjs-payment-webhooks`, `/testing`, `/express`, …); a spec reaches `lib/` only through
+ * this file, so what the specs depend on beyond the public surface is one list to read.
+ */
+
+// core: the checksum PayPal's transmissions sign, to forge bodies that collide with it.
+export { crc32 } from '../../lib/core/crc32';
+
+// dispatch: the per-event processor a worker is built from.
+export { WebhookEventProcessor } from '../../lib/dispatch/webhook-event.processor';
+
+// engine: the whole engine, built on a store of the spec's choosing.
+export { WebhooksEngine } from '../../lib/engine/webhooks-engine';
+
+// express: the engine behind a router, to reach its parts without HTTP.
+export { engineOf } from '../../lib/express/webhooks-router';
+
+// handlers: the registry function handlers are registered in.
+export { WebhookHandlerRegistry } from '../../lib/handlers/webhook-handler.registry';
+
+// idempotency: the table shapes of IdempotencyModule's migrations.
+export { IDEMPOTENCY_TABLES } from '../../lib/idempotency/idempotency-schema';
+
+// nest: the admin routes' controller factory and the resolved options' token.
+export { createWebhookAdminController } from '../../lib/nest/webhook-admin.controller';
+export { WEBHOOKS_RESOLVED_OPTIONS } from '../../lib/nest/webhooks.constants';
+
+// options: the options with their defaults merged, as every part reads them.
+export { resolveWebhooksOptions } from '../../lib/options/webhooks-options.resolver';
+export type { ResolvedWebhooksOptions } from '../../lib/options/webhooks-options.resolver';
+
+// providers: a provider class, to verify a stored delivery again outside the app.
+export { SberWebhookProvider } from '../../lib/providers/sber/sber.provider';
+
+// store: the entity classes, the migrations by name, the store's own parts and its limits.
+export {
+  WebhookEventEntity,
+  WebhookHandlerRunEntity,
+  WebhookWorkEntity,
+} from '../../lib/store/entities';
+export {
+  AddEventOutcomes1764500000000,
+  AddWebhookTransmissions1764600000000,
+  CreateWebhooksTables1764400000000,
+  SplitEventWork1764700000000,
+} from '../../lib/store/migrations';
+export { ConnectionLock } from '../../lib/store/connection-lock';
+export { TypeOrmWebhookStore } from '../../lib/store/typeorm-webhook.store';
+export { InboxSignal } from '../../lib/store/inbox-signal';
+export { PreparedStatements } from '../../lib/store/prepared-statements';
+export { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/sqlite-busy';
+export { WEBHOOK_TABLES } from '../../lib/store/webhooks-schema';
+
+// telemetry: the logger the package's parts write through.
+export { SafeLogger } from '../../lib/telemetry/safe-logger';
