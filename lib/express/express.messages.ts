@@ -7,7 +7,7 @@ export const BODY_ALREADY_PARSED = (contentType: string | undefined) =>
 export const DATA_SOURCE_NOT_INITIALIZED =
   'createWebhooksRouter() needs an initialized TypeORM data source: `await dataSource.initialize()` ' +
   '(with `webhooksMigrations` in its migrations, run by `migrationsRun: true` or ' +
-  '`dataSource.runMigrations()`) and pass it as `dataSource`.';
+  '`dataSource.runMigrations()`) and pass it as `dataSource`, or pass a `store` of your own.';
 
 export const ENTITIES_NOT_REGISTERED =
   "The webhook entities are not in the app's TypeORM data source: add `...webhookEntities` " +

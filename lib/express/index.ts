@@ -36,6 +36,10 @@ export { webhooksMigrations } from '../store/migrations';
 export type { WebhookTransactions } from '../store/webhook-transactions';
 export { webhookEntities } from '../store/entities';
 export type { WebhookEventStatus } from '../store/webhook-event-status';
+export type { WebhookStore } from '../store/webhook-store.port';
+export type { InboxWriter } from '../store/ports/inbox-writer.port';
+export type { InboxWorker } from '../store/ports/inbox-worker.port';
+export type { InboxQueries } from '../store/ports/inbox-queries.port';
 export type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 export type {
   PendingPayment,

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 import type { WebhooksModuleOptions } from '../options/webhooks-module-options.interface';
 import type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
+import type { WebhookStore } from '../store/webhook-store.port';
 import type { WebhooksRouterLogger } from './router-logger';
 
 /**
@@ -12,9 +13,17 @@ import type { WebhooksRouterLogger } from './router-logger';
 export interface WebhooksRouterOptions extends WebhooksModuleOptions {
   /**
    * The app's TypeORM data source holding the inbox, initialized, with `webhooksMigrations`
-   * run. The router never closes it: the app does, after `router.stop()`.
+   * run. The router never closes it: the app does, after `router.stop()`. Required unless
+   * `store` is given.
    */
-  dataSource: DataSource;
+  dataSource?: DataSource;
+  /**
+   * An inbox of your own instead of the TypeORM store on `dataSource`: everything the router
+   * stores, claims, settles and lists goes through it. The router initializes it before use
+   * and closes it in `router.stop()`.
+   * @default the TypeORM store on `dataSource`
+   */
+  store?: WebhookStore;
   /**
    * The handlers, as functions: `{ on: 'payment.succeeded', name: 'fulfil', handle }`. Each
    * runs once per event in effect: its ledger row and its writes through `ctx.manager` commit

@@ -86,12 +86,22 @@ export interface WebhooksRouter extends RequestHandler {
 export async function createWebhooksRouter(
   options: WebhooksRouterOptions,
 ): Promise<WebhooksRouter> {
-  const { dataSource, handlers = [], logger, pendingPayments, start = true, ...module } = options;
-  if (!dataSource?.isInitialized) {
-    throw new WebhookConfigurationError(DATA_SOURCE_NOT_INITIALIZED);
-  }
-  if (!dataSource.hasMetadata(WebhookEventEntity)) {
-    throw new WebhookConfigurationError(ENTITIES_NOT_REGISTERED);
+  const {
+    dataSource,
+    store,
+    handlers = [],
+    logger,
+    pendingPayments,
+    start = true,
+    ...module
+  } = options;
+  if (!store) {
+    if (!dataSource?.isInitialized) {
+      throw new WebhookConfigurationError(DATA_SOURCE_NOT_INITIALIZED);
+    }
+    if (!dataSource.hasMetadata(WebhookEventEntity)) {
+      throw new WebhookConfigurationError(ENTITIES_NOT_REGISTERED);
+    }
   }
   handlers.forEach((handler, index) =>
     checkHandler(handler, `handlers[${index}] of createWebhooksRouter()`),
@@ -106,6 +116,7 @@ export async function createWebhooksRouter(
   const engine = await WebhooksEngine.create({
     options: module,
     dataSource,
+    store,
     pendingPayments: () => pendingPayments,
   });
   const router = routerOf(engine);

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
@@ -15,6 +17,7 @@ import {
   webhooksMigrations,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
+import { createWebhooksRouter } from 'nestjs-payment-webhooks/express';
 import { post } from '../support/http';
 import { TypeOrmWebhookStore, WebhooksEngine } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
@@ -133,18 +136,58 @@ describe.each<Database>(['sqlite', 'postgres'])('a store of the app’s own (%s)
   });
 });
 
+describe('createWebhooksRouter({ store })', () => {
+  it('stores and runs through the given store, without a data source, and closes it on stop', async () => {
+    const dataSource = await sqliteInbox();
+    const calls = new Map<string, number>();
+    const handled: string[] = [];
+    const router = await createWebhooksRouter({
+      store: countingStore(new TypeOrmWebhookStore(dataSource), calls),
+      endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
+      dispatch: { pollIntervalMs: 50 },
+      handlers: [
+        { on: 'payment.succeeded', name: 'fulfil', handle: (e) => void handled.push(e.eventId) },
+      ],
+      logger: { log() {}, warn() {}, error() {} },
+    });
+    const server = createServer((request, response) =>
+      router(request, response, () => response.writeHead(404).end()),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const event = signedStripeEvent(SECRET);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stripe`;
+      expect((await post(url, event.body, event.headers)).status).toBe(200);
+      await eventually(() => handled.length === 1);
+      expect(handled).toEqual([event.id]);
+      expect(calls.get('record')).toBe(1);
+      expect(calls.get('runHandler')).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await router.stop();
+      await dataSource.destroy();
+    }
+    expect(calls.get('close')).toBe(1);
+  });
+});
+
+/** A new SQLite inbox, migrated, on a data source of its own. */
+async function sqliteInbox(): Promise<DataSource> {
+  const dataSource = new DataSource({
+    type: 'better-sqlite3',
+    database: join(mkdtempSync(join(tmpdir(), 'pw-engine-')), 'inbox.sqlite'),
+    entities: webhookEntities,
+    migrations: webhooksMigrations,
+    migrationsRun: true,
+  });
+  return dataSource.initialize();
+}
+
 describe('WebhooksEngine.create({ store })', () => {
   const options = { endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] };
 
   it('builds on the given store without a data source', async () => {
-    const dataSource = new DataSource({
-      type: 'better-sqlite3',
-      database: join(mkdtempSync(join(tmpdir(), 'pw-engine-')), 'inbox.sqlite'),
-      entities: webhookEntities,
-      migrations: webhooksMigrations,
-      migrationsRun: true,
-    });
-    await dataSource.initialize();
+    const dataSource = await sqliteInbox();
     const calls = new Map<string, number>();
     const engine = await WebhooksEngine.create({
       options,
