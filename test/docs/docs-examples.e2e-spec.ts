@@ -1,6 +1,10 @@
-import { rmSync } from 'node:fs';
 import { ensureBuiltCli } from '../support/cli';
-import { compileDocScripts, docsTree, runDocScript } from '../support/doc-scripts';
+import {
+  compileDocScripts,
+  docsTree,
+  removedAfterSuite,
+  runDocScript,
+} from '../support/doc-scripts';
 
 const FENCE = '```';
 
@@ -63,18 +67,12 @@ ${FENCE}
 jest.setTimeout(300_000);
 
 describe('doc examples (npm run docs:examples)', () => {
-  const roots: string[] = [];
-  const tree = (files: Record<string, string>): string => {
-    const root = docsTree(files);
-    roots.push(root);
-    return root;
-  };
+  const tree = removedAfterSuite(docsTree);
 
   beforeAll(() => {
     ensureBuiltCli();
     compileDocScripts();
   });
-  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
   it('passes examples that compile against the package, fragments with their context', () => {
     const run = runDocScript('check-doc-examples', [

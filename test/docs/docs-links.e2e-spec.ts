@@ -1,5 +1,9 @@
-import { rmSync } from 'node:fs';
-import { compileDocScripts, docsTree, runDocScript } from '../support/doc-scripts';
+import {
+  compileDocScripts,
+  docsTree,
+  removedAfterSuite,
+  runDocScript,
+} from '../support/doc-scripts';
 
 const FENCE = '```';
 
@@ -37,15 +41,9 @@ const GOOD: Record<string, string> = {
 };
 
 describe('doc links (npm run docs:links)', () => {
-  const roots: string[] = [];
-  const tree = (files: Record<string, string>): string => {
-    const root = docsTree(files);
-    roots.push(root);
-    return root;
-  };
+  const tree = removedAfterSuite(docsTree);
 
   beforeAll(() => compileDocScripts(), 120_000);
-  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
   it('passes docs whose relative links name existing files and headings', () => {
     const run = runDocScript('check-doc-links', ['--root', tree(GOOD)]);

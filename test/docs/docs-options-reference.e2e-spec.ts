@@ -1,6 +1,12 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileDocScripts, libCopy, ROOT, runDocScript } from '../support/doc-scripts';
+import {
+  compileDocScripts,
+  libCopy,
+  removedAfterSuite,
+  ROOT,
+  runDocScript,
+} from '../support/doc-scripts';
 
 const MODULE_OPTIONS = 'lib/options/webhooks-module-options.interface.ts';
 const MAX_ATTEMPTS_DOC = `  /**
@@ -21,15 +27,9 @@ function edit(root: string, file: string, from: string, to: string): void {
 jest.setTimeout(180_000);
 
 describe('options reference (npm run docs:options)', () => {
-  const roots: string[] = [];
-  const copy = (): string => {
-    const root = libCopy();
-    roots.push(root);
-    return root;
-  };
+  const copy = removedAfterSuite(libCopy);
 
   beforeAll(() => compileDocScripts(), 120_000);
-  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
   it('docs/configuration.md in the repository is what the generator writes', () => {
     const check = runDocScript('options-reference', ['--check', '--root', ROOT]);

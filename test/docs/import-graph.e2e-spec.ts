@@ -1,17 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { figuresOf, readImportGraph } from '../../scripts/import-graph';
-import { ROOT } from '../support/doc-scripts';
+import { docsTree, removedAfterSuite, ROOT } from '../support/doc-scripts';
 
-/** A new repository root whose lib/ holds the given files. */
-function libTree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'import-graph-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, 'lib', file)), { recursive: true });
-    writeFileSync(join(root, 'lib', file), text);
-  }
-  return root;
+/** The files under lib/ of a tree, by path relative to lib/. */
+function libFiles(files: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([file, text]) => [`lib/${file}`, text]));
 }
 
 /** The adapters: only the entries above them may import them. */
@@ -35,19 +27,19 @@ describe('the import graph of lib/', () => {
   });
 
   describe('on a tree with cycles', () => {
-    const roots: string[] = [];
-    afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
+    const tree = removedAfterSuite(docsTree);
 
     it('names each file cycle and each folder cycle with the edges that close it', () => {
-      const root = libTree({
-        'a/one.ts': "import { two } from './two';\nexport const one = two;\n",
-        'a/two.ts': "import type { one } from './one';\nexport const two = 2 as typeof one;\n",
-        'a/three.ts': "export { four } from '../b';\n",
-        'b/index.ts': "export const four = require('../a/two.js');\n",
-        'c/alone.ts': "import { one } from '../a/one';\nexport const alone = one;\n",
-        'c/alone.spec.ts': "import { one } from '../a/one';\n",
-      });
-      roots.push(root);
+      const root = tree(
+        libFiles({
+          'a/one.ts': "import { two } from './two';\nexport const one = two;\n",
+          'a/two.ts': "import type { one } from './one';\nexport const two = 2 as typeof one;\n",
+          'a/three.ts': "export { four } from '../b';\n",
+          'b/index.ts': "export const four = require('../a/two.js');\n",
+          'c/alone.ts': "import { one } from '../a/one';\nexport const alone = one;\n",
+          'c/alone.spec.ts': "import { one } from '../a/one';\n",
+        }),
+      );
       const found = figuresOf(readImportGraph(root));
       expect(found.files).toBe(5);
       expect(found.fileCycles).toEqual([['a/one.ts', 'a/two.ts']]);

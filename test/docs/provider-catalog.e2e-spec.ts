@@ -1,7 +1,13 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
-import { compileDocScripts, libCopy, ROOT, runDocScript } from '../support/doc-scripts';
+import {
+  compileDocScripts,
+  libCopy,
+  removedAfterSuite,
+  ROOT,
+  runDocScript,
+} from '../support/doc-scripts';
 
 const CATALOG = 'lib/providers/catalog';
 const CATALOG_FILES = [
@@ -107,15 +113,9 @@ function compiledExports(root: string, files: readonly string[]): Record<string,
 jest.setTimeout(180_000);
 
 describe('provider catalog (npm run providers:catalog)', () => {
-  const roots: string[] = [];
-  const copy = (): string => {
-    const root = libCopy();
-    roots.push(root);
-    return root;
-  };
+  const copy = removedAfterSuite(libCopy);
 
   beforeAll(() => compileDocScripts(), 120_000);
-  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 
   it('lib/providers/catalog/ in the repository is what the generator writes', () => {
     const check = runDocScript('provider-catalog', ['--check', '--root', ROOT]);

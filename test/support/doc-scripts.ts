@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -47,4 +47,20 @@ export function libCopy(): string {
   cpSync(join(ROOT, 'lib'), join(root, 'lib'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   return root;
+}
+
+/**
+ * `make` (`docsTree`, `libCopy`) as a function whose directories are removed once the calling
+ * suite ends; call it inside `describe`.
+ */
+export function removedAfterSuite<A extends unknown[]>(
+  make: (...args: A) => string,
+): (...args: A) => string {
+  const roots: string[] = [];
+  afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
+  return (...args) => {
+    const root = make(...args);
+    roots.push(root);
+    return root;
+  };
 }
