@@ -9,6 +9,7 @@ import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } fr
 export const FILTER_OPTIONS: OptionSpecs = {
   endpoint: { type: 'string' },
   status: { type: 'string' },
+  event: { type: 'string' },
   type: { type: 'string' },
   payment: { type: 'string' },
   merchant: { type: 'string' },
@@ -18,6 +19,7 @@ export const FILTER_OPTIONS: OptionSpecs = {
 
 /** The filter options as the help lists them. */
 export const FILTER_HELP = `  --endpoint <name>      endpoint name
+  --event <id>           the provider's event id
   --type <type>          event type, e.g. payment.succeeded or stripe:charge.dispute.created
   --payment <ref>        the provider's payment id
   --merchant <ref>       the application's order id
@@ -43,6 +45,7 @@ export function eventFilter(
     endpoint: stringOption(parsed, 'endpoint'),
     status:
       status === undefined ? defaultStatuses : parseStatuses(command, '--status', status, statuses),
+    eventId: stringOption(parsed, 'event'),
     type: stringOption(parsed, 'type'),
     paymentRef: stringOption(parsed, 'payment'),
     merchantRef: stringOption(parsed, 'merchant'),

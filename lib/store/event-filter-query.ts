@@ -20,7 +20,7 @@ export function filteredEvents(
   }
   // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
   // filter is fitted the same way, so the full value finds its event.
-  const stored = (property: 'type' | 'paymentRef' | 'merchantRef', value: string) =>
+  const stored = (property: 'eventId' | 'type' | 'paymentRef' | 'merchantRef', value: string) =>
     fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
   return qb.where(
     new Brackets((where) => {
@@ -31,6 +31,9 @@ export function filteredEvents(
       if (filter.status !== undefined) {
         const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
         where.andWhere(`${LIVE_STATUS} IN (:...statuses)`, { statuses });
+      }
+      if (filter.eventId !== undefined) {
+        where.andWhere('e.event_id = :eventId', { eventId: stored('eventId', filter.eventId) });
       }
       if (filter.type !== undefined) {
         where.andWhere('e.type = :type', { type: stored('type', filter.type) });

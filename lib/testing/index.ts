@@ -1,3 +1,4 @@
 export * from '../providers/signed-delivery';
 export * from './webhook-test-client';
+export * from './settled';
 export * from '../providers/catalog/testing-entry';

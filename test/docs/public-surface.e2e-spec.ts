@@ -103,6 +103,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'paypalFixtures',
     'sberChecksumString',
     'sberFixtures',
+    'settled',
     'signAdyenDelivery',
     'signHmac',
     'signPaddleDelivery',

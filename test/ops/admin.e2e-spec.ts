@@ -99,6 +99,8 @@ describe.each<Database>(['sqlite', 'postgres'])('WebhookAdmin on %s', (database)
     const listed = await admin.list({ endpoint: 'stripe', merchantRef: `o-${event.id}` });
     expect(listed.map((row) => row.eventId)).toEqual([event.id]);
     expect(await admin.list({ status: 'dead', merchantRef: `o-${event.id}` })).toEqual([]);
+    expect((await admin.list({ eventId: event.id })).map((row) => row.eventId)).toEqual([event.id]);
+    expect(await admin.list({ eventId: `${event.id}_other` })).toEqual([]);
     await expect(admin.list({ limit: 0 })).rejects.toThrow(/limit must be an integer/);
 
     const details = await admin.show(listed[0].id);
@@ -189,6 +191,10 @@ describe('WebhookAdmin HTTP routes', () => {
     const [row] = (await (await call('GET', `events?merchantRef=o-${event.id}`)).json()) as {
       id: string;
     }[];
+    const byEventId = (await (await call('GET', `events?eventId=${event.id}`)).json()) as {
+      id: string;
+    }[];
+    expect(byEventId.map((found) => found.id)).toEqual([row.id]);
     const shown = (await (await call('GET', `events/${row.id}`)).json()) as {
       handlerRuns: unknown[];
     };

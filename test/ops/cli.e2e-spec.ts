@@ -363,6 +363,10 @@ describe.each<Database>(['sqlite', 'postgres'])('CLI on %s, next to a running ap
       await cli(['events', 'list', '--payment', `pi_${good.id}`, '--json'], env),
     );
     expect(byPayment.map((row) => row.eventId)).toEqual([good.id]);
+    const byEventId = json<{ eventId: string }[]>(
+      await cli(['events', 'list', '--event', good.id, '--json'], env),
+    );
+    expect(byEventId.map((row) => row.eventId)).toEqual([good.id]);
 
     const table = await cli(['events', 'list', ...connection, '--status', 'dead']);
     expect(table.stdout.split('\n')[0]).toMatch(

@@ -7,6 +7,8 @@ export interface WebhookEventFilter {
   endpoint?: string;
   /** One status or several. */
   status?: WebhookEventStatus | readonly WebhookEventStatus[];
+  /** The provider's event id (the dedup key): one event per endpoint has it. */
+  eventId?: string;
   /** Event type, normalized or `'<kind>:<native>'`. */
   type?: string;
   /** The provider's payment id. */

@@ -1,0 +1,113 @@
+import { WebhookAdmin } from '../admin/webhook-admin';
+import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
+import type { WebhookEventStatus } from '../store/webhook-event-status';
+
+/** Options of `settled()`. */
+export interface SettledOptions {
+  /** The endpoint the event arrived on; needed only when several endpoints stored the id. */
+  endpoint?: string;
+  /**
+   * How long to wait before failing with where the event stands.
+   * @default 10000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * What `settled()` waits on: the Nest application (`INestApplication`, or a `TestingModule`),
+ * the Express router `createWebhooksRouter()` returned, or a `WebhookAdmin`.
+ */
+export type SettledTarget =
+  | { get(token: typeof WebhookAdmin): WebhookAdmin }
+  | { readonly admin: WebhookAdmin }
+  | WebhookAdmin;
+
+/** The statuses an event stays in until someone replays it. */
+const FINAL: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead'];
+
+const FIRST_LOOK_MS = 5;
+const LONGEST_LOOK_MS = 100;
+
+/**
+ * Waits until the stored event with the provider's event id `eventId` has settled: every handler
+ * done (`processed`), nothing to run (`ignored`), or out of attempts (`dead`). Resolves to the
+ * event and its ledger, so a test asserts what ran; a delivery not sent yet is waited for too.
+ * Works wherever the handlers run (this process, other instances, BullMQ workers): it reads the
+ * inbox.
+ * @throws Error after `timeoutMs`, saying where the event stands (not stored, pending with no
+ * worker, retrying with its last error)
+ * @example
+ * await request(app.getHttpServer()).post('/webhooks/stripe').set(delivery.headers).send(delivery.body);
+ * const { event, handlerRuns } = await settled(app, delivery.eventId);
+ * expect(event.status).toBe('processed');
+ */
+export async function settled(
+  target: SettledTarget,
+  eventId: string,
+  options: SettledOptions = {},
+): Promise<WebhookEventDetails> {
+  const admin = adminOf(target);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const deadline = Date.now() + timeoutMs;
+  let wait = FIRST_LOOK_MS;
+  for (;;) {
+    const events = await admin.list({ eventId, endpoint: options.endpoint, limit: 2 });
+    if (events.length > 1) {
+      throw new Error(
+        `settled(): endpoints ${events.map((e) => e.endpoint).join(' and ')} both stored event ` +
+          `${eventId}; pass { endpoint } to say which one to wait for.`,
+      );
+    }
+    const [event] = events;
+    if (event && FINAL.includes(event.status)) {
+      const details = await admin.show(event.id);
+      if (details && FINAL.includes(details.event.status)) {
+        return details;
+      }
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(notSettled(eventId, options, timeoutMs, event));
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, deadline - Date.now())));
+    wait = Math.min(wait * 2, LONGEST_LOOK_MS);
+  }
+}
+
+function adminOf(target: SettledTarget): WebhookAdmin {
+  if (target instanceof WebhookAdmin) {
+    return target;
+  }
+  if ('admin' in target && target.admin instanceof WebhookAdmin) {
+    return target.admin;
+  }
+  if ('get' in target && typeof target.get === 'function') {
+    return target.get(WebhookAdmin);
+  }
+  throw new TypeError(
+    'settled() takes the Nest application, the router createWebhooksRouter() returned, or a WebhookAdmin.',
+  );
+}
+
+function notSettled(
+  eventId: string,
+  options: SettledOptions,
+  timeoutMs: number,
+  event: WebhookEventSummary | undefined,
+): string {
+  const where = options.endpoint === undefined ? '' : ` on endpoint ${options.endpoint}`;
+  const prefix = `Event ${eventId}${where} did not settle within ${timeoutMs} ms:`;
+  if (!event) {
+    return `${prefix} no such event is stored. Was the delivery answered 200, and is its id the provider's event id?`;
+  }
+  const attempts = `${event.attempts} attempt(s)`;
+  switch (event.status) {
+    case 'pending':
+      return event.attempts === 0
+        ? `${prefix} it is pending and no worker took it. Are the handlers started here (dispatch.enabled, router.start()) or on a worker process?`
+        : `${prefix} it is pending after ${attempts}.`;
+    case 'retrying':
+      return `${prefix} it is retrying after ${attempts}; last error: ${event.lastError ?? 'none'}. Shorten dispatch.retry in tests, or throw NonRetryableError.`;
+    default:
+      return `${prefix} it is ${event.status} after ${attempts}.`;
+  }
+}
