@@ -17,6 +17,10 @@
  *   put before the block's (after the preceding context blocks) when the block is checked, and
  *   is kept with the block when the block is context.
  *
+ * - A block that is a file of an app (`// src/app.module.ts` on its first line; see
+ *   scripts/doc-apps.ts) is checked in that app's own directory, with the app's other files and
+ *   a package.json of the app's module type, so its relative imports resolve.
+ *
  * Errors read `<doc file>:<line>: TS<code> <message>`, the line being the block's own, or the
  * ts-context comment's.
  *
@@ -27,6 +31,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
+import { appFilePath, DocApp, docApps } from './doc-apps';
 import { argValue, docFiles, FencedBlock, splitFences } from './docs-support';
 
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
@@ -44,7 +49,8 @@ const COMPILER_OPTIONS = {
   moduleResolution: 'nodenext',
   moduleDetection: 'force',
   target: 'ES2022',
-  types: ['node'],
+  // NOTE: jest for the globals a Jest test file uses as `nest new` sets it up (@types/jest).
+  types: ['node', 'jest'],
   noEmit: true,
 };
 
@@ -88,7 +94,8 @@ export function exampleFiles(docFile: string, markdown: string): ExampleFile[] {
   const files: ExampleFile[] = [];
   const context: { lines: string[]; origin: string[] } = { lines: [], origin: [] };
   const markdownLines = markdown.split('\n');
-  for (const block of splitFences(markdown).blocks.filter(isTypeScript)) {
+  const blocks = splitFences(markdown).blocks.filter(isTypeScript);
+  for (const block of blocks.filter((b) => appFilePath(markdownLines, b) === undefined)) {
     const hidden = hiddenContext(docFile, markdownLines, block);
     const lines = [...hidden.lines, ...block.lines];
     const origin = [
@@ -109,8 +116,21 @@ export function exampleFiles(docFile: string, markdown: string): ExampleFile[] {
   return files;
 }
 
+/** The TypeScript files of the docs' apps, each under `apps/<app>/`. */
+export function appExampleFiles(apps: ReadonlyMap<string, DocApp>): ExampleFile[] {
+  return [...apps.values()].flatMap((app) =>
+    [...app.files.values()]
+      .filter((file) => file.path.endsWith('.ts'))
+      .map((file) => ({ name: `apps/${app.name}/${file.path}`, ...file })),
+  );
+}
+
 /** Writes the project: the examples, a package.json and the package itself in node_modules. */
-function writeProject(dir: string, files: readonly ExampleFile[]): void {
+function writeProject(
+  dir: string,
+  files: readonly ExampleFile[],
+  apps: ReadonlyMap<string, DocApp>,
+): void {
   fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
   fs.symlinkSync(PACKAGE_ROOT, path.join(dir, 'node_modules', 'nestjs-payment-webhooks'), 'dir');
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
@@ -121,7 +141,15 @@ function writeProject(dir: string, files: readonly ExampleFile[]): void {
   const names = [...files.map((file) => file.name), ...shims];
   const tsconfig = { compilerOptions: COMPILER_OPTIONS, files: names };
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2) + '\n');
-  for (const file of files) fs.writeFileSync(path.join(dir, file.name), file.text);
+  for (const app of apps.values()) {
+    fs.mkdirSync(path.join(dir, 'apps', app.name), { recursive: true });
+    const packageJson = JSON.stringify({ private: true, type: app.type });
+    fs.writeFileSync(path.join(dir, 'apps', app.name, 'package.json'), packageJson + '\n');
+  }
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, file.name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file.name), file.text);
+  }
 }
 
 /** Every compiler error, each once, at its place in the docs; and the examples that have one. */
@@ -186,9 +214,13 @@ function main(argv: readonly string[]): number {
     console.error(problem);
     return 2;
   }
-  const files = docFiles(root).flatMap((doc) =>
-    exampleFiles(doc, fs.readFileSync(path.join(root, doc), 'utf8')),
-  );
+  const apps = docApps(root);
+  const files = [
+    ...docFiles(root).flatMap((doc) =>
+      exampleFiles(doc, fs.readFileSync(path.join(root, doc), 'utf8')),
+    ),
+    ...appExampleFiles(apps),
+  ];
   if (files.length === 0) {
     console.log('no examples to check.');
     return 0;
@@ -196,7 +228,7 @@ function main(argv: readonly string[]): number {
   fs.mkdirSync(path.join(PACKAGE_ROOT, '.tmp'), { recursive: true });
   const dir = fs.mkdtempSync(path.join(PACKAGE_ROOT, '.tmp', 'doc-examples-'));
   try {
-    writeProject(dir, files);
+    writeProject(dir, files, apps);
     const { errors, failing } = typeCheck(dir, files);
     for (const error of errors) console.error(error);
     console.log(

@@ -1,5 +1,5 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,6 +8,7 @@ import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
+import { packPackage, ROOT, run } from './fresh-app-support';
 
 /**
  * What a user does: `npm pack` the package, then in a new directory outside the repository a new
@@ -18,7 +19,6 @@ import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
  * one README's "Plain Express" section shows; it also survives a restart with a pending event.
  */
 
-const ROOT = join(__dirname, '..', '..');
 const SECRET = 'whsec_fresh_app_secret';
 
 interface Stack {
@@ -63,26 +63,6 @@ const STACKS: readonly Stack[] = [
     devPackages: ['typescript@^5.7', '@types/node@^20'],
   },
 ];
-
-function run(command: string, args: readonly string[], cwd: string): string {
-  try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: 'pipe' });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}`,
-    );
-  }
-}
-
-/** Builds the package and packs it as `npm publish` would; returns the tarball's path. */
-function packPackage(into: string): string {
-  run('npm', ['run', 'build'], ROOT);
-  run('npm', ['pack', '--pack-destination', into], ROOT);
-  const tarball = readdirSync(into).find((name) => name.endsWith('.tgz'));
-  if (!tarball) throw new Error(`npm pack left no tarball in ${into}`);
-  return join(into, tarball);
-}
 
 /** A running `node dist/main.js`, with its output kept for the failure message. */
 interface RunningApp {

@@ -7,6 +7,6 @@ module.exports = {
   ...base,
   rootDir: '../..',
   roots: ['<rootDir>/test/fresh-app'],
-  testRegex: 'fresh-app\\.check\\.ts$',
+  testRegex: '\\.check\\.ts$',
   testTimeout: 600000,
 };
