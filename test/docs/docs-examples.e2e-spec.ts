@@ -63,6 +63,32 @@ await admin.replay({ status: 'dead' });
 ${FENCE}
 `;
 
+/** An app in two files, and a CommonJS app on top of it with a test file of its own. */
+const APP = `# Quick start
+
+${FENCE}ts
+// src/app.module.ts
+import { stripeEndpoint } from 'nestjs-payment-webhooks';
+
+export const endpoints = [stripeEndpoint({ name: 'stripe', secret: 'whsec_x' })];
+${FENCE}
+
+${FENCE}ts
+// src/main.ts
+import { endpoints } from './app.module.js';
+
+console.log(endpoints.length);
+${FENCE}
+
+<!-- app shop-cjs commonjs base=shop -->
+${FENCE}ts
+// test/count.ts
+import { endpoints } from '../src/app.module';
+
+export const count: number = endpoints.length;
+${FENCE}
+`;
+
 // NOTE: the checker reads the built package; building it and one compiler run take a while.
 jest.setTimeout(300_000);
 
@@ -160,5 +186,39 @@ describe('doc examples (npm run docs:examples)', () => {
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^docs\/operations\.md:7: TS2\d+ Cannot find name 'INestApp'/),
     ]);
+  });
+
+  it('checks files of an app together, each app with its module type and its base app', () => {
+    const run = runDocScript('check-doc-examples', ['--root', tree({ 'README.md': APP })]);
+    expect(run.stderr).toBe('');
+    // shop: app.module.ts and main.ts; shop-cjs: its test and shop's two files.
+    expect(run.stdout).toContain('5 example(s) checked: 0 with errors');
+    expect(run.code).toBe(0);
+  });
+
+  it('fails an app file at its line: an ES module import without its extension, a wrong type', () => {
+    const broken = APP.replace('export const count: number', 'export const count: string').replace(
+      "from './app.module.js';",
+      "from './app.module';",
+    );
+    const run = runDocScript('check-doc-examples', ['--root', tree({ 'README.md': broken })]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^README\.md:12: TS2307 Cannot find module '\.\/app\.module'/),
+      expect.stringMatching(
+        /^README\.md:22: TS2322 Type 'number' is not assignable to type 'string'/,
+      ),
+    ]);
+  });
+
+  it('refuses an app on a base no doc builds, and a file an app writes twice', () => {
+    const orphan = APP.replace('base=shop', 'base=nowhere');
+    const twice = APP.replace('// src/main.ts', '// src/app.module.ts');
+    const runs = [orphan, twice].map((readme) =>
+      runDocScript('check-doc-examples', ['--root', tree({ 'README.md': readme })]),
+    );
+    expect(runs.map((run) => run.code)).not.toContain(0);
+    expect(runs[0].stderr).toContain('app shop-cjs is based on app nowhere, which no doc has');
+    expect(runs[1].stderr).toContain('README.md:11: app shop already has a src/app.module.ts');
   });
 });
