@@ -112,6 +112,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signSquareDelivery',
     'signStandardWebhook',
     'signStripe',
+    'signStripeDelivery',
     'signTBankDelivery',
     'signYooMoneyDelivery',
     'squareFixtures',
