@@ -116,6 +116,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signTBankDelivery',
     'signYooMoneyDelivery',
     'squareFixtures',
+    'stripeFixtures',
     'tbankFixtures',
     'yookassaDeal',
     'yookassaDelivery',
