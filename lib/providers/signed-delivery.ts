@@ -15,3 +15,9 @@ export interface SignedDelivery {
 
 /** A payload to sign: the exact body you will send (a string is sent as its UTF-8 bytes). */
 export type SignablePayload = string | Uint8Array;
+
+/**
+ * A payload for a builder of a whole delivery (`signHmacDelivery()`, …): the exact body text, or
+ * an object sent as `JSON.stringify(payload)` writes it.
+ */
+export type DeliveryPayload = string | object;

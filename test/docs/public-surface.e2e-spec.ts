@@ -105,6 +105,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'sberFixtures',
     'signAdyenDelivery',
     'signHmac',
+    'signHmacDelivery',
     'signPaddleDelivery',
     'signPayPalDelivery',
     'signQvard',
