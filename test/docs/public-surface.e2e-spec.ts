@@ -109,6 +109,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signPaddleDelivery',
     'signPayPalDelivery',
     'signQvard',
+    'signQvardDelivery',
     'signSberDelivery',
     'signSquareDelivery',
     'signStandardWebhook',
