@@ -113,6 +113,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signSberDelivery',
     'signSquareDelivery',
     'signStandardWebhook',
+    'signStandardWebhookDelivery',
     'signStripe',
     'signStripeDelivery',
     'signTBankDelivery',
