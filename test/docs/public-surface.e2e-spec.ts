@@ -119,6 +119,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signTBankDelivery',
     'signYooMoneyDelivery',
     'squareFixtures',
+    'startYooKassaTestApi',
     'stripeFixtures',
     'tbankFixtures',
     'yookassaDeal',
