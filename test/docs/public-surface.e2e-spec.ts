@@ -307,6 +307,22 @@ describe('public surface of the built package', () => {
     );
   });
 
+  it('loads the testing entry without Nest, Express, Fastify or TypeORM', () => {
+    // NOTE: a fresh process, as for bullmq; the YooKassa test API runs on node:http alone.
+    const script =
+      `const entry = require(${JSON.stringify(join(ROOT, 'dist', 'testing', 'index.js'))});` +
+      "const names = ['@nestjs', 'express', 'fastify', 'typeorm'];" +
+      'const loaded = Object.keys(require.cache).filter((path) =>' +
+      " names.some((name) => path.includes('/node_modules/' + name + '/')));" +
+      'process.stdout.write(JSON.stringify({ exported: Object.keys(entry), loaded }));';
+    const output = execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const { exported, loaded } = JSON.parse(output) as { exported: string[]; loaded: string[] };
+    expect(loaded).toEqual([]);
+    expect(exported).toEqual(
+      expect.arrayContaining(['signStripeDelivery', 'startYooKassaTestApi']),
+    );
+  });
+
   it('gives the providers and payments entries what the README shows imported from them', () => {
     const providers = load('dist/providers/index.js');
     for (const name of [
