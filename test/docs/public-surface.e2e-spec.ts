@@ -106,16 +106,22 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'settled',
     'signAdyenDelivery',
     'signHmac',
+    'signHmacDelivery',
     'signPaddleDelivery',
     'signPayPalDelivery',
     'signQvard',
+    'signQvardDelivery',
     'signSberDelivery',
     'signSquareDelivery',
     'signStandardWebhook',
+    'signStandardWebhookDelivery',
     'signStripe',
+    'signStripeDelivery',
     'signTBankDelivery',
     'signYooMoneyDelivery',
     'squareFixtures',
+    'startYooKassaTestApi',
+    'stripeFixtures',
     'tbankFixtures',
     'yookassaDeal',
     'yookassaDelivery',
@@ -299,6 +305,22 @@ describe('public surface of the built package', () => {
         'bullmqTransport',
         'webhookJobId',
       ]),
+    );
+  });
+
+  it('loads the testing entry without Nest, Express, Fastify or TypeORM', () => {
+    // NOTE: a fresh process, as for bullmq; the YooKassa test API runs on node:http alone.
+    const script =
+      `const entry = require(${JSON.stringify(join(ROOT, 'dist', 'testing', 'index.js'))});` +
+      "const names = ['@nestjs', 'express', 'fastify', 'typeorm'];" +
+      'const loaded = Object.keys(require.cache).filter((path) =>' +
+      " names.some((name) => path.includes('/node_modules/' + name + '/')));" +
+      'process.stdout.write(JSON.stringify({ exported: Object.keys(entry), loaded }));';
+    const output = execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const { exported, loaded } = JSON.parse(output) as { exported: string[]; loaded: string[] };
+    expect(loaded).toEqual([]);
+    expect(exported).toEqual(
+      expect.arrayContaining(['signStripeDelivery', 'startYooKassaTestApi']),
     );
   });
 

@@ -31,7 +31,7 @@ const STACKS: readonly GeneratedStack[] = [
     name: 'nest new on Nest 12 (ES modules, Vitest)',
     cli: '@nestjs/cli@12',
     newFlags: ['--no-observe'],
-    docApp: 'shop',
+    docApp: 'shop-vitest',
     install: ['@nestjs/typeorm@^12', 'typeorm@^1', 'better-sqlite3@^12', 'pg'],
   },
   {

@@ -1,5 +1,6 @@
 import { ByteSource, hmacSha256 } from '../../core/hmac';
-import { SignablePayload } from '../signed-delivery';
+import { deliveryBody } from '../delivery-body';
+import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
 import { HMAC_DEFAULTS, HmacSignatureEncoding } from './hmac.provider';
 
 /** Options of `signHmac()`: the same header, prefix and encoding options as `hmacEndpoint()`. */
@@ -54,4 +55,38 @@ export function signHmac(options: SignHmacOptions): Record<string, string> {
   const signatureHeader = (options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader).toLowerCase();
   headers[signatureHeader] = `${options.signaturePrefix ?? ''}${signature}`;
   return headers;
+}
+
+/** Options of `signHmacDelivery()`: those of `signHmac()`, and the payload as text or an object. */
+export interface SignHmacDeliveryOptions extends Omit<SignHmacOptions, 'payload'> {
+  /** The body: the exact text, or an object sent as `JSON.stringify(payload)`. */
+  payload: DeliveryPayload;
+  /**
+   * The endpoint's `kind`, recorded as the delivery's provider.
+   * @default 'hmac'
+   */
+  kind?: string;
+}
+
+/**
+ * A whole delivery for an `hmacEndpoint()` configured with the same options: the body, the
+ * headers of `signHmac()` and a JSON content type.
+ * @throws Error when `payload` is bytes (a delivery's body is text; sign bytes with `signHmac()`).
+ * @example
+ * const delivery = signHmacDelivery({
+ *   payload: { id: 'evt_1', type: 'payment.succeeded', data: { orderId: 'order-1' } },
+ *   secret: process.env.ACME_WEBHOOK_SECRET!,
+ *   signatureHeader: 'x-acme-signature',
+ * });
+ * await new WebhookTestClient(app).send('acme', delivery);
+ */
+export function signHmacDelivery(options: SignHmacDeliveryOptions): SignedDelivery {
+  const { payload, kind, ...signing } = options;
+  const body = deliveryBody('signHmacDelivery', payload);
+  return {
+    provider: kind ?? HMAC_DEFAULTS.kind,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...signHmac({ ...signing, payload: body }) },
+  };
 }

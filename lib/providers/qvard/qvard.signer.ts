@@ -1,5 +1,6 @@
 import { hmacSha256 } from '../../core/hmac';
-import { SignablePayload } from '../signed-delivery';
+import { deliveryBody } from '../delivery-body';
+import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
 
 /** Options of `signQvard()`. */
 export interface SignQvardOptions {
@@ -22,4 +23,31 @@ export type QvardSignatureHeaders = {
  */
 export function signQvard(options: SignQvardOptions): QvardSignatureHeaders {
   return { 'x-qvard-signature': hmacSha256(options.secret, [options.payload]).toString('hex') };
+}
+
+/** Options of `signQvardDelivery()`: those of `signQvard()`, and the payload as text or an object. */
+export interface SignQvardDeliveryOptions extends Omit<SignQvardOptions, 'payload'> {
+  /** The notification: the exact text, or an object sent as `JSON.stringify(payload)`. */
+  payload: DeliveryPayload;
+}
+
+/**
+ * A notification exactly as Qvard posts it: the JSON body, `X-Qvard-Signature` of
+ * `signQvard()` and a JSON content type.
+ * @throws Error when `payload` is bytes (a delivery's body is text; sign bytes with `signQvard()`).
+ * @example
+ * const delivery = signQvardDelivery({ payload: { id: 'order-1', status: 'completed' }, secret });
+ * await new WebhookTestClient(app).send('qvard', delivery);
+ */
+export function signQvardDelivery(options: SignQvardDeliveryOptions): SignedDelivery {
+  const body = deliveryBody('signQvardDelivery', options.payload);
+  return {
+    provider: 'qvard',
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      ...signQvard({ payload: body, secret: options.secret }),
+    },
+  };
 }

@@ -1,5 +1,12 @@
-import { Webhook } from 'standardwebhooks';
-import { signStandardWebhook } from './standard-webhooks.signer';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { notificationsOf } from '../notifications';
+import { SignedDelivery } from '../signed-delivery';
+import { standardWebhooksEndpoint } from './standard-webhooks.provider';
+import {
+  generateStandardWebhooksKeyPair,
+  signStandardWebhook,
+  signStandardWebhookDelivery,
+} from './standard-webhooks.signer';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 
@@ -19,5 +26,71 @@ describe('signStandardWebhook', () => {
     expect(() =>
       signStandardWebhook({ id: 'msg_1', payload: PAYLOAD, secret: 'whsec_%%' }),
     ).toThrow(/padded base64/);
+  });
+});
+
+describe('signStandardWebhookDelivery', () => {
+  const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const MESSAGE = { type: 'payment.succeeded', data: { id: 'pay_1', orderId: 'order-1042' } };
+
+  function inbound(delivery: SignedDelivery) {
+    return {
+      rawBody: Buffer.from(delivery.body, 'utf8'),
+      headers: delivery.headers,
+      receivedAt: new Date(),
+    };
+  }
+
+  it('sends the message as JSON with headers that standardwebhooks and an endpoint verify', () => {
+    const delivery = signStandardWebhookDelivery({ payload: MESSAGE, secret: SECRET, id: 'msg_7' });
+    expect(delivery).toMatchObject({
+      provider: 'standard',
+      method: 'POST',
+      eventId: 'msg_7',
+      body: JSON.stringify(MESSAGE),
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_7' },
+    });
+    expect(new Webhook(SECRET).verify(delivery.body, delivery.headers)).toEqual(MESSAGE);
+    const { provider } = standardWebhooksEndpoint({ name: 'acme', secret: SECRET });
+    expect(() => provider.verify(inbound(delivery))).not.toThrow();
+    expect(notificationsOf(provider.normalize(inbound(delivery)))[0]).toMatchObject({
+      eventId: 'msg_7',
+      type: 'payment.succeeded',
+    });
+  });
+
+  it('is refused by standardwebhooks under another secret', () => {
+    const delivery = signStandardWebhookDelivery({ payload: MESSAGE, secret: SECRET });
+    const other = `whsec_${Buffer.from('another secret of 24 byte').toString('base64')}`;
+    expect(() => new Webhook(other).verify(delivery.body, delivery.headers)).toThrow(
+      WebhookVerificationError,
+    );
+  });
+
+  it('gives each call a fresh msg_ id unless one is given', () => {
+    const [first, second] = [1, 2].map(
+      () => signStandardWebhookDelivery({ payload: '{}', secret: SECRET }).headers['webhook-id'],
+    );
+    expect(first).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(second).not.toBe(first);
+  });
+
+  it('signs v1a with a private key and writes svix-* headers when asked', () => {
+    const { privateKey, publicKey } = generateStandardWebhooksKeyPair();
+    const delivery = signStandardWebhookDelivery({
+      payload: MESSAGE,
+      privateKey,
+      headerPrefix: 'svix',
+      kind: 'acme',
+    });
+    expect(delivery.provider).toBe('acme');
+    expect(Object.keys(delivery.headers).sort()).toEqual([
+      'content-type',
+      'svix-id',
+      'svix-signature',
+      'svix-timestamp',
+    ]);
+    const { provider } = standardWebhooksEndpoint({ name: 'acme', publicKey });
+    expect(() => provider.verify(inbound(delivery))).not.toThrow();
   });
 });

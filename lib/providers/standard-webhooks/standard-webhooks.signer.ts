@@ -3,11 +3,13 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  randomUUID,
   sign,
 } from 'node:crypto';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { hmacSha256 } from '../../core/hmac';
-import { SignablePayload } from '../signed-delivery';
+import { deliveryBody } from '../delivery-body';
+import { DeliveryPayload, IdentifiedDelivery, SignablePayload } from '../signed-delivery';
 import {
   ED25519_KEY_BYTES,
   STANDARD_PUBLIC_KEY_PREFIX,
@@ -148,4 +150,54 @@ export function signStandardWebhook(options: SignStandardWebhookOptions): Record
 
 function bytesOf(payload: SignablePayload): Uint8Array {
   return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+}
+
+/**
+ * Options of `signStandardWebhookDelivery()`: those of `signStandardWebhook()`, the payload as
+ * text or an object, and the message id optional.
+ */
+export interface SignStandardWebhookDeliveryOptions extends Omit<
+  SignStandardWebhookOptions,
+  'id' | 'payload'
+> {
+  /** The message: the exact text, or an object sent as `JSON.stringify(payload)`. */
+  payload: DeliveryPayload;
+  /**
+   * The message id (`webhook-id`), the dedup key; give the same one to send a retry.
+   * @default a fresh `msg_…` id on each call
+   */
+  id?: string;
+  /**
+   * The endpoint's `kind`, recorded as the delivery's provider.
+   * @default 'standard'
+   */
+  kind?: string;
+}
+
+/**
+ * A whole Standard Webhooks delivery: the body, the `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` headers of `signStandardWebhook()` (or `svix-*` with `headerPrefix`), and
+ * a JSON content type. `new Webhook(secret).verify(body, headers)` of `standardwebhooks` accepts it.
+ * @throws Error as `signStandardWebhook()` does, and when `payload` is bytes.
+ * @example
+ * const delivery = signStandardWebhookDelivery({
+ *   payload: { type: 'payment.succeeded', data: { id: 'pay_1', orderId: 'order-1' } },
+ *   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+ * });
+ * await new WebhookTestClient(app).send('acme', delivery);
+ */
+export function signStandardWebhookDelivery(
+  options: SignStandardWebhookDeliveryOptions,
+): IdentifiedDelivery {
+  const { payload, id, kind, ...signing } = options;
+  const body = deliveryBody('signStandardWebhookDelivery', payload);
+  const eventId = id ?? `msg_${randomUUID().replace(/-/g, '')}`;
+  const headers = signStandardWebhook({ ...signing, id: eventId, payload: body });
+  return {
+    provider: kind ?? 'standard',
+    method: 'POST',
+    eventId,
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  };
 }

@@ -1,3 +1,4 @@
 // Stripe's test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other entry hands
 // out signers. lib/providers/catalog/testing-entry.ts lists this file.
 export * from './stripe.signer';
+export * from './stripe.fixtures';

@@ -2,3 +2,4 @@
 // out signers. lib/providers/catalog/testing-entry.ts lists this file.
 export * from './yookassa.signer';
 export * from './yookassa.fixtures';
+export * from './yookassa-test-api';
