@@ -1,13 +1,14 @@
 import type { SourceRule } from '../telemetry/webhook-telemetry';
 
-/** Texts of the request path: reading a delivery's raw body (each one names the fix), the journal's reasons. */
+/** Texts of the request path: reading a raw body (each one names the fix), the journal's reasons. */
 
 export const RAW_BODY_MISSING = (contentType: string | undefined) =>
   `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) is not available, ` +
   'so the webhook signature cannot be checked. Create the app with ' +
-  '`NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify) and keep the JSON and ' +
-  'urlencoded body parsers enabled; Nest keeps the raw bytes of JSON and urlencoded bodies only, ' +
-  'so configure the provider to send one of those.';
+  '`NestFactory.create(AppModule, { rawBody: true })` (Express or Fastify), or in a test with ' +
+  '`moduleRef.createNestApplication({ rawBody: true })` after `Test.createTestingModule(...)`, ' +
+  'and keep the JSON and urlencoded body parsers enabled; Nest keeps the raw bytes of JSON and ' +
+  'urlencoded bodies only, so configure the provider to send one of those.';
 
 export const RAW_BODY_PARSED_BY_APP = (contentType: string | undefined, platform: string) =>
   `The raw request body (content type ${JSON.stringify(contentType ?? 'none')}) was consumed by a ` +
