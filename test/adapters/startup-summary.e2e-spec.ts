@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Controller, Get, Injectable, Post } from '@nestjs/common';
 import {
   OnPaymentEvent,
+  PaymentWebhook,
   qvardEndpoint,
   sberEndpoint,
   stripeEndpoint,
@@ -35,6 +36,18 @@ class BankHandlers {
   async deposited(): Promise<void> {}
 }
 
+/** Routes of the app's own, at the URLs its provider dashboards point at. */
+@Controller('shop')
+class ShopHooks {
+  @Post('stripe/hook')
+  @PaymentWebhook('stripe')
+  stripe(): void {}
+
+  @Get(['sber/callback', 'sber/notify'])
+  @PaymentWebhook('sber')
+  sber(): void {}
+}
+
 const webhooks: WebhooksModuleOptions = {
   endpoints: [
     stripeEndpoint({ name: 'stripe', secret: 'whsec_summary_secret' }),
@@ -56,19 +69,24 @@ describe.each([false, true])('the startup summary (forRootAsync: %s)', (async) =
       logger,
       webhooks,
       handlers: [ShopHandlers, BankHandlers],
+      controllers: [ShopHooks],
       extras: { path: 'hooks' },
       configure: (app) => app.setGlobalPrefix('api'),
     });
     await t.close();
   });
 
-  it('names each endpoint once with its route and the handlers it runs', () => {
+  it("names each endpoint once with its routes, the app's @PaymentWebhook ones too, and the handlers it runs", () => {
     expect(logger.of('WebhooksModule', 'log').map((line) => line.text)).toEqual([
-      'Endpoint "stripe" (stripe) at POST /api/hooks/stripe runs ' +
+      'Endpoint "stripe" (stripe) at POST /api/hooks/stripe and ' +
+        'POST /api/shop/stripe/hook (@PaymentWebhook on ShopHooks.stripe) runs ' +
         'ShopHandlers.paid (payment.succeeded), ShopHandlers.dispute (stripe:charge.dispute.created)',
       'Endpoint "stripe-eu" (stripe) at POST /api/hooks/stripe-eu runs ' +
         'ShopHandlers.dispute (stripe:charge.dispute.created)',
-      'Endpoint "sber" (sber) at GET|POST /api/hooks/sber runs BankHandlers.deposited (sber:deposited)',
+      'Endpoint "sber" (sber) at GET|POST /api/hooks/sber and ' +
+        'GET /api/shop/sber/callback (@PaymentWebhook on ShopHooks.sber) and ' +
+        'GET /api/shop/sber/notify (@PaymentWebhook on ShopHooks.sber) runs ' +
+        'BankHandlers.deposited (sber:deposited)',
       'Endpoint "qvard" (qvard) at POST /api/hooks/qvard runs no handler',
       'Handlers do not run in this instance (dispatch.enabled: false); another instance runs them',
     ]);
