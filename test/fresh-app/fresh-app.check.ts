@@ -319,6 +319,14 @@ describe('a new plain Express app built from the README', () => {
     expect(readFileSync(join(template, 'src', 'main.ts'), 'utf8').trim()).toBe(example.trim());
   });
 
+  it('is built with the tsconfig README\'s "Plain Express" section shows', () => {
+    const tsconfig = readmeBlock('Plain Express', 'json');
+    if (tsconfig === undefined) {
+      throw new Error('README.md has no "Plain Express" section with a ```json block');
+    }
+    expect(readFileSync(join(template, 'tsconfig.json'), 'utf8').trim()).toBe(tsconfig.trim());
+  });
+
   describe('installed with npm i', () => {
     beforeAll(() => {
       dir = mkdtempSync(join(work, 'express-app-'));
