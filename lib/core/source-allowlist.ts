@@ -5,15 +5,22 @@ import { WebhookConfigurationError } from './webhook-errors';
 export interface SourceAllowlist {
   /** True when `ip` (IPv4, IPv6 or IPv4-mapped IPv6) is in one of the allowed ranges. */
   allows(ip: string | undefined): boolean;
+  /**
+   * The list as the journal names it when it refuses a source: `allowedIps [10.0.0.0/8]`, or
+   * the name of a provider's default ranges.
+   */
+  readonly description: string;
 }
 
 /**
  * Builds an allowlist from addresses and CIDR ranges (`'185.71.76.0/27'`, `'2a02:5180::/32'`,
  * `'77.75.156.11'`), failing at startup on an entry that is neither.
+ * @param description how the journal names the list; by default `allowedIps [<entries>]`.
  */
 export function createSourceAllowlist(
   endpointName: string,
   entries: readonly string[],
+  description = `allowedIps [${entries.join(', ')}]`,
 ): SourceAllowlist {
   const list = new BlockList();
   for (const entry of entries) {
@@ -35,6 +42,7 @@ export function createSourceAllowlist(
     list.addSubnet(address, bits, family === 6 ? 'ipv6' : 'ipv4');
   }
   return {
+    description,
     allows(ip) {
       if (!ip) {
         return false;

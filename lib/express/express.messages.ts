@@ -43,3 +43,17 @@ export const METRICS_OFF =
 export const ROUTER_STOPPED =
   'This webhooks router was stopped and its connections closed: create a new one with ' +
   'createWebhooksRouter() to receive and dispatch again.';
+
+export const NO_HANDLER_LISTENS = (endpoint: string, kind: string) =>
+  `No handler listens to endpoint "${endpoint}" (${kind}): its deliveries are acknowledged and ` +
+  "stored as ignored, and nothing runs. Add a handler for a normalized type ({ on: 'payment.succeeded', " +
+  `name, handle } in \`handlers\`, or router.register() before router.start()) or for '${kind}:<native type>', ` +
+  "check the handlers' `endpoint` option, or remove the endpoint.";
+
+export const MOUNT_PATH_UNKNOWN =
+  "Routes below start at <mount>, the path the app mounts this router on (app.use('/webhooks', " +
+  'router) makes <mount> /webhooks): the router is not told it';
+
+export const NOT_STARTED =
+  'the router was created with start: false, and nothing runs in the background (worker, ' +
+  'schedules) until router.start()';

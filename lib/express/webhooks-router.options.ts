@@ -41,8 +41,11 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
   /** The app's unfinished payments, for `reconciliation`. */
   pendingPayments?: PendingPaymentsSource;
   /**
-   * Whether the worker and the schedules start when the router is created. Set `false` to
-   * register more handlers with `router.register()` first, then call `router.start()`.
+   * Whether the background work starts when the router is created: the worker (or transport),
+   * metrics, alerts and the reconciliation and retention schedules. With `false` the router is
+   * built and answers deliveries, but nothing in the background starts until you call
+   * `router.start()`: for registering more handlers with `router.register()` first. Not the
+   * way to run an instance that only stores and answers: that is `dispatch: { enabled: false }`.
    * @default true
    */
   start?: boolean;

@@ -17,6 +17,7 @@ import {
 } from './express.messages';
 import { healthHandler, metricsHandler } from './observability-handlers';
 import { routerLoggerFactory } from './router-logger';
+import { logRouterSummary } from './router-summary';
 import { WebhooksRouterOptions } from './webhooks-router.options';
 
 /**
@@ -48,7 +49,10 @@ export interface WebhooksRouter extends RequestHandler {
    * on; 404 with a JSON message naming the option when it is off.
    */
   readonly metricsHandler: RequestHandler;
-  /** Starts the worker and schedules; done by `createWebhooksRouter()` unless `start: false`. Waits for no broker. */
+  /**
+   * Starts the worker and schedules, and logs the startup summary (endpoints, handlers, where
+   * they run); done by `createWebhooksRouter()` unless `start: false`. Waits for no broker.
+   */
   start(): Promise<void>;
   /**
    * Stops the worker (running handlers finish, up to `dispatch.shutdownTimeoutMs`; what was
@@ -124,6 +128,8 @@ export async function createWebhooksRouter(
     handlers.forEach((handler) => engine.registry.register(handler));
     if (start) {
       await router.start();
+    } else {
+      logRouterSummary(engine, false);
     }
   } catch (error) {
     // NOTE: a refused handler or metric must not leave the store's own connection open.
@@ -143,6 +149,7 @@ export function engineOf(router: WebhooksRouter): WebhooksEngine {
 
 function routerOf(engine: WebhooksEngine): WebhooksRouter {
   let stopped: Promise<void> | undefined;
+  let started = false;
   const receive = deliveryHandler(() => engine.ingress);
   const handler: RequestHandler = (request, response, next) => receive(request, response, next);
   const router: WebhooksRouter = Object.assign(handler, {
@@ -154,11 +161,15 @@ function routerOf(engine: WebhooksEngine): WebhooksRouter {
     },
     healthHandler: healthHandler(() => engine.health.checkHealth()),
     metricsHandler: metricsHandler(engine.metrics),
-    start(): Promise<void> {
+    async start(): Promise<void> {
       if (stopped) {
-        return Promise.reject(new WebhookConfigurationError(ROUTER_STOPPED));
+        throw new WebhookConfigurationError(ROUTER_STOPPED);
       }
-      return engine.start();
+      await engine.start();
+      if (!started) {
+        started = true;
+        logRouterSummary(engine, true);
+      }
     },
     stop(): Promise<void> {
       stopped ??= engine.stop().finally(() => engine.close());

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
@@ -20,6 +20,9 @@ import { dedupHorizonDays } from '../options/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../options/retention.messages';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { requestIdOf, writeJournal } from './delivery-journal';
+import { SOURCE_NOT_ALLOWED } from './ingress.messages';
+import { sourceRuleOf } from './source-rule';
 import type { BodyBounds } from './body-stream';
 import type { VerifiedDelivery, WebhookDelivery, WebhookDeliveryHead } from './webhook-delivery';
 
@@ -269,7 +272,11 @@ export class WebhookIngress {
     ) {
       return undefined;
     }
-    this.journal(head, 'rejected_ip', 403);
+    const sourceRule = sourceRuleOf(head, endpoint.allowedSources, this.options.trustProxy);
+    this.journal(head, 'rejected_ip', 403, {
+      reason: SOURCE_NOT_ALLOWED(endpoint.name, head.sourceIp, sourceRule),
+      sourceRule,
+    });
     return WebhookRefusal.sourceForbidden();
   }
 
@@ -315,7 +322,10 @@ export class WebhookIngress {
     decision: DeliveryDecision,
     status: number,
     extra: Partial<
-      Pick<DeliveryRecord, 'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'reason'>
+      Pick<
+        DeliveryRecord,
+        'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'reason' | 'sourceRule'
+      >
     > = {},
   ): void {
     const record: DeliveryRecord = {
@@ -329,30 +339,7 @@ export class WebhookIngress {
       receivedAt: delivery.receivedAt,
       ...extra,
     };
-    // NOTE: the logger masks card numbers and escapes control characters in every value.
-    const entry = {
-      requestId: record.requestId,
-      endpoint: record.endpoint,
-      provider: record.provider,
-      decision,
-      status,
-      latencyMs: record.latencyMs,
-      sourceIp: record.sourceIp,
-      ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
-      ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
-      ...(record.reason ? { reason: record.reason } : {}),
-    };
-    const format = this.options.observability.journal;
-    if (format !== false) {
-      const message = format === 'line' ? journalLine(entry) : entry;
-      if (status >= 500) {
-        this.logger.error(message);
-      } else if (status >= 400) {
-        this.logger.warn(message);
-      } else {
-        this.logger.log(message);
-      }
-    }
+    writeJournal(this.logger, this.options.observability.journal, record);
     this.telemetry.delivery(record);
   }
 }
@@ -372,31 +359,4 @@ function storableDate(value: Date | undefined): Date | null {
 /** A `Content-Length` as a number of bytes, when it is one. */
 function declaredLengthOf(value: string | undefined): number | undefined {
   return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
-}
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The caller's request id when it is a plain token, otherwise a fresh one. */
-function requestIdOf(headers: Readonly<Record<string, string | undefined>>): string {
-  const given = headers['x-request-id']?.trim();
-  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/** A bare `key=value` value: anything else is written as a JSON string. */
-const BARE_VALUE = /^[\w.:/@+,-]+$/;
-
-/**
- * A journal record as one `key=value` line in the record's order, leaving out what it does not
- * know; a value with spaces, quotes, `=` or control characters is JSON-quoted (logfmt).
- */
-function journalLine(entry: Readonly<Record<string, unknown>>): string {
-  const fields: string[] = [];
-  for (const [key, value] of Object.entries(entry)) {
-    if (value === undefined || value === null) {
-      continue;
-    }
-    const text = String(value);
-    fields.push(`${key}=${BARE_VALUE.test(text) ? text : JSON.stringify(text)}`);
-  }
-  return fields.join(' ');
 }

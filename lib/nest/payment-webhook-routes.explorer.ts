@@ -1,5 +1,5 @@
-import { Inject, Injectable, OnModuleInit, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA } from '@nestjs/common/constants';
+import { Inject, Injectable, OnModuleInit, RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PAYMENT_WEBHOOK_METADATA, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
@@ -10,13 +10,26 @@ import {
 } from './webhooks.messages';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 
+/** A route of the app's own that receives an endpoint's deliveries through `@PaymentWebhook()`. */
+export interface PaymentWebhookRoute {
+  readonly endpoint: string;
+  /** `Controller.method`. */
+  readonly handler: string;
+  readonly method: string;
+  /** The controller's path joined with the method's (several when either declares several). */
+  readonly paths: readonly string[];
+}
+
 /**
  * Checks every `@PaymentWebhook()` route of the app at bootstrap, so that a misspelt endpoint
  * name or a route no delivery can reach fails startup instead of answering each delivery 404
- * or 405.
+ * or 405; keeps the routes it checked, for the startup summary.
  */
 @Injectable()
 export class PaymentWebhookRoutesExplorer implements OnModuleInit {
+  /** The app's `@PaymentWebhook()` routes, once the module has initialized. */
+  readonly routes: PaymentWebhookRoute[] = [];
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -35,13 +48,20 @@ export class PaymentWebhookRoutesExplorer implements OnModuleInit {
         const method = (prototype as Record<string, () => unknown>)[name];
         const endpoint = this.reflector.get<string | undefined>(PAYMENT_WEBHOOK_METADATA, method);
         if (endpoint !== undefined) {
-          this.check(`${wrapper.name}.${name}`, endpoint, method);
+          const handler = `${wrapper.name}.${name}`;
+          this.routes.push({
+            endpoint,
+            handler,
+            method: this.check(handler, endpoint, method),
+            paths: this.pathsOf(wrapper.metatype as Type<unknown>, method),
+          });
         }
       }
     }
   }
 
-  private check(route: string, name: string, method: () => unknown): void {
+  /** @returns the route's HTTP method, once it is one the endpoint takes. */
+  private check(route: string, name: string, method: () => unknown): string {
     const endpoint = this.options.endpoints.get(name);
     if (!endpoint) {
       throw new WebhookConfigurationError(
@@ -57,5 +77,12 @@ export class PaymentWebhookRoutesExplorer implements OnModuleInit {
     if (!(methods as readonly string[]).includes(given)) {
       throw new WebhookConfigurationError(PAYMENT_WEBHOOK_METHOD(route, given, name, methods));
     }
+    return given;
+  }
+
+  private pathsOf(controller: Type<unknown>, method: () => unknown): string[] {
+    const paths = (target: Type<unknown> | (() => unknown)) =>
+      [this.reflector.get<string | string[] | undefined>(PATH_METADATA, target) ?? '/'].flat();
+    return paths(controller).flatMap((base) => paths(method).map((path) => `${base}/${path}`));
   }
 }

@@ -8,6 +8,7 @@ export type {
   DeliveryRecord,
   AttemptRecord,
   SettledRecord,
+  SourceRule,
 } from '../telemetry/webhook-telemetry';
 export type {
   WebhookAlertKind,

@@ -11,7 +11,7 @@ describe('observability options', () => {
 
   it('fills every default: metrics off, default thresholds, no silence expected', () => {
     expect(resolve()).toEqual({
-      journal: 'object',
+      journal: 'line',
       metrics: null,
       health: { maxPendingBacklog: 1000, maxOldestPendingMs: 900_000, maxDeadLetters: null },
       alerts: {

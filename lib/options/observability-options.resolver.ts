@@ -57,7 +57,7 @@ function isObject(value: unknown): boolean {
 
 function resolveJournal(journal: unknown): WebhookJournalFormat {
   if (journal === undefined) {
-    return 'object';
+    return 'line';
   }
   if (journal !== 'object' && journal !== 'line' && journal !== false) {
     throw new WebhookConfigurationError(

@@ -50,7 +50,11 @@ export interface WebhookBatchOptions {
 /** Background dispatch settings. */
 export interface WebhookDispatchOptions {
   /**
-   * Run handlers in this process. Turn off for ingress-only instances.
+   * Run handlers in this process. Turn off for an instance that only stores and answers
+   * (ingress-only), in Nest and in Express alike: it starts neither the worker nor the
+   * transport, so it claims nothing, and still runs what every instance runs (retention, the
+   * reconciliation schedules, and metrics and alerts when configured). The instances with it on
+   * run the handlers.
    * @default true
    */
   enabled?: boolean;

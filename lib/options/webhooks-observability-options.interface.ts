@@ -89,14 +89,14 @@ export interface WebhookObservabilityOptions {
   metrics?: boolean | WebhookMetricsOptions;
   /**
    * How each delivery's journal line is logged (context `WebhookIngress`):
-   * - `'object'`: the record as an object, for a structured logger (pino, winston, Nest's
-   *   `ConsoleLogger` with `json: true`);
-   * - `'line'`: one `key=value` text line (values with spaces or quotes JSON-quoted), the
-   *   cheapest through Nest's default `ConsoleLogger`, which otherwise formats the object with
-   *   `util.inspect` on every delivery;
+   * - `'line'`: one `key=value` text line (values with spaces or quotes JSON-quoted), which
+   *   reads as one line through Nest's default `ConsoleLogger` and through `console`; an object
+   *   would be written there over several lines, formatted with `util.inspect` on every delivery;
+   * - `'object'`: the record as an object, for a logger that takes objects and writes them as
+   *   fields (pino, winston, Nest's `ConsoleLogger` with `json: true`);
    * - `false`: no line; `WebhookTelemetry` still publishes every delivery, for an app that
    *   routes them to its own log.
-   * @default 'object'
+   * @default 'line'
    */
   journal?: WebhookJournalFormat;
   /** Health thresholds. */

@@ -1,4 +1,4 @@
-import { createSourceAllowlist } from '../core/source-allowlist';
+import { createSourceAllowlist, SourceAllowlist } from '../core/source-allowlist';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PaymentStatusClient } from './payment-status-client.interface';
 import {
@@ -23,6 +23,12 @@ export interface EndpointExtras {
    * @default false
    */
   verifyWithProviderByDefault?: boolean;
+  /**
+   * The sources the endpoint takes when its options set no `allowedIps` (YooKassa's published
+   * ranges), with the name the journal gives them when it refuses a source.
+   * @default every address
+   */
+  defaultSources?: { readonly ranges: readonly string[]; readonly name: string };
 }
 
 /**
@@ -95,11 +101,23 @@ export function defineEndpoint(
     orderPerPayment,
     maxBodyBytes,
     bodyTimeoutMs,
-    allowedSources: options.allowedIps && createSourceAllowlist(name, options.allowedIps),
+    allowedSources: allowedSourcesOf(name, options.allowedIps, extras.defaultSources),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
     statusClient: extras.statusClient,
     verifyWithProvider,
   };
+}
+
+/** The allowlist of `allowedIps`, else of the provider's default ranges, else none. */
+function allowedSourcesOf(
+  name: string,
+  allowedIps: readonly string[] | undefined,
+  defaults: EndpointExtras['defaultSources'],
+): SourceAllowlist | undefined {
+  if (allowedIps !== undefined) {
+    return createSourceAllowlist(name, allowedIps);
+  }
+  return defaults && createSourceAllowlist(name, defaults.ranges, defaults.name);
 }
 
 /**

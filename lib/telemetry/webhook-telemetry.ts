@@ -36,7 +36,25 @@ export interface DeliveryRecord {
   readonly paymentRefs?: readonly string[];
   /** Why it was refused. */
   readonly reason?: string;
+  /** For `rejected_ip`: the rule the source was refused by. */
+  readonly sourceRule?: SourceRule;
   readonly receivedAt: Date;
+}
+
+/** The allowlist check that refused a delivery's source (`rejected_ip`). */
+export interface SourceRule {
+  /**
+   * The list the address was checked against: `allowedIps [10.0.0.0/8]`, or the provider's
+   * default ranges by name (`YooKassa's published ranges (YOOKASSA_IP_RANGES)`).
+   */
+  readonly allowed: string;
+  /**
+   * Whether the address was read through the platform's proxy handling (`trustProxy` on) rather
+   * than taken from the socket.
+   */
+  readonly trustProxy: boolean;
+  /** The request's `X-Forwarded-For`, when it came with one: it passed a proxy. */
+  readonly forwardedFor?: string;
 }
 
 /** One handler run for one event. */

@@ -41,6 +41,22 @@ async function deliverTo(options: Pick<TestAppOptions, 'platform' | 'rawBody' | 
   }
 }
 
+/** A testing module with the webhooks on SQLite, as an app's own test builds one. */
+function testingModule() {
+  return Test.createTestingModule({
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'better-sqlite3',
+        database: join(mkdtempSync(join(tmpdir(), 'pw-raw-body-')), 'inbox.sqlite'),
+        autoLoadEntities: true,
+        migrations: webhooksMigrations,
+        migrationsRun: true,
+      }),
+      WebhooksModule.forRoot({ endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] }),
+    ],
+  }).compile();
+}
+
 describe('a raw body that never reaches the module', () => {
   it('names the parser when a global express.json() consumed the body of an app with rawBody: true', async () => {
     const result = await deliverTo({
@@ -63,26 +79,37 @@ describe('a raw body that never reaches the module', () => {
       const result = await deliverTo({ platform, rawBody: false });
       expect(result.status).toBe(500);
       expect(result.message).toContain('`NestFactory.create(AppModule, { rawBody: true })`');
+      expect(result.message).toContain(
+        '`moduleRef.createNestApplication({ rawBody: true })` after `Test.createTestingModule(...)`',
+      );
       expect(result.message).not.toContain('express.json()');
       expect(result.logged).toContain(result.message);
       expect(result.stored).toBe(0);
     },
   );
 
+  it('names the fix of a test, in the answer and the log, for a testing module app without rawBody', async () => {
+    const logger = new RecordingLogger();
+    const app = (await testingModule()).createNestApplication({ logger });
+    await app.listen(0, '127.0.0.1');
+    try {
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const event = signedStripeEvent(SECRET);
+      const response = await post(`${url}/webhooks/stripe`, event.body, event.headers);
+      expect(response.status).toBe(500);
+      const { message } = JSON.parse(response.body) as { message: string };
+      expect(message).toContain(
+        'in a test with `moduleRef.createNestApplication({ rawBody: true })` after ' +
+          '`Test.createTestingModule(...)`',
+      );
+      expect(logger.of('WebhookIngress', 'error').map((line) => line.text)).toContain(message);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('names both causes when the app options cannot be read (an app from a testing module)', async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({
-          type: 'better-sqlite3',
-          database: join(mkdtempSync(join(tmpdir(), 'pw-raw-body-')), 'inbox.sqlite'),
-          autoLoadEntities: true,
-          migrations: webhooksMigrations,
-          migrationsRun: true,
-        }),
-        WebhooksModule.forRoot({ endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })] }),
-      ],
-    }).compile();
-    const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+    const app = (await testingModule()).createNestApplication({ rawBody: true, logger: false });
     app.use(express.json());
     await app.listen(0, '127.0.0.1');
     try {

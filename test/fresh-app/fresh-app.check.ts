@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { readmeBlock } from '../support/readme';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import { packPackage, ROOT, run } from './fresh-app-support';
@@ -286,23 +287,24 @@ describe.each(STACKS)('a new app on $name', (stack) => {
   );
 });
 
-/** The first TypeScript block of README's "Plain Express" section, if it has one. */
-function readmeExpressExample(): string | undefined {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /^#+ Plain Express[^\n]*\n([\s\S]*?)(?=^#+ |$(?![\s\S]))/m.exec(readme);
-  return section ? /```ts\n([\s\S]*?)```/.exec(section[1])?.[1] : undefined;
-}
-
 describe('a new plain Express app built from the README', () => {
   const template = join(__dirname, 'express-app');
   let dir: string;
 
   it('is the code README\'s "Plain Express" section shows', () => {
-    const example = readmeExpressExample();
+    const example = readmeBlock('Plain Express', 'ts');
     if (example === undefined) {
       throw new Error('README.md has no "Plain Express" section with a ```ts block');
     }
     expect(readFileSync(join(template, 'src', 'main.ts'), 'utf8').trim()).toBe(example.trim());
+  });
+
+  it('is built with the tsconfig README\'s "Plain Express" section shows', () => {
+    const tsconfig = readmeBlock('Plain Express', 'json');
+    if (tsconfig === undefined) {
+      throw new Error('README.md has no "Plain Express" section with a ```json block');
+    }
+    expect(readFileSync(join(template, 'tsconfig.json'), 'utf8').trim()).toBe(tsconfig.trim());
   });
 
   describe('installed with npm i', () => {

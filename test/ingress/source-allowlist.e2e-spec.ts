@@ -11,9 +11,11 @@ import {
   WebhooksModule,
   webhooksMigrations,
   WebhookTelemetry,
+  yookassaEndpoint,
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { post } from '../support/http';
+import { RecordingLogger } from '../support/recording-logger';
 import { WebhookEventEntity } from '../support/internals';
 import { signedStripeEvent } from '../support/stripe-event';
 import { Platform, startTestApp, TestApp } from '../support/test-app';
@@ -153,6 +155,117 @@ describe.each<Platform>(['express', 'fastify'])('source allowlist on %s', (platf
     expect((await post(`${app.url}/webhooks/local`, event.body, event.headers)).status).toBe(200);
     expect((await post(`${app.url}/webhooks/local`, '{"id": ', event.headers)).status).toBe(400);
     expect(await storedOn('local')).toBe(1);
+  });
+});
+
+describe('the journal entry of a refused source names the rule that refused it', () => {
+  // NOTE: one logger for both apps: Nest's Logger is one per process, the last app's.
+  const logger = new RecordingLogger();
+
+  /** Starts an app on Express that keeps its journal. */
+  async function journaledApp(trustProxy: boolean) {
+    const app = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      logger,
+      webhooks: {
+        trustProxy,
+        endpoints: [
+          stripeEndpoint({ name: 'office', secret: SECRET, allowedIps: ['10.0.0.0/8'] }),
+          yookassaEndpoint({ name: 'yookassa', verifyWithProvider: false }),
+        ],
+        dispatch: { enabled: false },
+      },
+      // NOTE: as an app behind its own proxy sets it; the module reads `ip` only with trustProxy.
+      configure: (nest) => nest.getHttpAdapter().getInstance().set('trust proxy', 'loopback'),
+    });
+    const journal: DeliveryRecord[] = [];
+    app.app.get(WebhookTelemetry).subscribe({ delivery: (record) => journal.push(record) });
+    return { app, journal };
+  }
+
+  let direct: Awaited<ReturnType<typeof journaledApp>>;
+  let proxied: Awaited<ReturnType<typeof journaledApp>>;
+
+  beforeAll(async () => {
+    direct = await journaledApp(false);
+    proxied = await journaledApp(true);
+  });
+
+  afterAll(async () => {
+    await direct?.app.close();
+    await proxied?.app.close();
+  });
+
+  /** The journal's logged line of the last refusal. */
+  const loggedLine = () => logger.of('WebhookIngress', 'warn').at(-1)?.text;
+
+  it('names the address, the endpoint and the allowedIps it is outside of; the answer stays terse', async () => {
+    const answer = await post(`${direct.app.url}/webhooks/office`, '{}');
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('Source address not allowed');
+    expect(answer.body).not.toContain('10.0.0.0/8');
+
+    const record = direct.journal.at(-1)!;
+    expect(record).toMatchObject({
+      endpoint: 'office',
+      decision: 'rejected_ip',
+      status: 403,
+      sourceRule: { allowed: 'allowedIps [10.0.0.0/8]', trustProxy: false },
+    });
+    expect(record.sourceRule?.forwardedFor).toBeUndefined();
+    const reason =
+      `source ${record.sourceIp} is not in allowedIps [10.0.0.0/8] of endpoint "office"; ` +
+      "the address is the socket's peer (trustProxy off)";
+    expect(record.reason).toBe(reason);
+    expect(loggedLine()).toContain(JSON.stringify(reason).slice(1, -1));
+  });
+
+  it("names YooKassa's published ranges when the endpoint sets no allowedIps", async () => {
+    expect((await post(`${direct.app.url}/webhooks/yookassa`, '{}')).status).toBe(403);
+    const record = direct.journal.at(-1)!;
+    expect(record.sourceRule).toEqual({
+      allowed: "YooKassa's published ranges (YOOKASSA_IP_RANGES)",
+      trustProxy: false,
+    });
+    expect(record.reason).toContain(
+      `source ${record.sourceIp} is not in YooKassa's published ranges (YOOKASSA_IP_RANGES) of endpoint "yookassa"`,
+    );
+    expect(loggedLine()).toContain('YOOKASSA_IP_RANGES');
+  });
+
+  it('says a request came through a proxy while trustProxy is off, with the fix', async () => {
+    const answer = await post(`${direct.app.url}/webhooks/yookassa`, '{}', {
+      'x-forwarded-for': '185.71.76.5',
+    });
+    expect(answer.status).toBe(403);
+    const record = direct.journal.at(-1)!;
+    expect(record.sourceRule).toEqual({
+      allowed: "YooKassa's published ranges (YOOKASSA_IP_RANGES)",
+      trustProxy: false,
+      forwardedFor: '185.71.76.5',
+    });
+    expect(record.reason).toContain("the address is the socket's peer (trustProxy off)");
+    expect(record.reason).toContain('came through a proxy (X-Forwarded-For: 185.71.76.5)');
+    expect(record.reason).toContain("turn on the module's trustProxy");
+    expect(loggedLine()).toContain('X-Forwarded-For: 185.71.76.5');
+  });
+
+  it('says the address was read through the proxy when trustProxy is on', async () => {
+    const answer = await post(`${proxied.app.url}/webhooks/office`, '{}', {
+      'x-forwarded-for': '203.0.113.7',
+    });
+    expect(answer.status).toBe(403);
+    const record = proxied.journal.at(-1)!;
+    expect(record).toMatchObject({
+      sourceIp: '203.0.113.7',
+      sourceRule: { allowed: 'allowedIps [10.0.0.0/8]', trustProxy: true },
+    });
+    expect(record.reason).toBe(
+      'source 203.0.113.7 is not in allowedIps [10.0.0.0/8] of endpoint "office"; the address ' +
+        "is the client's as the platform read it through its proxy handling (trustProxy on)",
+    );
+    expect(loggedLine()).toContain('source 203.0.113.7 is not in allowedIps');
   });
 });
 

@@ -1,4 +1,7 @@
-import { LoggerService } from '@nestjs/common';
+import { Console } from 'node:console';
+import { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { ConsoleLogger, LoggerService } from '@nestjs/common';
 import {
   tbankEndpoint,
   WebhookJournalFormat,
@@ -12,6 +15,7 @@ import {
   yookassaDelivery,
   yookassaPayment,
 } from 'nestjs-payment-webhooks/testing';
+import { startRouterApp } from '../support/router-app';
 import { Platform, startTestApp, TestApp } from '../support/test-app';
 
 /** A test card number (Luhn-valid), and what the journal may show of it. */
@@ -62,7 +66,7 @@ class CapturingLogger implements LoggerService {
 
 function journalApp(
   platform: Platform,
-  logger: CapturingLogger,
+  logger: LoggerService,
   journal?: WebhookJournalFormat,
 ): Promise<TestApp> {
   return startTestApp({
@@ -95,71 +99,137 @@ function cardNumberTerminalDelivery() {
   });
 }
 
-describe.each<Platform>(['express', 'fastify'])('the delivery journal over %s', (platform) => {
-  let app: TestApp;
-  let client: WebhookTestClient;
-  let logger: CapturingLogger;
+describe.each<Platform>(['express', 'fastify'])(
+  'the delivery journal as objects over %s',
+  (platform) => {
+    let app: TestApp;
+    let client: WebhookTestClient;
+    let logger: CapturingLogger;
 
-  beforeAll(async () => {
-    logger = new CapturingLogger();
-    app = await journalApp(platform, logger);
-    client = new WebhookTestClient(app.url);
-  });
-
-  afterAll(() => app.close());
-
-  beforeEach(() => {
-    logger.lines.length = 0;
-  });
-
-  function everyLine(): string {
-    return logger.lines.map((line) => line.text).join('\n');
-  }
-
-  it('masks a card number in the reason of a refused signature', async () => {
-    // Genuinely signed, but for a terminal whose key is a card number: the reason quotes it.
-    expect((await client.send('tbank', cardNumberTerminalDelivery())).status).toBe(400);
-
-    expect(logger.journal()).toEqual([
-      expect.objectContaining({
-        endpoint: 'tbank',
-        decision: 'rejected_signature',
-        status: 400,
-        reason: expect.stringContaining(`terminal "${MASKED}"`),
-      }),
-    ]);
-    expect(logger.lines.find((line) => line.context === 'WebhookIngress')?.level).toBe('warn');
-    expect(everyLine()).not.toContain(CARD_NUMBER);
-  });
-
-  it('masks a card number in the reason of an envelope that fails validation', async () => {
-    const delivery = yookassaDelivery({
-      event: 'payment.succeeded',
-      object: yookassaPayment('succeeded', {
-        id: '2f6a8c1e-000f-5000-9000-1b2c3d4e5f60',
-        amount: { value: `${CARD_NUMBER}.123`, currency: 'RUB' },
-      }),
+    beforeAll(async () => {
+      logger = new CapturingLogger();
+      app = await journalApp(platform, logger, 'object');
+      client = new WebhookTestClient(app.url);
     });
-    expect((await client.send('yookassa', delivery)).status).toBe(400);
 
-    expect(logger.journal()).toEqual([
-      expect.objectContaining({
-        endpoint: 'yookassa',
-        decision: 'invalid',
-        status: 400,
-        reason: expect.stringContaining(`value "${MASKED}.123"`),
-      }),
-    ]);
-    expect(everyLine()).not.toContain(CARD_NUMBER);
-  });
-});
+    afterAll(() => app.close());
+
+    beforeEach(() => {
+      logger.lines.length = 0;
+    });
+
+    function everyLine(): string {
+      return logger.lines.map((line) => line.text).join('\n');
+    }
+
+    it('masks a card number in the reason of a refused signature', async () => {
+      // Genuinely signed, but for a terminal whose key is a card number: the reason quotes it.
+      expect((await client.send('tbank', cardNumberTerminalDelivery())).status).toBe(400);
+
+      expect(logger.journal()).toEqual([
+        expect.objectContaining({
+          endpoint: 'tbank',
+          decision: 'rejected_signature',
+          status: 400,
+          reason: expect.stringContaining(`terminal "${MASKED}"`),
+        }),
+      ]);
+      expect(logger.lines.find((line) => line.context === 'WebhookIngress')?.level).toBe('warn');
+      expect(everyLine()).not.toContain(CARD_NUMBER);
+    });
+
+    it('masks a card number in the reason of an envelope that fails validation', async () => {
+      const delivery = yookassaDelivery({
+        event: 'payment.succeeded',
+        object: yookassaPayment('succeeded', {
+          id: '2f6a8c1e-000f-5000-9000-1b2c3d4e5f60',
+          amount: { value: `${CARD_NUMBER}.123`, currency: 'RUB' },
+        }),
+      });
+      expect((await client.send('yookassa', delivery)).status).toBe(400);
+
+      expect(logger.journal()).toEqual([
+        expect.objectContaining({
+          endpoint: 'yookassa',
+          decision: 'invalid',
+          status: 400,
+          reason: expect.stringContaining(`value "${MASKED}.123"`),
+        }),
+      ]);
+      expect(everyLine()).not.toContain(CARD_NUMBER);
+    });
+  },
+);
 
 describe('the delivery journal as one line, and off', () => {
-  const payment = () =>
+  const payment = (id = '2f6a8c1e-000f-5000-9000-1b2c3d4e5f61') =>
     yookassaDelivery({
       event: 'payment.succeeded',
-      object: yookassaPayment('succeeded', { id: '2f6a8c1e-000f-5000-9000-1b2c3d4e5f61' }),
+      object: yookassaPayment('succeeded', { id }),
     });
+
+  /** The journal's pattern for an accepted YooKassa delivery, as one line. */
+  const ACCEPTED_LINE =
+    /requestId=\S+ endpoint=yookassa provider=yookassa decision=accepted status=200 latencyMs=\d+ sourceIp=\S+ eventId=\S+ type=payment\.succeeded\n$/;
+
+  it("writes one line per delivery by default through Nest's default ConsoleLogger", async () => {
+    const app = await journalApp('express', new ConsoleLogger());
+    const written: string[] = [];
+    try {
+      const client = new WebhookTestClient(app.url);
+      const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+        // NOTE: the default ConsoleLogger colors its lines; the test reads them as text.
+        written.push(stripVTControlCharacters(String(chunk)));
+        return true;
+      });
+      try {
+        expect((await client.send('yookassa', payment())).status).toBe(200);
+      } finally {
+        stdout.mockRestore();
+      }
+    } finally {
+      await app.close();
+    }
+    const journal = written.filter((chunk) => chunk.includes('WebhookIngress'));
+    expect(journal).toHaveLength(1);
+    expect(journal[0]).toMatch(ACCEPTED_LINE);
+    expect(journal[0].split('\n')).toHaveLength(2);
+  });
+
+  it('writes one line per delivery by default through console in a plain Express app', async () => {
+    let written = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written += chunk.toString();
+        done();
+      },
+    });
+    const app = await startRouterApp({
+      database: 'sqlite',
+      webhooks: {
+        endpoints: [
+          yookassaEndpoint({
+            name: 'yookassa',
+            allowedIps: ['127.0.0.1', '::1'],
+            verifyWithProvider: false,
+          }),
+        ],
+        logger: new Console({ stdout: stream, stderr: stream }),
+      },
+    });
+    try {
+      const client = new WebhookTestClient(app.url);
+      const id = '2f6a8c1e-000f-5000-9000-1b2c3d4e5f62';
+      expect((await client.send('yookassa', payment(id))).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+    const journal = written.split(/(?<=\n)/).filter((line) => line.includes('[WebhookIngress]'));
+    expect(journal).toHaveLength(1);
+    expect(journal[0]).toMatch(/^\[WebhookIngress\] /);
+    expect(journal[0]).toMatch(ACCEPTED_LINE);
+    expect(written).not.toMatch(/decision: 'accepted'|Object\(/);
+  });
 
   it("writes one key=value line per delivery with journal: 'line', masked like the object", async () => {
     const logger = new CapturingLogger();

@@ -372,9 +372,12 @@ export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpo
           timeoutMs: options.timeoutMs,
         })
       : undefined;
-  return defineEndpoint(
-    { ...options, allowedIps: options?.allowedIps ?? YOOKASSA_IP_RANGES },
-    provider,
-    { statusClient, verifyWithProviderByDefault: true },
-  );
+  return defineEndpoint(options, provider, {
+    statusClient,
+    verifyWithProviderByDefault: true,
+    defaultSources: {
+      ranges: YOOKASSA_IP_RANGES,
+      name: "YooKassa's published ranges (YOOKASSA_IP_RANGES)",
+    },
+  });
 }

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     ],
     logger: console, // or a pino / winston logger; stdout by default
     // WEBHOOK_WORKER=off: this instance stores and answers; another one runs the handlers
-    start: process.env.WEBHOOK_WORKER !== 'off',
+    dispatch: { enabled: process.env.WEBHOOK_WORKER !== 'off' },
   });
 
   const app = express();
