@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { WebhookConfigurationError } from '../core/webhook-errors';
 import { RegisteredWebhookHandler } from '../handlers/webhook-handler.registry';
 import { PaymentEvent, WebhookContext } from '../handlers/payment-event.interface';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
@@ -13,6 +12,7 @@ import { Clock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';
 import { HandlerFailure } from './settlement';
+import { ProviderLookups } from './provider-lookups';
 import { handlerIdempotencyKey, statusQuery, toPaymentEvent } from './stored-event';
 
 /** One event's handlers to run on this attempt. */
@@ -75,6 +75,10 @@ export class HandlerRuns {
   async run(input: HandlerRunsInput): Promise<HandlerRunsResult> {
     const { entity, endpoint, attempt, handlers, verified } = input;
     const event = toPaymentEvent(entity, endpoint, attempt, verified, this.worker.values);
+    const lookups = new ProviderLookups(entity.endpoint, endpoint, () => ({
+      ...statusQuery(entity, endpoint, this.worker.values),
+      payload: event.payload,
+    }));
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
     let finished = input.finished;
@@ -96,7 +100,7 @@ export class HandlerRuns {
           }
         : undefined;
       try {
-        const { outcome, reported } = await this.runOne(input, event, handler, settle);
+        const { outcome, reported } = await this.runOne(input, event, lookups, handler, settle);
         if (outcome === 'already_done') {
           finished = await this.worker.finishedHandlers(entity.id);
           outcomes.add(finished.get(handler.key));
@@ -117,6 +121,7 @@ export class HandlerRuns {
   private async runOne(
     input: HandlerRunsInput,
     event: PaymentEvent,
+    lookups: ProviderLookups,
     handler: RegisteredWebhookHandler,
     settle: HandlerSettlement | undefined,
   ): Promise<{ outcome: HandlerRunOutcome; reported: string | undefined }> {
@@ -132,7 +137,7 @@ export class HandlerRuns {
           reported = undefined;
           await handler.invoke(
             event,
-            this.context(input, event, handler.key, manager, (value: string) => {
+            this.context(input, lookups, handler.key, manager, (value: string) => {
               reported = String(value).slice(0, 64);
             }),
           );
@@ -166,31 +171,20 @@ export class HandlerRuns {
   /** `ctx` for one handler's run in the transaction of `manager`. */
   private context(
     input: HandlerRunsInput,
-    event: PaymentEvent,
+    lookups: ProviderLookups,
     handlerKey: string,
     manager: EntityManager,
     recordOutcome: (outcome: string) => void,
   ): WebhookContext {
-    const { claimed, entity, endpoint, attempt } = input;
+    const { claimed, attempt } = input;
     return {
       manager,
       attempt,
       idempotencyKey: handlerIdempotencyKey(claimed, handlerKey),
       logger: new SafeLogger(`Webhooks:${handlerKey}`),
-      fetchStatus: () => {
-        const client = endpoint?.statusClient;
-        if (!client) {
-          return Promise.reject(
-            new WebhookConfigurationError(
-              `Endpoint "${entity.endpoint}" has no status client: give it the provider's API credentials to use ctx.fetchStatus().`,
-            ),
-          );
-        }
-        return client.fetchStatus({
-          ...statusQuery(entity, endpoint, this.worker.values),
-          payload: event.payload,
-        });
-      },
+      fetchStatus: () => lookups.status(),
+      fetchEvent: () => lookups.fetchEvent(),
+      fetchRelatedObject: () => lookups.fetchRelatedObject(),
       recordOutcome,
     };
   }

@@ -68,6 +68,22 @@ export interface WebhookContext {
    */
   fetchStatus(): Promise<ProviderPaymentStatus>;
   /**
+   * The whole event a Stripe event notification (a thin event) names: `GET
+   * /v2/core/events/{id}`, with the account's `Stripe-Context` when the notification has a
+   * `context`. Fetched once per attempt, however often it is called.
+   * @throws WebhookConfigurationError when the endpoint has no API credentials, or its
+   * provider's notifications carry their event; ProviderStatusError when the provider cannot
+   * answer, or the event is a snapshot event (its whole event is `event.payload`).
+   */
+  fetchEvent(): Promise<Record<string, unknown>>;
+  /**
+   * The object a Stripe event notification is about, fetched from its `related_object.url` (as
+   * it is now, not as it was when the event happened), with the account's `Stripe-Context`;
+   * null when the notification names no object. Fetched once per attempt.
+   * @throws as {@link fetchEvent}.
+   */
+  fetchRelatedObject(): Promise<Record<string, unknown> | null>;
+  /**
    * Records what this handler concluded (`applied`, `stale`, `not_allowed`, …, as returned by
    * `applyPaymentEvent()`); kept on the handler's ledger row and summed up on the event.
    */

@@ -45,4 +45,17 @@ export interface PaymentStatusClient {
    * @throws ProviderStatusError when the provider cannot answer or says it does not know it.
    */
   fetchStatus(query: PaymentStatusQuery): Promise<ProviderPaymentStatus>;
+  /**
+   * The whole event a notification names but does not carry (Stripe's event notifications), as
+   * the provider's API returns it. A client of a provider whose notifications carry their event
+   * has none.
+   * @throws ProviderStatusError when the provider cannot answer, or the event is no notification.
+   */
+  fetchEvent?(query: PaymentStatusQuery): Promise<Record<string, unknown>>;
+  /**
+   * The object a notification is about (its `related_object`), as the provider's API returns it
+   * now; null when the notification names none.
+   * @throws ProviderStatusError when the provider cannot answer, or the event is no notification.
+   */
+  fetchRelatedObject?(query: PaymentStatusQuery): Promise<Record<string, unknown> | null>;
 }

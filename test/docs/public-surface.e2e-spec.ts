@@ -117,6 +117,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'signStandardWebhookDelivery',
     'signStripe',
     'signStripeDelivery',
+    'signStripeEventNotification',
     'signTBankDelivery',
     'signYooMoneyDelivery',
     'squareFixtures',

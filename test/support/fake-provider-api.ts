@@ -210,6 +210,9 @@ export class FakeProviderApi {
   private readonly credentials: FakeProviderCredentials;
   private readonly payments = new Map<string, Record<string, unknown>>();
   private readonly refunds = new Map<string, Record<string, unknown>>();
+  private readonly stripeEvents = new Map<string, Record<string, unknown>>();
+  private readonly stripeObjects = new Map<string, Record<string, unknown>>();
+  private readonly stripeAccounts = new Map<string, string>();
   private readonly failures = new Map<FakeProviderKind, QueuedFailure[]>();
   private readonly received: FakeProviderRequest[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -286,6 +289,36 @@ export class FakeProviderApi {
     return this;
   }
 
+  /**
+   * Puts (or replaces) a Stripe event that `GET /v2/core/events/{id}` answers with (`object:
+   * 'v2.core.event'` and the id are added).
+   */
+  setStripeEvent(id: string, fields: Record<string, unknown>): this {
+    this.stripeEvents.set(id, { ...fields });
+    return this;
+  }
+
+  /**
+   * Puts (or replaces) the object Stripe answers `GET {path}` with, e.g. a Charge at
+   * `/v1/charges/ch_…` (a PaymentIntent or Refund set with `setPayment()`/`setRefund()` is
+   * answered at its own path already).
+   */
+  setStripeObject(path: string, body: Record<string, unknown>): this {
+    this.stripeObjects.set(path, { ...body });
+    return this;
+  }
+
+  /**
+   * Makes the Stripe object or event `id` (an object given to `setStripeObject()` without an
+   * `id`: its path) one of connected account `account`: as at Stripe, it is found only by a request carrying
+   * that account's `Stripe-Context` or `Stripe-Account` header, and a request with another
+   * account's header finds nothing of the platform's.
+   */
+  setStripeAccount(id: string, account: string): this {
+    this.stripeAccounts.set(id, account);
+    return this;
+  }
+
   /** Forgets a payment, so lookups of it answer "not found" again. */
   deletePayment(kind: FakeProviderKind, id: string): this {
     this.payments.delete(`${kind}:${id}`);
@@ -320,6 +353,9 @@ export class FakeProviderApi {
   reset(): void {
     this.payments.clear();
     this.refunds.clear();
+    this.stripeEvents.clear();
+    this.stripeObjects.clear();
+    this.stripeAccounts.clear();
     this.failures.clear();
     this.received.length = 0;
   }
@@ -421,19 +457,17 @@ export class FakeProviderApi {
         },
       };
     }
-    const match = /^\/v1\/(payment_intents|refunds)\/([^/?]+)$/.exec(path);
-    if (request.method !== 'GET' || match === null) {
+    const found = request.method === 'GET' ? this.stripeObjectAt(path) : undefined;
+    if (found === undefined) {
       return {
         status: 404,
         body: { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } },
       };
     }
-    const [, collection, encodedId] = match;
-    const id = decodeURIComponent(encodedId);
-    const isRefund = collection === 'refunds';
-    const object = isRefund ? 'refund' : 'payment_intent';
-    const stored = (isRefund ? this.refunds : this.payments).get(`stripe:${id}`);
-    if (stored === undefined) {
+    const { id, object, stored } = found;
+    // NOTE: Stripe-Context names the account for any call, Stripe-Account for v1 calls.
+    const account = request.headers['stripe-context'] ?? request.headers['stripe-account'];
+    if (stored === undefined || this.stripeAccounts.get(id) !== account) {
       return {
         status: 404,
         body: {
@@ -446,6 +480,29 @@ export class FakeProviderApi {
       };
     }
     return { status: 200, body: { id, object, ...stored } };
+  }
+
+  /** What Stripe keeps at `path`: the id and object it names, and what is stored for it. */
+  private stripeObjectAt(
+    path: string,
+  ): { id: string; object: string; stored: Record<string, unknown> | undefined } | undefined {
+    const match = /^\/(v1\/payment_intents|v1\/refunds|v2\/core\/events)\/([^/?]+)$/.exec(path);
+    if (match !== null) {
+      const [, collection, encodedId] = match;
+      const id = decodeURIComponent(encodedId);
+      if (collection === 'v2/core/events') {
+        return { id, object: 'v2.core.event', stored: this.stripeEvents.get(id) };
+      }
+      const isRefund = collection === 'v1/refunds';
+      const stored = (isRefund ? this.refunds : this.payments).get(`stripe:${id}`);
+      return { id, object: isRefund ? 'refund' : 'payment_intent', stored };
+    }
+    const stored = this.stripeObjects.get(path);
+    if (stored === undefined) {
+      return undefined;
+    }
+    const id = typeof stored.id === 'string' ? stored.id : path;
+    return { id, object: String(stored.object ?? 'object'), stored };
   }
 
   private yookassa(request: FakeProviderRequest, path: string): Answer {

@@ -14,6 +14,7 @@ import {
   ProviderPaymentStatus,
 } from '../payment-status-client.interface';
 import {
+  ProviderJsonAnswer,
   ProviderLookup,
   fetchProviderJson,
   providerStatusError,
@@ -23,6 +24,7 @@ import {
   resolveTimeoutMs,
 } from '../provider-http';
 import { stripeApiKeyMessage } from '../status-clients.messages';
+import { isEventNotification, relatedObjectOf } from './stripe-event-notification';
 
 const CLIENT = 'StripeStatusClient';
 const PROVIDER = 'Stripe';
@@ -30,6 +32,9 @@ const DEFAULT_API_URL = 'https://api.stripe.com';
 const KEYS_PAGE = 'Stripe Dashboard → Developers → API keys';
 const PAYMENT_INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
 const REFUND_ID = /^re_[A-Za-z0-9_]{1,250}$/;
+// NOTE: a related object's url is a path of Stripe's API; anything else (another host, `..`)
+// would send the API key somewhere else.
+const API_PATH = /^\/v[12]\/[A-Za-z0-9_.\-/]{1,500}$/;
 
 /** Options of `StripeStatusClient`. */
 export interface StripeStatusClientOptions {
@@ -64,6 +69,11 @@ export interface StripeStatusClientOptions {
  * | Refund `failed` or `canceled` | `refund.failed` |
  * | anything else (`processing`, `requires_action`, `pending`, …) | undefined |
  *
+ * For an event notification (a thin event) it also fetches the event (`GET
+ * /v2/core/events/{id}`) and the object it names (`related_object.url`), as `ctx.fetchEvent()`
+ * and `ctx.fetchRelatedObject()` do. A notification with a `context` (a connected account) is
+ * asked about with that account's `Stripe-Context` header.
+ *
  * @example
  * new StripeStatusClient({ apiKey: process.env.STRIPE_SECRET_KEY! })
  */
@@ -97,8 +107,9 @@ export class StripeStatusClient implements PaymentStatusClient {
    */
   async fetchStatus(query: PaymentStatusQuery): Promise<ProviderPaymentStatus> {
     const refundId = refundIdOf(query);
+    const account = accountHeaders(query);
     if (refundId !== undefined) {
-      const refund = await this.retrieve('refunds', 'refund', 'refund', refundId);
+      const refund = await this.retrieve('refunds', 'refund', 'refund', refundId, account);
       return toStatus(refund, refundId, mapRefundStatus(refund.status as string));
     }
     const paymentIntentId = this.requirePaymentIntentId(query.paymentRef);
@@ -107,8 +118,62 @@ export class StripeStatusClient implements PaymentStatusClient {
       'payment_intent',
       'PaymentIntent',
       paymentIntentId,
+      account,
     );
     return toStatus(intent, paymentIntentId, mapPaymentIntent(intent));
+  }
+
+  /**
+   * The event an event notification names, `GET /v2/core/events/{id}`: its `data` and
+   * `changes`, which the notification leaves out.
+   * @throws ProviderStatusError `missing_reference` for a snapshot event (its whole event is
+   * the payload); otherwise as {@link fetchStatus}.
+   */
+  async fetchEvent(query: PaymentStatusQuery): Promise<Record<string, unknown>> {
+    const id = this.requireNotification(query, 'ctx.fetchEvent()');
+    const lookup = this.lookup('event', id);
+    const answer = await this.get(
+      lookup,
+      `/v2/core/events/${encodeURIComponent(id)}`,
+      accountHeaders(query),
+    );
+    return requireAnswerAbout(lookup, answer, id);
+  }
+
+  /**
+   * The object an event notification is about, from its `related_object.url`, as it is now;
+   * null when the notification names no object.
+   * @throws ProviderStatusError `missing_reference` for a snapshot event (its object is
+   * `payload.data.object`) or a url that is no path of Stripe's API; otherwise as
+   * {@link fetchStatus}.
+   */
+  async fetchRelatedObject(query: PaymentStatusQuery): Promise<Record<string, unknown> | null> {
+    this.requireNotification(query, 'ctx.fetchRelatedObject()');
+    const related = relatedObjectOf(query.payload);
+    if (related?.url === undefined) {
+      return null;
+    }
+    const lookup = this.lookup(related.type ?? 'related object', related.id ?? related.url);
+    if (!API_PATH.test(related.url) || related.url.split('/').includes('..')) {
+      throw providerStatusError(lookup, 'missing_reference', 'its url is no path of the API');
+    }
+    const answer = await this.get(lookup, related.url, accountHeaders(query));
+    return related.id === undefined ? answer.body : requireAnswerAbout(lookup, answer, related.id);
+  }
+
+  /** The notification's id, or a `missing_reference` error naming `call`. */
+  private requireNotification(query: PaymentStatusQuery, call: string): string {
+    const payload = isJsonObject(query.payload) ? query.payload : undefined;
+    const id = readString(payload, 'id');
+    if (payload !== undefined && isEventNotification(payload) && id !== undefined) {
+      return id;
+    }
+    throw providerStatusError(
+      this.lookup('event', id ?? ''),
+      'missing_reference',
+      `${call} is for event notifications (thin events), and this is a snapshot event`,
+      { hint: 'its object is event.payload.data.object' },
+    );
   }
 
   private requirePaymentIntentId(paymentRef: string | null): string {
@@ -128,21 +193,38 @@ export class StripeStatusClient implements PaymentStatusClient {
     );
   }
 
+  private async get(
+    lookup: ProviderLookup,
+    path: string,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<ProviderJsonAnswer> {
+    return fetchProviderJson(
+      lookup,
+      {
+        url: `${this.apiUrl}${path}`,
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          accept: 'application/json',
+          ...headers,
+        },
+      },
+      stripeErrorCode,
+    );
+  }
+
   private async retrieve(
     path: string,
     objectName: string,
     label: string,
     id: string,
+    headers: Readonly<Record<string, string>>,
   ): Promise<JsonObject> {
     const lookup = this.lookup(label, id);
-    const { status: httpStatus, body } = await fetchProviderJson(
+    const { status: httpStatus, body } = await this.get(
       lookup,
-      {
-        url: `${this.apiUrl}/v1/${path}/${encodeURIComponent(id)}`,
-        method: 'GET',
-        headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
-      },
-      stripeErrorCode,
+      `/v1/${path}/${encodeURIComponent(id)}`,
+      headers,
     );
     const status = readString(body, 'status');
     const answeredId = readString(body, 'id');
@@ -170,8 +252,41 @@ export class StripeStatusClient implements PaymentStatusClient {
   }
 }
 
+/**
+ * The account header of a lookup about `query`'s event: `Stripe-Context` for a notification
+ * about a connected account (its `context`), none for the platform's own events.
+ */
+function accountHeaders(query: PaymentStatusQuery): Record<string, string> {
+  const payload = isJsonObject(query.payload) ? query.payload : undefined;
+  const context =
+    payload !== undefined && isEventNotification(payload) ? payload.context : undefined;
+  return typeof context === 'string' && context.length > 0 ? { 'stripe-context': context } : {};
+}
+
+/** The answer's body when it is about `id`; an `invalid_response` error when it names another object. */
+function requireAnswerAbout(
+  lookup: ProviderLookup,
+  { status: httpStatus, body }: ProviderJsonAnswer,
+  id: string,
+): JsonObject {
+  const answeredId = readString(body, 'id');
+  if (answeredId !== undefined && answeredId !== id) {
+    throw providerStatusError(lookup, 'invalid_response', 'the answer is about another object', {
+      httpStatus,
+    });
+  }
+  return body;
+}
+
 /** The refund id when the event is about a refund object (`re_…`), else undefined. */
 function refundIdOf(query: PaymentStatusQuery): string | undefined {
+  if (isJsonObject(query.payload) && isEventNotification(query.payload)) {
+    const related = relatedObjectOf(query.payload);
+    const isRefund = related?.type === 'refund' && query.type.startsWith('refund.');
+    return isRefund && related.id !== undefined && REFUND_ID.test(related.id)
+      ? related.id
+      : undefined;
+  }
   const isRefundEvent =
     query.type.startsWith('refund.') ||
     query.nativeType.startsWith('refund.') ||

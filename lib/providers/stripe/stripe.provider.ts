@@ -1,8 +1,10 @@
 import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.client';
 import { PaymentEventType } from '../../core/payment-event-types';
+import { isEventNotification, normalizeEventNotification } from './stripe-event-notification';
+import { REFUND_STATUS_EVENTS, mapSnapshotType } from './stripe-event-types';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
-import { Checked, checkEnvelope, defineEnvelope } from '../envelope';
+import { checkEnvelope, defineEnvelope } from '../envelope';
 import { integer, jsonObject, nonEmptyString, optional } from '../envelope-rules';
 import {
   JsonObject,
@@ -24,7 +26,6 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { ownValue } from '../../core/own-value';
 
 const KIND = 'stripe';
 const SIGNATURE_HEADER: TimestampedSignatureHeader = {
@@ -79,60 +80,6 @@ const STRIPE_EVENT = defineEnvelope({
 });
 
 const STRIPE_EVENT_DATA = defineEnvelope({ object: jsonObject() });
-type StripeEventData = Checked<typeof STRIPE_EVENT_DATA>;
-
-const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
-  'payment_intent.succeeded': 'payment.succeeded',
-  'payment_intent.payment_failed': 'payment.failed',
-  'payment_intent.canceled': 'payment.canceled',
-  'payment_intent.amount_capturable_updated': 'payment.authorized',
-  'checkout.session.async_payment_succeeded': 'payment.succeeded',
-  'checkout.session.async_payment_failed': 'payment.failed',
-  'checkout.session.expired': 'payment.canceled',
-  'refund.failed': 'refund.failed',
-  'charge.dispute.created': 'dispute.opened',
-  'charge.dispute.closed': 'dispute.closed',
-};
-
-/** Event types whose object is a Refund and which report its status as it is now. */
-const REFUND_STATUS_EVENTS: ReadonlySet<string> = new Set([
-  'refund.created',
-  'refund.updated',
-  'charge.refund.updated',
-]);
-
-/**
- * A refund's outcome from its own status, when the event reports a change of it: a refund
- * created `succeeded` (cards often are) or `failed`, or an update whose `previous_attributes`
- * names `status`. An update of anything else (metadata, a receipt number) announces nothing.
- */
-function mapRefundStatus(
-  type: string,
-  refund: JsonObject,
-  previous: JsonObject | undefined,
-): PaymentEventType | undefined {
-  // NOTE: previous_attributes lists what the update changed; without it the status decides.
-  if (type !== 'refund.created' && previous !== undefined && !Object.hasOwn(previous, 'status')) {
-    return undefined;
-  }
-  if (refund.status === 'succeeded') return 'refund.succeeded';
-  if (refund.status === 'failed' || refund.status === 'canceled') return 'refund.failed';
-  return undefined;
-}
-
-/** Maps a Stripe event type (and, where it decides the outcome, its object) to a normalized type. */
-function mapStripeType(type: string, data: StripeEventData): PaymentEventType | undefined {
-  const { object } = data;
-  if (type === 'checkout.session.completed') {
-    // NOTE: "completed" with payment_status "unpaid" is a delayed method (e.g. SEPA) still pending;
-    // the money arrives later as checkout.session.async_payment_succeeded.
-    return object.payment_status === 'paid' ? 'payment.succeeded' : undefined;
-  }
-  if (REFUND_STATUS_EVENTS.has(type)) {
-    return mapRefundStatus(type, object, readObject(data, 'previous_attributes'));
-  }
-  return ownValue(FIXED_TYPES, type);
-}
 
 /**
  * The dedup key: the event id, except for a refund's outcome, which is keyed by the refund and
@@ -173,7 +120,8 @@ function paymentIntentId(object: JsonObject): string | undefined {
 /**
  * Stripe webhooks: `Stripe-Signature: t=…,v1=…` is HMAC-SHA256 (hex) of `${t}.${rawBody}` keyed by
  * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries and
- * are the dedup key, but for a refund's outcome, keyed `${refund.id}:${refund.status}`.
+ * are the dedup key, but for a refund's outcome in a snapshot event, keyed
+ * `${refund.id}:${refund.status}`. Snapshot events and event notifications are both read.
  */
 export class StripeWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -223,11 +171,20 @@ export class StripeWebhookProvider implements WebhookProvider {
   }
 
   /**
-   * Parses a Stripe event and maps it to the normalized vocabulary.
+   * Parses a Stripe event, a snapshot event or an event notification (a thin event, `object:
+   * 'v2.core.event'`), and maps it to the normalized vocabulary.
    * @throws WebhookPayloadError
    */
   normalize(request: InboundWebhook): NormalizedNotification {
     const body = parseJsonObject(request.rawBody, 'Stripe event body');
+    // NOTE: a destination sends one shape, and either may be pointed at any endpoint: both are
+    // read, so a signed delivery is never refused for its shape (Stripe would disable it).
+    return isEventNotification(body)
+      ? normalizeEventNotification(body)
+      : this.normalizeSnapshot(body);
+  }
+
+  private normalizeSnapshot(body: JsonObject): NormalizedNotification {
     const event = checkEnvelope(STRIPE_EVENT, body, 'Stripe event');
     const data = checkEnvelope(STRIPE_EVENT_DATA, event.data, 'Stripe event data');
     const { object } = data;
@@ -243,7 +200,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       readString(readObject(object, 'metadata'), this.merchantRefKey) ??
       (isCheckout ? readString(object, 'client_reference_id') : undefined);
 
-    const type = mapStripeType(event.type, data);
+    const type = mapSnapshotType(event.type, data);
     return {
       eventId: dedupKeyOf(event, type, object),
       type: type ?? `${KIND}:${event.type}`,

@@ -135,3 +135,115 @@ export function signStripeDelivery(options: SignStripeDeliveryOptions): Identifi
     },
   };
 }
+
+/** The object an event notification is about, as its `related_object` names it. */
+export interface StripeRelatedObject {
+  /** The object's id, e.g. `'pi_…'`. */
+  id: string;
+  /** Its type as Stripe names it there: `'payment_intent'`, `'refund'`, `'v2.core.account'`, … */
+  type: string;
+  /**
+   * The API path it is fetched from.
+   * @default its type's collection and its id: `/v1/payment_intents/pi_…`, `/v2/core/accounts/…`
+   */
+  url?: string;
+}
+
+/** Options of `signStripeEventNotification()`. */
+export interface SignStripeEventNotificationOptions {
+  /** The signing secret (`whsec_…`) of the event destination that sends notifications. */
+  secret: string;
+  /** The notification's type: `'v1.payment_intent.succeeded'`, `'v2.core.account.updated'`, … */
+  type: string;
+  /**
+   * The object it is about.
+   * @default none (`related_object` left out, as for a `v2.core.event_destination.ping`)
+   */
+  relatedObject?: StripeRelatedObject;
+  /**
+   * The connected account the event happened on (`context`), as a Connect platform receives it.
+   * @default none: the destination's own account
+   */
+  context?: string;
+  /**
+   * The notification id, the same on every retry of one notification.
+   * @default a fresh `evt_…` id on each call
+   */
+  id?: string;
+  /**
+   * When the event was created, as an ISO 8601 time.
+   * @default now
+   */
+  created?: string;
+  /**
+   * Whether the event comes from live mode.
+   * @default false
+   */
+  livemode?: boolean;
+  /**
+   * The notification's `reason`, e.g. `{ type: 'request', request: { id, idempotency_key } }`.
+   * @default none
+   */
+  reason?: Readonly<Record<string, unknown>>;
+  /**
+   * Signed timestamp (`t=`) in Unix seconds; an old one makes a stale delivery.
+   * @default now
+   */
+  timestamp?: number;
+}
+
+/** A related object's API path from its type and id, as Stripe forms it. */
+function relatedObjectUrl(object: StripeRelatedObject): string {
+  const collection = object.type.startsWith('v2.')
+    ? object.type.split('.').join('/')
+    : `v1/${object.type.split('.').join('/')}`;
+  return `/${collection}s/${encodeURIComponent(object.id)}`;
+}
+
+/**
+ * A whole delivery of a Stripe event notification (a thin event), as an event destination with
+ * the thin payload sends it: `object: 'v2.core.event'`, `id`, `type`, `livemode`, `created` (ISO
+ * time), `related_object`, `context` and `reason` when given, pretty-printed, with the same
+ * `Stripe-Signature` as a snapshot event. `stripe.parseEventNotification(body, header, secret)`
+ * accepts it.
+ * @example
+ * const delivery = signStripeEventNotification({
+ *   secret: process.env.STRIPE_THIN_WEBHOOK_SECRET!,
+ *   type: 'v1.payment_intent.succeeded',
+ *   relatedObject: { id: 'pi_3MtwBwLkdIwHu7ix28a3tqPa', type: 'payment_intent' },
+ * });
+ * await new WebhookTestClient(app).send('stripe-thin', delivery);
+ */
+export function signStripeEventNotification(
+  options: SignStripeEventNotificationOptions,
+): IdentifiedDelivery {
+  const livemode = options.livemode ?? false;
+  const related = options.relatedObject;
+  const notification = {
+    id: options.id ?? stripeId(livemode ? 'evt' : 'evt_test', 56),
+    object: 'v2.core.event',
+    type: options.type,
+    livemode,
+    created: options.created ?? new Date().toISOString(),
+    ...(related && {
+      related_object: {
+        id: related.id,
+        type: related.type,
+        url: related.url ?? relatedObjectUrl(related),
+      },
+    }),
+    ...(options.context === undefined ? {} : { context: options.context }),
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+  };
+  const body = JSON.stringify(notification, null, 2);
+  return {
+    provider: 'stripe',
+    method: 'POST',
+    eventId: notification.id,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      ...signStripe({ payload: body, secret: options.secret, timestamp: options.timestamp }),
+    },
+  };
+}
