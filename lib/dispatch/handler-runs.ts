@@ -182,6 +182,9 @@ export class HandlerRuns {
       attempt,
       idempotencyKey: handlerIdempotencyKey(claimed, handlerKey),
       logger: new SafeLogger(`Webhooks:${handlerKey}`),
+      get account() {
+        return lookups.account;
+      },
       fetchStatus: () => lookups.status(),
       fetchEvent: () => lookups.fetchEvent(),
       fetchRelatedObject: () => lookups.fetchRelatedObject(),

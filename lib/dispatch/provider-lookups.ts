@@ -9,23 +9,34 @@ import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 type Fetched = Record<string, unknown>;
 
 /**
- * What `ctx` asks the provider's API about one event on one attempt. The event and its related
+ * What `ctx` asks the provider's API about one event on one attempt, and as which account. The event and its related
  * object are fetched once per attempt, whichever handler asks and how often; the status is
  * asked anew on each call, as it may change.
  */
 export class ProviderLookups {
   private event?: Promise<Fetched>;
   private relatedObject?: Promise<Fetched | null>;
+  private asked?: PaymentStatusQuery;
 
   /**
    * @param endpointName the event's endpoint, for the error when it has no status client.
-   * @param query what is asked, read from the stored event when first needed.
+   * @param readQuery what is asked, read from the stored event when first needed.
    */
   constructor(
     private readonly endpointName: string,
     private readonly endpoint: WebhookEndpoint | undefined,
-    private readonly query: () => PaymentStatusQuery,
+    private readonly readQuery: () => PaymentStatusQuery,
   ) {}
+
+  /** `ctx.account`: the account the lookups are made as. */
+  get account(): string | null {
+    return this.query().account ?? null;
+  }
+
+  private query(): PaymentStatusQuery {
+    this.asked ??= this.readQuery();
+    return this.asked;
+  }
 
   /** `ctx.fetchStatus()`. */
   status(): Promise<ProviderPaymentStatus> {

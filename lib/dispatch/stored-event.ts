@@ -5,9 +5,33 @@ import {
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
-import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import { NormalizedNotification, WebhookEndpoint } from '../providers/webhook-provider.interface';
 import type { InboxEvent } from '../store/ports/inbox-event';
 import type { StoredValues } from '../store/ports/inbox-worker.port';
+
+/** A stored event's notification, read again from its body; undefined when it cannot be. */
+function storedNotification(
+  entity: InboxEvent,
+  endpoint: WebhookEndpoint | undefined,
+  values: StoredValues,
+): NormalizedNotification | undefined {
+  if (!endpoint) {
+    return undefined;
+  }
+  try {
+    const [notification] = notificationsOf(
+      endpoint.provider.normalize({
+        rawBody: values.bodyBytes(entity),
+        headers: entity.headers,
+        receivedAt: entity.receivedAt,
+      }),
+    );
+    return notification;
+  } catch {
+    // NOTE: the endpoint's configuration changed since the event was stored.
+    return undefined;
+  }
+}
 
 /**
  * The provider's payload of a stored event, read again from its body through the endpoint's
@@ -18,19 +42,16 @@ export function payloadOf(
   endpoint: WebhookEndpoint | undefined,
   values: StoredValues,
 ): unknown {
-  if (endpoint) {
-    try {
-      const [notification] = notificationsOf(
-        endpoint.provider.normalize({
-          rawBody: values.bodyBytes(entity),
-          headers: entity.headers,
-          receivedAt: entity.receivedAt,
-        }),
-      );
-      return notification.payload;
-    } catch {
-      // NOTE: the endpoint's configuration changed since the event was stored; fall through.
-    }
+  return payloadOfNotification(entity, storedNotification(entity, endpoint, values), values);
+}
+
+function payloadOfNotification(
+  entity: InboxEvent,
+  notification: NormalizedNotification | undefined,
+  values: StoredValues,
+): unknown {
+  if (notification) {
+    return notification.payload;
   }
   const body = values.bodyBytes(entity).toString('utf8');
   try {
@@ -46,13 +67,27 @@ export function statusQuery(
   endpoint: WebhookEndpoint | undefined,
   values: StoredValues,
 ): PaymentStatusQuery {
+  const notification = storedNotification(entity, endpoint, values);
   return {
     paymentRef: entity.paymentRef,
     merchantRef: entity.merchantRef,
     type: entity.type,
     nativeType: entity.nativeType,
-    payload: payloadOf(entity, endpoint, values),
+    payload: payloadOfNotification(entity, notification, values),
+    account: notification?.account ?? null,
   };
+}
+
+/**
+ * The account a stored event happened on (`ctx.account`), read again from its body: no column
+ * holds it.
+ */
+export function accountOf(
+  entity: InboxEvent,
+  endpoint: WebhookEndpoint | undefined,
+  values: StoredValues,
+): string | null {
+  return storedNotification(entity, endpoint, values)?.account ?? null;
 }
 
 /** The event handlers receive for a stored row on this attempt. */

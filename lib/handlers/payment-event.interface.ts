@@ -62,6 +62,13 @@ export interface WebhookContext {
   /** Logger scoped to the handler. */
   readonly logger: WebhooksLogger;
   /**
+   * The connected account the event happened on, for a Stripe Connect platform: a snapshot
+   * event's `account`, an event notification's `context`. Null for the endpoint's own account,
+   * and for providers without accounts. `ctx.fetchStatus()`, `ctx.fetchEvent()` and
+   * `ctx.fetchRelatedObject()` ask as this account.
+   */
+  readonly account: string | null;
+  /**
    * Asks the provider's API for the payment's current status.
    * @throws WebhookConfigurationError when the endpoint has no API credentials (no status
    * client); ProviderStatusError when the provider cannot answer.

@@ -20,11 +20,23 @@ export interface WebhookDelivery extends WebhookDeliveryHead {
   readonly rawBody: Buffer;
 }
 
+/** A verified notification that is answered but not stored, and why. */
+export interface SkippedNotification {
+  readonly eventId: string;
+  readonly type: string;
+  readonly reason: string;
+}
+
 /** A delivery that passed every check, with the events it carries, ready to be stored. */
 export interface VerifiedDelivery {
   readonly delivery: WebhookDelivery;
   readonly endpoint: WebhookEndpoint;
   readonly events: readonly NewWebhookEvent[];
+  /**
+   * The notifications the endpoint does not take (see `NormalizedNotification.skip`): answered,
+   * not stored.
+   */
+  readonly skipped?: readonly SkippedNotification[];
   /** The signed transmission to check before the events are stored, when the provider has one. */
   readonly transmission?: NewTransmission;
 }

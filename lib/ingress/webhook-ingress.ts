@@ -104,10 +104,14 @@ export class WebhookIngress {
       throw WebhookRefusal.payload('The delivery carries no notification');
     }
     const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
-    const events = notifications.map((notification) =>
-      this.newEvent(endpoint, delivery, notification, headers),
+    const events = notifications
+      .filter((notification) => notification.skip === undefined)
+      .map((notification) => this.newEvent(endpoint, delivery, notification, headers));
+    const skipped = notifications.flatMap(({ eventId, type, skip }) =>
+      skip === undefined ? [] : [{ eventId, type, reason: skip }],
     );
-    return { delivery, endpoint, events, transmission: transmissionOf(endpoint, delivery) };
+    const transmission = transmissionOf(endpoint, delivery);
+    return { delivery, endpoint, events, skipped, transmission };
   }
 
   /**
@@ -116,6 +120,9 @@ export class WebhookIngress {
    */
   async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
     const { delivery, endpoint, events } = verified;
+    if (events.length === 0) {
+      return this.skip(verified);
+    }
     if (verified.transmission) {
       await this.checkTransmission(verified, verified.transmission);
     }
@@ -160,6 +167,17 @@ export class WebhookIngress {
     if (fresh > 0) {
       this.signal.notify();
     }
+    return endpoint.acknowledgement;
+  }
+
+  /** Answers a delivery whose every notification the endpoint does not take, storing nothing. */
+  private skip({ delivery, endpoint, skipped = [] }: VerifiedDelivery): WebhookAcknowledgement {
+    this.journal(delivery, 'skipped', endpoint.acknowledgement.status, {
+      provider: endpoint.provider.kind,
+      eventIds: skipped.map((notification) => notification.eventId),
+      types: skipped.map((notification) => notification.type),
+      reason: [...new Set(skipped.map((notification) => notification.reason))].join('; '),
+    });
     return endpoint.acknowledgement;
   }
 

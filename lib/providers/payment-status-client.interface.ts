@@ -12,6 +12,12 @@ export interface PaymentStatusQuery {
   readonly nativeType: string;
   /** The parsed notification, for providers whose lookup needs another id from it. */
   readonly payload: unknown;
+  /**
+   * The account the event happened on (a Stripe connected account), when the notification
+   * names one: the lookup is made as that account.
+   * @default none: the API key's own account
+   */
+  readonly account?: string | null;
 }
 
 /** The provider's authoritative answer about one payment (or refund). */

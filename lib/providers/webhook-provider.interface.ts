@@ -43,6 +43,20 @@ export interface NormalizedNotification {
   /** The parsed body. */
   readonly payload: unknown;
   /**
+   * The account the event happened on, when the endpoint receives events of several: a Stripe
+   * Connect platform's connected account (a snapshot event's `account`, a notification's
+   * `context`). Handlers see it as `ctx.account`; status lookups are made as that account.
+   * @default none: the endpoint's own account
+   */
+  readonly account?: string;
+  /**
+   * Why the endpoint does not take this verified notification (a Stripe test-mode event at an
+   * endpoint for live events): it is answered with the success answer, so the provider stops
+   * sending it, but not stored, and journaled as `skipped` with this reason.
+   * @default none: the notification is stored
+   */
+  readonly skip?: string;
+  /**
    * The body stored for this event when it is not the delivery's own bytes: a provider that
    * batches several notifications into one request (Adyen) stores each as the one-notification
    * request it would have sent alone, and `normalize()` must accept that body back.

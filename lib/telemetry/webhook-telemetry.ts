@@ -5,6 +5,7 @@ export type DeliveryDecision =
   | 'accepted'
   | 'duplicate'
   | 'ignored'
+  | 'skipped'
   | 'rejected_signature'
   | 'rejected_timestamp'
   | 'rejected_ip'
@@ -34,7 +35,7 @@ export interface DeliveryRecord {
   readonly types?: readonly string[];
   /** Payment ids, when known. */
   readonly paymentRefs?: readonly string[];
-  /** Why it was refused. */
+  /** Why it was refused, or why it was answered without being stored (`skipped`). */
   readonly reason?: string;
   /** For `rejected_ip`: the rule the source was refused by. */
   readonly sourceRule?: SourceRule;

@@ -12,7 +12,11 @@ import { SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testi
 import { FakeProviderApi } from '../support/fake-provider-api';
 import { WebhookEventEntity } from '../support/internals';
 import { startRouterApp } from '../support/router-app';
-import { stripeSignature } from '../support/stripe-event';
+import {
+  relatedPaymentIntent,
+  signedStripeNotification,
+  stripeSignature,
+} from '../support/stripe-event';
 import {
   Database,
   HandlerControl,
@@ -77,40 +81,20 @@ class NotificationHandlers {
 
 let sequence = 0;
 
-/** A notification's exact bytes, as Stripe renders it, signed by Stripe's own SDK. */
-function notification(fields: Record<string, unknown>, secret = THIN_SECRET): SignedDelivery {
+/** A notification as the WebhookTestClient sends it, signed by Stripe's own SDK. */
+function notification(fields: Record<string, unknown>): SignedDelivery {
   sequence += 1;
-  const id = `evt_test_${process.pid.toString(36)}${Date.now().toString(36)}n${sequence}`;
-  const body = JSON.stringify(
-    {
-      id,
-      object: 'v2.core.event',
-      type: 'v1.payment_intent.succeeded',
-      livemode: false,
-      created: new Date().toISOString(),
-      ...fields,
-    },
-    null,
-    2,
-  );
+  const { id, body, headers } = signedStripeNotification(THIN_SECRET, fields);
   return {
     provider: 'stripe',
     method: 'POST',
     body,
     eventId: id,
-    headers: { 'content-type': 'application/json', ...stripeSignature(body, secret) },
+    headers: { 'content-type': 'application/json', ...headers },
   };
 }
 
-function aboutPayment(paymentIntent: string): Record<string, unknown> {
-  return {
-    related_object: {
-      id: paymentIntent,
-      type: 'payment_intent',
-      url: `/v1/payment_intents/${paymentIntent}`,
-    },
-  };
-}
+const aboutPayment = relatedPaymentIntent;
 
 type Case = [Platform | 'router', Database];
 

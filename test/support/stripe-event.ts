@@ -119,3 +119,33 @@ export function stripePaymentEvent(
   const body = eventBody(id, options);
   return { id, body, headers: () => stripeSignature(body, secret) };
 }
+
+/**
+ * An event notification (a thin event, `object: 'v2.core.event'`; a `v1.payment_intent.succeeded`
+ * unless `fields` say otherwise) as Stripe renders it, signed with `secret` by
+ * `stripe.webhooks.generateTestHeaderString`.
+ */
+export function signedStripeNotification(
+  secret: string,
+  fields: Record<string, unknown> = {},
+): SignedStripeEvent {
+  const id = `evt_test_${stripeEventId().slice(4)}`;
+  const body = JSON.stringify(
+    {
+      id,
+      object: 'v2.core.event',
+      type: 'v1.payment_intent.succeeded',
+      livemode: false,
+      created: new Date().toISOString(),
+      ...fields,
+    },
+    null,
+    2,
+  );
+  return { id, body, headers: stripeSignature(body, secret) };
+}
+
+/** `related_object` naming a PaymentIntent, as a notification about it carries it. */
+export function relatedPaymentIntent(id: string): Record<string, unknown> {
+  return { related_object: { id, type: 'payment_intent', url: `/v1/payment_intents/${id}` } };
+}

@@ -60,5 +60,6 @@ export function normalizeEventNotification(body: JsonObject): NormalizedNotifica
     paymentRef: related?.type === 'payment_intent' ? related.id : undefined,
     occurredAt: parseIsoDate(notification.created),
     payload: body,
+    ...(notification.context ? { account: notification.context } : {}),
   };
 }

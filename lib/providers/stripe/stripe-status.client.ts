@@ -71,8 +71,9 @@ export interface StripeStatusClientOptions {
  *
  * For an event notification (a thin event) it also fetches the event (`GET
  * /v2/core/events/{id}`) and the object it names (`related_object.url`), as `ctx.fetchEvent()`
- * and `ctx.fetchRelatedObject()` do. A notification with a `context` (a connected account) is
- * asked about with that account's `Stripe-Context` header.
+ * and `ctx.fetchRelatedObject()` do. An event of a connected account is asked about as that
+ * account: with its `Stripe-Context` header for a notification (`context`), its
+ * `Stripe-Account` header for a snapshot event (`account`).
  *
  * @example
  * new StripeStatusClient({ apiKey: process.env.STRIPE_SECRET_KEY! })
@@ -253,14 +254,19 @@ export class StripeStatusClient implements PaymentStatusClient {
 }
 
 /**
- * The account header of a lookup about `query`'s event: `Stripe-Context` for a notification
- * about a connected account (its `context`), none for the platform's own events.
+ * The account header of a lookup about `query`'s event, when it happened on a connected
+ * account: `Stripe-Context` for an event notification (its `context`, the header the v2 API
+ * takes and the v1 API takes too), `Stripe-Account` for a snapshot event (its `account`).
  */
 function accountHeaders(query: PaymentStatusQuery): Record<string, string> {
   const payload = isJsonObject(query.payload) ? query.payload : undefined;
-  const context =
-    payload !== undefined && isEventNotification(payload) ? payload.context : undefined;
-  return typeof context === 'string' && context.length > 0 ? { 'stripe-context': context } : {};
+  const notification = payload !== undefined && isEventNotification(payload);
+  const account =
+    query.account ?? readString(payload, notification ? 'context' : 'account') ?? undefined;
+  if (account === undefined || account.length === 0) {
+    return {};
+  }
+  return notification ? { 'stripe-context': account } : { 'stripe-account': account };
 }
 
 /** The answer's body when it is about `id`; an `invalid_response` error when it names another object. */

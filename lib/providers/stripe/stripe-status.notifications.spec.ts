@@ -108,6 +108,23 @@ describe('StripeStatusClient and event notifications', () => {
     expect((await failure(client().fetchEvent(notificationQuery()))).failure).toBe('not_found');
   });
 
+  it('asks about a connected account’s snapshot event with its Stripe-Account', async () => {
+    fake.setPayment('stripe', PI, { status: 'succeeded' }).setStripeAccount(PI, ACCOUNT);
+    const snapshot: PaymentStatusQuery = {
+      ...notificationQuery(),
+      nativeType: 'payment_intent.succeeded',
+      payload: { id: 'evt_1', object: 'event', account: ACCOUNT, data: { object: { id: PI } } },
+      account: ACCOUNT,
+    };
+
+    await expect(client().fetchStatus(snapshot)).resolves.toMatchObject({ status: 'succeeded' });
+    const [request] = fake.requestsTo('stripe');
+    expect([request.headers['stripe-account'], request.headers['stripe-context']]).toEqual([
+      ACCOUNT,
+      undefined,
+    ]);
+  });
+
   it('asks a refund notification’s refund, named by its related object', async () => {
     fake.setRefund('stripe', REFUND, { status: 'failed', amount: 500, currency: 'eur' });
     const query = notificationQuery({

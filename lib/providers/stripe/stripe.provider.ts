@@ -2,6 +2,7 @@ import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.c
 import { PaymentEventType } from '../../core/payment-event-types';
 import { isEventNotification, normalizeEventNotification } from './stripe-event-notification';
 import { REFUND_STATUS_EVENTS, mapSnapshotType } from './stripe-event-types';
+import { LivemodePolicy, livemodeSkipReason, resolveLivemode } from './stripe-livemode';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
 import { checkEnvelope, defineEnvelope } from '../envelope';
@@ -60,13 +61,26 @@ export interface StripeProviderOptions {
    * @default 'orderId'
    */
   merchantRefKey?: string;
+  /**
+   * Which Stripe modes the endpoint takes events of: `'live'`, `'test'` or `'any'`. An event of
+   * another mode is answered `200` (Stripe stops sending it), not stored, and journaled as
+   * `skipped` with the reason, so a test-mode event never reaches a handler of a live shop.
+   * Stripe sends an account's own events only to endpoints of their mode, but test-mode events
+   * of connected accounts also to a platform's live Connect endpoints.
+   * @default a live API key (`api.apiKey` `sk_live_…`/`rk_live_…`): `'live'`; a test key:
+   * `'any'`; no key: the account's own events of both modes and only the live events of
+   * connected accounts
+   */
+  livemode?: 'live' | 'test' | 'any';
 }
 
 /** Options of `stripeEndpoint()`. */
 export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProviderOptions {
   /**
    * Stripe API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
-   * reconciliation): a restricted key with read access to PaymentIntents and Refunds is enough.
+   * reconciliation): a restricted key with read access to PaymentIntents and Refunds is enough;
+   * for `ctx.fetchEvent()` and `ctx.fetchRelatedObject()` of event notifications, also to Events
+   * and to the objects they name. Its mode (`sk_live_…` or `sk_test_…`) is `livemode`'s default.
    * @example api: { apiKey: process.env.STRIPE_SECRET_KEY! }
    */
   api?: StripeStatusClientOptions;
@@ -132,13 +146,17 @@ export class StripeWebhookProvider implements WebhookProvider {
   private readonly secrets: readonly string[];
   private readonly tolerance: number;
   private readonly merchantRefKey: string;
+  private readonly livemode: LivemodePolicy;
 
   /**
    * @param options the Stripe options, checked here.
    * @param endpointName names the endpoint in configuration errors.
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
-  constructor(options: StripeProviderOptions, endpointName = KIND) {
+  constructor(
+    options: StripeProviderOptions & Pick<StripeEndpointOptions, 'api'>,
+    endpointName = KIND,
+  ) {
     const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
     secrets.forEach((secret, index) => {
       if (
@@ -160,6 +178,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       options.merchantRefKey,
       'orderId',
     );
+    this.livemode = resolveLivemode(endpointName, options.livemode, options.api?.apiKey);
   }
 
   /**
@@ -179,9 +198,11 @@ export class StripeWebhookProvider implements WebhookProvider {
     const body = parseJsonObject(request.rawBody, 'Stripe event body');
     // NOTE: a destination sends one shape, and either may be pointed at any endpoint: both are
     // read, so a signed delivery is never refused for its shape (Stripe would disable it).
-    return isEventNotification(body)
+    const notification = isEventNotification(body)
       ? normalizeEventNotification(body)
       : this.normalizeSnapshot(body);
+    const skip = livemodeSkipReason(this.livemode, body.livemode, notification.account);
+    return skip === undefined ? notification : { ...notification, skip };
   }
 
   private normalizeSnapshot(body: JsonObject): NormalizedNotification {
@@ -212,6 +233,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       status: readString(object, isCheckout ? 'payment_status' : 'status'),
       occurredAt: fromUnixSeconds(event.created),
       payload: body,
+      account: readString(body, 'account'),
     };
   }
 }
