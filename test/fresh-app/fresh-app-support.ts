@@ -33,6 +33,13 @@ export function run(
   }
 }
 
+/** The tarball the fresh-app global setup packed (test/fresh-app/global-setup.ts). */
+export function packedTarball(): string {
+  const tarball = process.env.FRESH_APP_TARBALL;
+  if (!tarball) throw new Error('FRESH_APP_TARBALL is unset: run npm run test:fresh-app');
+  return tarball;
+}
+
 /** Builds the package and packs it as `npm publish` would; returns the tarball's path. */
 export function packPackage(into: string): string {
   run('npm', ['run', 'build'], ROOT);

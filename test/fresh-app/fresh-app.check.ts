@@ -9,7 +9,7 @@ import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { readmeBlock } from '../support/readme';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
-import { packPackage, run } from './fresh-app-support';
+import { packedTarball, run } from './fresh-app-support';
 
 /**
  * What a user does: `npm pack` the package, then in a new directory outside the repository a new
@@ -167,7 +167,7 @@ let tarball: string;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'pw-fresh-app-'));
-  tarball = packPackage(work);
+  tarball = packedTarball();
 }, 300_000);
 
 afterAll(() => {

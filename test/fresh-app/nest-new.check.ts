@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DocApp, docApps } from '../../scripts/doc-apps';
 import { createTestDatabase } from '../support/postgres';
-import { packPackage, ROOT, run } from './fresh-app-support';
+import { packedTarball, ROOT, run } from './fresh-app-support';
 
 /**
  * The first hour of a new user, as CI can replay it: `nest new` makes the app (Nest 12: ES
@@ -52,7 +52,7 @@ let apps: Map<string, DocApp>;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'pw-nest-new-'));
-  tarball = packPackage(work);
+  tarball = packedTarball();
   apps = docApps(ROOT);
 }, 300_000);
 
@@ -88,10 +88,14 @@ describe.each(STACKS)('$name', (stack) => {
     const parent = mkdtempSync(join(work, 'new-'));
     run(
       'npx',
-      ['-y', stack.cli, 'new', 'shop', '--package-manager', 'npm', '--skip-git', ...stack.newFlags],
+      [
+        ...['-y', stack.cli, 'new', 'shop', '--package-manager', 'npm', '--skip-git'],
+        ...['--skip-install', ...stack.newFlags],
+      ],
       parent,
     );
     dir = join(parent, 'shop');
+    // NOTE: one npm i installs what nest new would have, and what README's Install section adds.
     run('npm', ['i', tarball, ...stack.install], dir);
     rmSync(join(dir, STARTER_E2E_TEST));
     for (const file of app.files.values()) {
