@@ -13,7 +13,7 @@ import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';
 import { HandlerFailure } from './settlement';
 import { ProviderLookups } from './provider-lookups';
-import { handlerIdempotencyKey, statusQuery, toPaymentEvent } from './stored-event';
+import { handlerIdempotencyKey, toPaymentEvent } from './stored-event';
 
 /** One event's handlers to run on this attempt. */
 export interface HandlerRunsInput {
@@ -76,8 +76,12 @@ export class HandlerRuns {
     const { entity, endpoint, attempt, handlers, verified } = input;
     const event = toPaymentEvent(entity, endpoint, attempt, verified, this.worker.values);
     const lookups = new ProviderLookups(entity.endpoint, endpoint, () => ({
-      ...statusQuery(entity, endpoint, this.worker.values),
+      paymentRef: event.paymentRef,
+      merchantRef: event.merchantRef,
+      type: event.type,
+      nativeType: event.nativeType,
       payload: event.payload,
+      account: event.account,
     }));
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();

@@ -78,18 +78,6 @@ export function statusQuery(
   };
 }
 
-/**
- * The account a stored event happened on (`ctx.account`), read again from its body: no column
- * holds it.
- */
-export function accountOf(
-  entity: InboxEvent,
-  endpoint: WebhookEndpoint | undefined,
-  values: StoredValues,
-): string | null {
-  return storedNotification(entity, endpoint, values)?.account ?? null;
-}
-
 /** The event handlers receive for a stored row on this attempt. */
 export function toPaymentEvent(
   entity: InboxEvent,
@@ -113,20 +101,29 @@ export function toPaymentEvent(
     occurredAt: entity.occurredAt,
     receivedAt: entity.receivedAt,
     payload: undefined as unknown,
+    account: null as string | null,
     attempt,
     verified,
   };
-  // NOTE: the payload is parsed from the stored body when a handler first reads it; most
-  // handlers act on the normalized fields alone.
-  Object.defineProperty(event, 'payload', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      const value = payloadOf(entity, endpoint, values);
-      Object.defineProperty(event, 'payload', { value, enumerable: true, writable: false });
-      return value;
-    },
-  });
+  // NOTE: the payload and the account are read from the stored body, once, when a handler
+  // first reads one of them; most handlers act on the normalized fields alone.
+  let stored: { notification: NormalizedNotification | undefined } | undefined;
+  const notification = () => {
+    stored ??= { notification: storedNotification(entity, endpoint, values) };
+    return stored.notification;
+  };
+  const fromBody = (name: 'payload' | 'account', read: () => unknown) =>
+    Object.defineProperty(event, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = read();
+        Object.defineProperty(event, name, { value, enumerable: true, writable: false });
+        return value;
+      },
+    });
+  fromBody('payload', () => payloadOfNotification(entity, notification(), values));
+  fromBody('account', () => notification()?.account ?? null);
   return event;
 }
 

@@ -33,6 +33,12 @@ export interface PaymentEvent<TPayload = unknown> {
   readonly receivedAt: Date;
   /** The parsed body. */
   readonly payload: TPayload;
+  /**
+   * The connected account the event happened on, for a Stripe Connect platform: a snapshot
+   * event's `account`, an event notification's `context`; the same as `ctx.account`. Null for
+   * the endpoint's own account, and for providers without accounts.
+   */
+  readonly account: string | null;
   /** This processing attempt, from 1. */
   readonly attempt: number;
   /**

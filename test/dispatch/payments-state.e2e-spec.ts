@@ -134,6 +134,7 @@ function event(
     occurredAt,
     receivedAt: new Date(),
     payload: {},
+    account: null,
     attempt: 1,
     verified: null,
   };

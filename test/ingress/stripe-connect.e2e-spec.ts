@@ -37,6 +37,8 @@ interface Seen {
   endpoint: string;
   eventId: string;
   account: string | null;
+  /** `event.account`, which must say the same as `ctx.account`. */
+  eventAccount: string | null;
   status?: string;
 }
 
@@ -53,6 +55,7 @@ class ConnectHandlers {
       endpoint: event.endpoint,
       eventId: event.eventId,
       account: ctx.account,
+      eventAccount: event.account,
       status,
     });
     await applyTestEffect(this.control, 'paid', event, ctx);
@@ -145,11 +148,18 @@ describe.each<Database>(['sqlite', 'postgres'])('Stripe Connect on %s', (databas
 
     expect(await rowOf('stripe', connectEvent.id)).toBeNull();
     expect(ConnectHandlers.seen.sort((a, b) => a.endpoint.localeCompare(b.endpoint))).toEqual([
-      { endpoint: 'stripe', eventId: ownEvent.id, account: null, status: 'succeeded' },
+      {
+        endpoint: 'stripe',
+        eventId: ownEvent.id,
+        account: null,
+        eventAccount: null,
+        status: 'succeeded',
+      },
       {
         endpoint: 'stripe-connect',
         eventId: connectEvent.id,
         account: CONNECTED,
+        eventAccount: CONNECTED,
         status: 'succeeded',
       },
     ]);
@@ -159,7 +169,7 @@ describe.each<Database>(['sqlite', 'postgres'])('Stripe Connect on %s', (databas
     expect(asked(theirs).map((request) => request.headers['stripe-account'])).toEqual([CONNECTED]);
   });
 
-  it('gives a notification’s context to ctx.account and asks Stripe with its Stripe-Context', async () => {
+  it('gives a notification’s context to ctx.account and event.account, and asks Stripe with its Stripe-Context', async () => {
     const theirs = paymentIntentId();
     fake.setPayment('stripe', theirs, { status: 'succeeded' }).setStripeAccount(theirs, CONNECTED);
     const notification = signedStripeNotification(CONNECT_SECRET, {
@@ -176,6 +186,7 @@ describe.each<Database>(['sqlite', 'postgres'])('Stripe Connect on %s', (databas
         endpoint: 'stripe-connect',
         eventId: notification.id,
         account: CONNECTED,
+        eventAccount: CONNECTED,
         status: 'succeeded',
       },
     ]);
