@@ -37,14 +37,6 @@ function storedNotification(
  * The provider's payload of a stored event, read again from its body through the endpoint's
  * provider; the body's JSON (or text) when the endpoint cannot read it.
  */
-export function payloadOf(
-  entity: InboxEvent,
-  endpoint: WebhookEndpoint | undefined,
-  values: StoredValues,
-): unknown {
-  return payloadOfNotification(entity, storedNotification(entity, endpoint, values), values);
-}
-
 function payloadOfNotification(
   entity: InboxEvent,
   notification: NormalizedNotification | undefined,
