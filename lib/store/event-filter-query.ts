@@ -20,13 +20,18 @@ export function filteredEvents(
   }
   // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
   // filter is fitted the same way, so the full value finds its event.
-  const stored = (property: 'eventId' | 'type' | 'paymentRef' | 'merchantRef', value: string) =>
-    fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
+  const stored = (
+    property: 'tenant' | 'eventId' | 'type' | 'paymentRef' | 'merchantRef',
+    value: string,
+  ) => fittedTo(qb.expressionMap.mainAlias!.metadata.findColumnWithPropertyName(property)!, value);
   return qb.where(
     new Brackets((where) => {
       where.where('1 = 1');
       if (filter.endpoint !== undefined) {
         where.andWhere('e.endpoint = :endpoint', { endpoint: filter.endpoint });
+      }
+      if (filter.tenant !== undefined) {
+        where.andWhere('e.tenant = :tenant', { tenant: stored('tenant', filter.tenant) });
       }
       if (filter.status !== undefined) {
         const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];

@@ -2,6 +2,7 @@
 export const INSERT_COLUMNS = [
   'id',
   'endpoint',
+  'tenant',
   'provider',
   'event_id',
   'type',
@@ -22,3 +23,22 @@ export const INSERT_COLUMNS = [
   'processed_at',
   'delivery_count',
 ] as const;
+
+/** Where the dedup key's values (endpoint, tenant, event id) sit in `INSERT_COLUMNS` order. */
+export const DEDUP_KEY_POSITIONS = (['endpoint', 'tenant', 'event_id'] as const).map((column) =>
+  INSERT_COLUMNS.indexOf(column),
+);
+
+/** The inbox's dedup key as one string, from an event's values in `INSERT_COLUMNS` order. */
+export function dedupKeyOf(values: readonly unknown[]): string {
+  return JSON.stringify(DEDUP_KEY_POSITIONS.map((i) => values[i]));
+}
+
+/** The same key from a row's columns, as an upsert returns them. */
+export function dedupKeyOfRow(row: {
+  readonly endpoint: string;
+  readonly tenant: string;
+  readonly event_id: string;
+}): string {
+  return JSON.stringify([row.endpoint, row.tenant, row.event_id]);
+}

@@ -9,7 +9,7 @@ import { LockWaitTimeout } from './connection-lock';
 import { DiskFullWatch, probeEvent } from './disk-full';
 import { fittedTo } from './fitted-value';
 import { GroupCommit } from './group-commit';
-import { INSERT_COLUMNS } from './inbox-columns';
+import { dedupKeyOf, dedupKeyOfRow, INSERT_COLUMNS } from './inbox-columns';
 import { InboxNotifications } from './inbox-notifications';
 import { IngressConnections } from './ingress-connections';
 import { retryWhileBusy } from './sqlite-busy';
@@ -21,10 +21,13 @@ import { refusedWrites } from './write-check';
 import { WRITE_CHECK_FAILED, WRITE_CHECK_TIMEOUT } from './write-check.messages';
 import { NewWebhookEvent, RecordResult } from './ports/inbox-writer.port';
 
+/** The columns an upsert returns: its row's key, its id and what `record()` reports. */
+const RECORDED_COLUMNS = 'id, endpoint, tenant, event_id, status, delivery_count, body_sha256';
+
 // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
 const UPSERT_TAIL =
-  'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
-  'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+  'ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
+  `RETURNING ${RECORDED_COLUMNS}`;
 
 /**
  * `upsert` (an INSERT into webhook_events ending in `UPSERT_TAIL`) with the work row of each
@@ -35,7 +38,7 @@ function withWorkRows(upsert: string): string {
     `WITH recorded AS (${upsert}, next_attempt_at), queued AS (` +
     'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at) ' +
     "SELECT id, 'pending', 0, next_attempt_at FROM recorded WHERE delivery_count = 1 AND status = 'pending') " +
-    'SELECT id, endpoint, event_id, status, delivery_count, body_sha256 FROM recorded'
+    `SELECT ${RECORDED_COLUMNS} FROM recorded`
   );
 }
 
@@ -49,6 +52,7 @@ interface PendingRecord {
 interface RecordedRow {
   id: string;
   endpoint: string;
+  tenant: string;
   event_id: string;
   status: string;
   delivery_count: number | string;
@@ -58,7 +62,7 @@ interface RecordedRow {
 /**
  * Most deliveries written by one group-commit statement. SQLite's are larger: its writes take
  * turns with handler transactions on the one connection, so each write must take everything
- * that arrived while a handler held it (21 parameters a row stay under SQLite's 32,766).
+ * that arrived while a handler held it (22 parameters a row stay under SQLite's 32,766).
  */
 const MAX_RECORD_BATCH = { postgres: 200, sqlite: 1_000 } as const;
 /**
@@ -155,14 +159,14 @@ export class InboxRecorder {
         async (manager) => {
           // NOTE: deliveries already answered 503 are left out; their providers send them again.
           const live = batch.filter((pending) => !pending.deadline.expired);
-          const events = live.map((pending) => pending.event);
-          const keys = new Set(events.map((event) => `${event.endpoint}\n${event.eventId}`));
+          const values = live.map((pending) => this.recordParams(pending.event));
+          const keys = new Set(values.map(dedupKeyOf));
           // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
           // trips. A key repeated within the batch needs a second statement, so a transaction.
           const rows =
-            keys.size === events.length
-              ? await this.upsertMany(manager, events)
-              : await inTransaction(manager, (inner) => this.upsertMany(inner, events));
+            keys.size === values.length
+              ? await this.upsertMany(manager, values)
+              : await inTransaction(manager, (inner) => this.upsertMany(inner, values));
           live.forEach((pending, i) => written.set(pending, rows[i]));
         },
       );
@@ -262,28 +266,28 @@ export class InboxRecorder {
 
   /**
    * One multi-row upsert for the first delivery of each key, then one statement per repeated
-   * key (an upsert may not touch one row twice); rows come back in the order of `events`.
+   * key (an upsert may not touch one row twice); rows come back in the order of `values` (each
+   * event's values in `INSERT_COLUMNS` order). Rows are matched to events by their key as
+   * stored, so a value fitted to its column finds its event.
    */
   private async upsertMany(
     manager: EntityManager,
-    events: readonly NewWebhookEvent[],
+    values: readonly unknown[][],
   ): Promise<RecordedRow[]> {
-    const keyOf = (endpoint: string, eventId: string) => `${endpoint}\n${eventId}`;
     const first = new Map<string, number>();
-    events.forEach((event, i) => {
-      const key = keyOf(event.endpoint, event.eventId);
+    values.forEach((event, i) => {
+      const key = dedupKeyOf(event);
       if (!first.has(key)) {
         first.set(key, i);
       }
     });
-    const unique = [...first.values()].map((i) => events[i]);
     const params: unknown[] = [];
-    const tuples = unique.map((event) => {
-      const values = this.recordParams(event).map((value) => {
+    const tuples = [...first.values()].map((i) => {
+      const placeholders = values[i].map((value) => {
         params.push(value);
         return this.connection.param(params.length);
       });
-      return `(${values.join(', ')})`;
+      return `(${placeholders.join(', ')})`;
     });
     const upsert =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
@@ -291,16 +295,16 @@ export class InboxRecorder {
     const sql = this.connection.dialect.kind === 'postgres' ? withWorkRows(upsert) : upsert;
     const byKey = new Map<string, RecordedRow>();
     const inserted = await this.upserted(manager, sql, params, { prepare: false });
-    for (const row of inserted as RecordedRow[]) {
-      byKey.set(keyOf(row.endpoint, row.event_id), row);
+    for (const row of inserted) {
+      byKey.set(dedupKeyOfRow(row), row);
     }
     const rows: RecordedRow[] = [];
-    for (const [i, event] of events.entries()) {
-      const key = keyOf(event.endpoint, event.eventId);
+    for (const [i, event] of values.entries()) {
+      const key = dedupKeyOf(event);
       if (first.get(key) === i) {
         rows.push(byKey.get(key)!);
       } else {
-        const [again] = await this.upserted(manager, this.recordSql, this.recordParams(event));
+        const [again] = await this.upserted(manager, this.recordSql, event);
         rows.push(again);
       }
     }
@@ -410,6 +414,7 @@ export class InboxRecorder {
     const values = [
       timeOrderedId(event.receivedAt.getTime()),
       event.endpoint,
+      event.tenant ?? '',
       event.provider,
       event.eventId,
       event.type,

@@ -23,3 +23,11 @@ export const ASYNC_COMMIT =
   'PostgreSQL runs with synchronous_commit=off, so an acknowledged webhook could be lost on a crash. ' +
   "Turn it on for the webhook data source, e.g. `extra: { options: '-c synchronous_commit=on' }` in " +
   'TypeOrmModule.forRoot(), or ALTER ROLE/DATABASE ... SET synchronous_commit = on.';
+
+export const TENANTS_SHARE_EVENT_IDS = (pairs: number) =>
+  `AddEventTenants1764800000000 cannot be reverted: ${pairs} (endpoint, event_id) pair(s) are held by ` +
+  'events of more than one tenant, and the key it goes back to, UNIQUE(endpoint, event_id), holds ' +
+  'one event each. Nothing was changed. Find them with SELECT endpoint, event_id, tenant FROM ' +
+  'webhook_events WHERE (endpoint, event_id) IN (SELECT endpoint, event_id FROM webhook_events ' +
+  "GROUP BY endpoint, event_id HAVING COUNT(*) > 1), keep one tenant's event of each (delete the " +
+  'others with their webhook_work and webhook_handler_runs rows), and revert again.';

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ConnectionLock } from './connection-lock';
-import { INSERT_COLUMNS } from './inbox-columns';
+import { DEDUP_KEY_POSITIONS, INSERT_COLUMNS } from './inbox-columns';
 import { openTransactionOn, SqliteConnectionReset } from './sqlite-transaction-state';
 import { CONNECTION_LEFT_IN_TRANSACTION } from './sqlite.messages';
 import { inTransaction } from './transactions';
@@ -9,7 +9,7 @@ const TABLE = 'webhook_intake';
 /** The app's database, attached to the intake connection to read `webhook_events`. */
 const APP = 'webhooks_app';
 const COLUMNS = INSERT_COLUMNS.join(', ');
-/** Rows moved by one statement: 21 parameters a row stay under SQLite's 32,766. */
+/** Rows moved by one statement: 22 parameters a row stay under SQLite's 32,766. */
 const MOVE_BATCH = 1000;
 
 // NOTE: the columns and constraints of webhook_events, so that a row the intake accepted (and
@@ -17,6 +17,7 @@ const MOVE_BATCH = 1000;
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${TABLE}" (
   "id" varchar(36) NOT NULL PRIMARY KEY,
   "endpoint" varchar(64) NOT NULL,
+  "tenant" varchar(64) NOT NULL DEFAULT '',
   "provider" varchar(32) NOT NULL,
   "event_id" varchar(255) NOT NULL,
   "type" varchar(255) NOT NULL,
@@ -38,7 +39,17 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${TABLE}" (
   "delivery_count" integer NOT NULL DEFAULT 1
 )`;
 
-const CREATE_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS "uq_${TABLE}_endpoint_event" ON "${TABLE}" ("endpoint", "event_id")`;
+const CREATE_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS "uq_${TABLE}_endpoint_tenant_event" ON "${TABLE}" ("endpoint", "tenant", "event_id")`;
+
+/**
+ * An intake file made before events had tenants, brought to the shape above: its rows are the
+ * deliveries of endpoints without tenants, `''`, and its old key goes once the new one holds.
+ */
+const UPGRADE_TABLE = [
+  `ALTER TABLE "${TABLE}" ADD COLUMN "tenant" varchar(64) NOT NULL DEFAULT ''`,
+  CREATE_INDEX,
+  `DROP INDEX IF EXISTS "uq_${TABLE}_endpoint_event"`,
+];
 
 /** Signed transmissions seen while the app's file was held, as `webhook_transmissions` has them. */
 const TRANSMISSIONS = 'webhook_intake_transmissions';
@@ -57,6 +68,7 @@ const TRANSMISSION_DIGEST = (table: string) =>
 export interface StagedRecord {
   id: string;
   endpoint: string;
+  tenant: string;
   event_id: string;
   status: string;
   delivery_count: number;
@@ -128,23 +140,25 @@ export class SqliteIntake {
   stage(rows: readonly unknown[][]): Promise<StagedRecord[]> {
     const placeholders = INSERT_COLUMNS.map(() => '?').join(', ');
     const upsert =
-      `INSERT INTO ${TABLE} (${COLUMNS}) VALUES (${placeholders}) ON CONFLICT (endpoint, event_id) ` +
-      `DO UPDATE SET delivery_count = ${TABLE}.delivery_count + 1 ` +
-      'RETURNING id, endpoint, event_id, status, delivery_count, body_sha256';
+      `INSERT INTO ${TABLE} (${COLUMNS}) VALUES (${placeholders}) ` +
+      `ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET delivery_count = ${TABLE}.delivery_count + 1 ` +
+      'RETURNING id, endpoint, tenant, event_id, status, delivery_count, body_sha256';
     const lookup =
       `SELECT id, status, delivery_count, body_sha256 FROM ${APP}.webhook_events ` +
-      'WHERE endpoint = ? AND event_id = ?';
+      'WHERE endpoint = ? AND tenant = ? AND event_id = ?';
     return this.lock.run(async () => {
       const records = await inTransaction(this.connection, async (manager) => {
         const found: StagedRecord[] = [];
         for (const values of rows) {
-          const [stored] = (await manager.query(lookup, [values[1], values[3]])) as StagedRecord[];
+          const key = DEDUP_KEY_POSITIONS.map((i) => values[i]);
+          const [stored] = (await manager.query(lookup, key)) as StagedRecord[];
           const [staged] = (await manager.query(upsert, values)) as StagedRecord[];
           found.push(
             stored
               ? {
                   ...stored,
                   endpoint: staged.endpoint,
+                  tenant: staged.tenant,
                   event_id: staged.event_id,
                   delivery_count: Number(stored.delivery_count) + Number(staged.delivery_count),
                 }
@@ -282,7 +296,7 @@ export class SqliteIntake {
       {
         sql:
           `INSERT INTO webhook_events (${COLUMNS}) VALUES ${rows.map(() => tuple).join(', ')} ` +
-          'ON CONFLICT (endpoint, event_id) DO UPDATE SET ' +
+          'ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET ' +
           'delivery_count = webhook_events.delivery_count + excluded.delivery_count',
         params: rows.flat(),
       },
@@ -352,6 +366,14 @@ export class SqliteIntake {
 async function prepared(connection: DataSource, databasePath: string): Promise<DataSource> {
   try {
     await connection.query(CREATE_TABLE);
+    const columns = (await connection.query('SELECT name FROM pragma_table_info(?)', [TABLE])) as {
+      name: string;
+    }[];
+    if (!columns.some((column) => column.name === 'tenant')) {
+      await inTransaction(connection, async (manager) => {
+        for (const sql of UPGRADE_TABLE) await manager.query(sql);
+      });
+    }
     await connection.query(CREATE_INDEX);
     await connection.query(CREATE_TRANSMISSIONS);
     await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);

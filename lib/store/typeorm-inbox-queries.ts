@@ -32,6 +32,7 @@ import { LIVE_STATUS, withWork } from './work-rows';
 const SUMMARY_COLUMNS: readonly string[] = Object.keys({
   id: true,
   endpoint: true,
+  tenant: true,
   provider: true,
   eventId: true,
   type: true,

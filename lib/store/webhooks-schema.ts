@@ -6,15 +6,15 @@ import { TableShape } from './schema-check';
 
 /**
  * The inbox, its work rows, the handler ledger and the transmissions seen, as
- * `CreateWebhooksTables`, `AddEventOutcomes`, `AddWebhookTransmissions` and `SplitEventWork`
- * make them.
+ * `CreateWebhooksTables`, `AddEventOutcomes`, `AddWebhookTransmissions`, `SplitEventWork` and
+ * `AddEventTenants` make them.
  */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
     table: 'webhook_events',
     entity: WebhookEventEntity,
     indexes: [
-      'uq_webhook_events_endpoint_event',
+      'uq_webhook_events_endpoint_tenant_event',
       'ix_webhook_events_received',
       'ix_webhook_events_payment_ref',
     ],

@@ -12,7 +12,7 @@ const WRITE_PRIVILEGES = ['INSERT', 'UPDATE'];
  */
 const NO_ROW_UPSERT =
   'INSERT INTO webhook_events SELECT * FROM webhook_events WHERE 1 = 0 ' +
-  'ON CONFLICT (endpoint, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1';
+  'ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1';
 
 /** This session's read-only setting and the write privileges it lacks, as PostgreSQL reports them. */
 interface SessionRights {

@@ -311,6 +311,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
       'AddEventOutcomes1764500000000',
       'AddWebhookTransmissions1764600000000',
       'SplitEventWork1764700000000',
+      'AddEventTenants1764800000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
@@ -380,6 +381,7 @@ describe('the built package', () => {
         'AddEventOutcomes1764500000000',
         'AddWebhookTransmissions1764600000000',
         'SplitEventWork1764700000000',
+        'AddEventTenants1764800000000',
       ],
     });
   });

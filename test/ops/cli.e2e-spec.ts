@@ -179,6 +179,7 @@ describe('CLI without a database', () => {
       'CreateIdempotencyTables1764560000000',
       'AddWebhookTransmissions1764600000000',
       'SplitEventWork1764700000000',
+      'AddEventTenants1764800000000',
     ]);
     expect(
       json<{ ran: string[] }>(await cli(['migrate', '--sqlite', sqlite, '--json'])).ran,
@@ -193,7 +194,7 @@ describe('CLI without a database', () => {
       );
       const migrate = await cli(['migrate'], { DATABASE_URL: postgres.url });
       expect(migrate.code).toBe(0);
-      expect(migrate.stdout).toMatch(/Ran 5 migration\(s\)/);
+      expect(migrate.stdout).toMatch(/Ran 6 migration\(s\)/);
       const after = await cli(['stats', '--json'], { DATABASE_URL: postgres.url });
       expect(after.code).toBe(0);
       expect(json<{ counts: unknown[] }>(after).counts).toEqual([]);

@@ -64,6 +64,21 @@ describe.each<Database>(['sqlite', 'postgres'])('group commit on %s', (database)
     expect(stored).toBe(ids.length);
   });
 
+  it('answers each delivery of a batch whose event id is stored shortened (longer than its column)', async () => {
+    const long = `evt_long_${sequence++}_${'x'.repeat(300)}`;
+    const [a, b] = await Promise.all([
+      store.record(newWebhookEvent(long)),
+      store.record(newWebhookEvent(`evt_short_${sequence++}`)),
+    ]);
+    expect([a.duplicate, b.duplicate]).toEqual([false, false]);
+    expect(a.id).not.toBe(b.id);
+    const [again] = await Promise.all([
+      store.record(newWebhookEvent(long)),
+      store.record(newWebhookEvent(`evt_short_${sequence++}`)),
+    ]);
+    expect(again).toMatchObject({ id: a.id, duplicate: true });
+  });
+
   it('answers two copies of one event in one batch as one row, the second a duplicate', async () => {
     const id = `evt_same_batch_${sequence++}`;
     const [a, b] = await Promise.all([

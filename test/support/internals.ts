@@ -43,6 +43,7 @@ export {
 } from '../../lib/store/entities';
 export {
   AddEventOutcomes1764500000000,
+  AddEventTenants1764800000000,
   AddWebhookTransmissions1764600000000,
   CreateWebhooksTables1764400000000,
   SplitEventWork1764700000000,

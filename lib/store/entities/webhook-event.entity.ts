@@ -9,13 +9,15 @@ const bigintAsNumber = {
 };
 
 /**
- * One stored delivery (the inbox). Unique per endpoint and provider event id: a re-delivery
- * finds this row instead of creating a second one. Written once as received and once more per
- * settlement; the claims and leases in between touch only its work row.
+ * One stored delivery (the inbox). Unique per endpoint, tenant and provider event id: a
+ * re-delivery finds this row instead of creating a second one. Written once as received and
+ * once more per settlement; the claims and leases in between touch only its work row.
  */
 // NOTE: the migrations own this table (timestamptz, indexes, checks); `synchronize` would rewrite it.
 @Entity({ name: 'webhook_events', synchronize: false })
-@Index('uq_webhook_events_endpoint_event', ['endpoint', 'eventId'], { unique: true })
+@Index('uq_webhook_events_endpoint_tenant_event', ['endpoint', 'tenant', 'eventId'], {
+  unique: true,
+})
 export class WebhookEventEntity implements InboxEvent {
   /** Inbox id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -25,11 +27,18 @@ export class WebhookEventEntity implements InboxEvent {
   @Column({ type: 'varchar', length: 64 })
   endpoint!: string;
 
+  /**
+   * The tenant of the endpoint the delivery arrived for, part of the dedup key: the same
+   * provider event id is a distinct event for each tenant. `''` for an endpoint without tenants.
+   */
+  @Column({ type: 'varchar', length: 64, default: '' })
+  tenant!: string;
+
   /** Provider kind (`stripe`, `qvard`, …). */
   @Column({ type: 'varchar', length: 32 })
   provider!: string;
 
-  /** Dedup key: provider event id or a derived key. */
+  /** Dedup key (with the endpoint and tenant): provider event id or a derived key. */
   @Column({ name: 'event_id', type: 'varchar', length: 255 })
   eventId!: string;
 

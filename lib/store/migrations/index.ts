@@ -2,6 +2,7 @@ import { CreateWebhooksTables1764400000000 } from './1764400000000-create-webhoo
 import { AddEventOutcomes1764500000000 } from './1764500000000-add-event-outcomes';
 import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhook-transmissions';
 import { SplitEventWork1764700000000 } from './1764700000000-split-event-work';
+import { AddEventTenants1764800000000 } from './1764800000000-add-event-tenants';
 
 /**
  * The migrations of the inbox, the handler ledger and the signed transmissions seen, for PostgreSQL and SQLite alike. Add
@@ -13,6 +14,7 @@ export const webhooksMigrations = [
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
   SplitEventWork1764700000000,
+  AddEventTenants1764800000000,
 ];
 
 export {
@@ -20,4 +22,5 @@ export {
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
   SplitEventWork1764700000000,
+  AddEventTenants1764800000000,
 };

@@ -12,10 +12,16 @@ export interface InboxEvent {
   /** Endpoint name the delivery arrived on. */
   endpoint: string;
 
+  /**
+   * The tenant of the endpoint the delivery arrived for, part of the dedup key: the same
+   * provider event id is a distinct event for each tenant. `''` for an endpoint without tenants.
+   */
+  tenant: string;
+
   /** Provider kind (`stripe`, `qvard`, …). */
   provider: string;
 
-  /** Dedup key: provider event id or a derived key. */
+  /** Dedup key (with the endpoint and tenant): provider event id or a derived key. */
   eventId: string;
 
   /** Normalized type, or `'<kind>:<native>'`. */

@@ -5,9 +5,11 @@ import type { WebhookEventStatus } from '../webhook-event-status';
 export interface WebhookEventFilter {
   /** Endpoint name. */
   endpoint?: string;
+  /** The tenant, exactly (`''`: the events of endpoints without tenants). */
+  tenant?: string;
   /** One status or several. */
   status?: WebhookEventStatus | readonly WebhookEventStatus[];
-  /** The provider's event id (the dedup key): one event per endpoint has it. */
+  /** The provider's event id (the dedup key): one event per endpoint and tenant has it. */
   eventId?: string;
   /** Event type, normalized or `'<kind>:<native>'`. */
   type?: string;

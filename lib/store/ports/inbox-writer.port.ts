@@ -1,6 +1,12 @@
 /** An event to store, as the ingress builds it from a verified, normalized delivery. */
 export interface NewWebhookEvent {
   endpoint: string;
+  /**
+   * The endpoint's tenant the delivery arrived for (its secret verified it): part of the dedup
+   * key, so the same event id is stored once for each tenant. Absent for an endpoint without
+   * tenants, stored as `''`.
+   */
+  tenant?: string;
   provider: string;
   eventId: string;
   type: string;
@@ -57,7 +63,7 @@ export interface RecordedTransmission {
 
 /** The ingress side of the inbox: stores verified deliveries, once each. */
 export interface InboxWriter {
-  /** One atomic insert-or-detect-duplicate on UNIQUE(endpoint, event_id). */
+  /** One atomic insert-or-detect-duplicate on UNIQUE(endpoint, tenant, event_id). */
   record(event: NewWebhookEvent): Promise<RecordResult>;
   /** Records the events of one batched delivery in one transaction: all of them or none. */
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
