@@ -26,9 +26,10 @@ function build(sources, output, project) {
 }
 
 build(['lib'], 'dist', 'tsconfig.build.json');
-// NOTE: the Express shop compiles the orders code it shares with the Nest shop (sample-app/src).
+// NOTE: the Express shop compiles the orders and merchants code it shares with the Nest shop
+// (sample-app/src).
 build(
-  ['sample-express/src', 'sample-app/src/orders'],
+  ['sample-express/src', 'sample-app/src/orders', 'sample-app/src/merchants'],
   'sample-express/dist',
   'sample-express/tsconfig.json',
 );

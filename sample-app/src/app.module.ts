@@ -9,6 +9,7 @@ import {
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { IdempotencyModule, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
+import { Merchant } from './merchants/merchant.entity';
 import { OrdersAwaitingPayment } from './orders/orders-awaiting-payment.source';
 import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
 import { orderMigrations } from './orders/order-migrations';
@@ -25,7 +26,7 @@ export type { ShopDatabase };
 
 function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
   const common = {
-    entities: [Order],
+    entities: [Order, Merchant],
     autoLoadEntities: true,
     migrations: [...webhooksMigrations, ...idempotencyMigrations, ...orderMigrations],
     migrationsRun: true,

@@ -35,7 +35,8 @@ export const orderPayments = paymentStateTarget(Order, { machine: orderStates, s
  * Applies a payment event to its order. The change is one conditional UPDATE in the handler's
  * transaction (`applyPaymentEvent`), and the paid-order action runs only for the call that made
  * the change: two events for one payment (a re-send with a new id, Stripe's checkout and intent
- * events, a reconciled payment) fulfil the order once.
+ * events, a reconciled payment) fulfil the order once. An order paid through the merchants
+ * endpoint records the merchant (`event.tenant`).
  */
 export async function applyOrderPayment(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
   const orderId = event.merchantRef;
@@ -55,9 +56,11 @@ export async function applyOrderPayment(event: PaymentEvent, ctx: WebhookContext
     await ctx.manager.update(
       Order,
       { id: orderId },
-      { paidAt: new Date(), fulfilments: () => 'fulfilments + 1' },
+      { paidAt: new Date(), fulfilments: () => 'fulfilments + 1', merchant: event.tenant },
     );
-    ctx.logger.log(`Order ${orderId} paid (${event.endpoint} ${event.eventId})`);
+    // NOTE: the tenant is the merchant of a delivery to /webhooks/merchants/{slug}, else null.
+    const source = event.tenant === null ? event.endpoint : `${event.endpoint}/${event.tenant}`;
+    ctx.logger.log(`Order ${orderId} paid (${source} ${event.eventId})`);
   }
 }
 

@@ -41,6 +41,7 @@ function newOrder(dto: CreateOrderDto): Order {
     refundedAt: null,
     paymentEndpoint: dto.paymentEndpoint ?? null,
     paymentRef: dto.paymentRef ?? null,
+    merchant: null,
   };
 }
 

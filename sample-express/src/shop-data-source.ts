@@ -1,17 +1,18 @@
 import { webhookEntities, webhooksMigrations } from 'nestjs-payment-webhooks/express';
 import { DataSource } from 'typeorm';
+import { Merchant } from '../../sample-app/src/merchants/merchant.entity';
 import { Order } from '../../sample-app/src/orders/order.entity';
 import { orderMigrations } from '../../sample-app/src/orders/order-migrations';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 
 /**
- * The shop's TypeORM data source, initialized, with the package's migrations and the orders
- * table's run: PostgreSQL at `databaseUrl`, else SQLite at `sqlitePath` (no setup needed).
- * The orders table and its migrations are the Nest shop's.
+ * The shop's TypeORM data source, initialized, with the package's migrations and the shop's
+ * tables' run: PostgreSQL at `databaseUrl`, else SQLite at `sqlitePath` (no setup needed).
+ * The orders and merchants tables and their migrations are the Nest shop's.
  */
 export async function openShopDataSource(database: ShopDatabase): Promise<DataSource> {
   const common = {
-    entities: [Order, ...webhookEntities],
+    entities: [Order, Merchant, ...webhookEntities],
     migrations: [...webhooksMigrations, ...orderMigrations],
     migrationsRun: true,
     synchronize: false,

@@ -32,7 +32,8 @@ export const orderPayments = paymentStateTarget(Order, { machine: orderStates, s
  * Applies payment events to orders. Each change is one conditional UPDATE in the handler's
  * transaction (`applyPaymentEvent`), and the paid-order action runs only for the call that
  * made the change: two events for one payment (a re-send with a new id, Stripe's checkout and
- * intent events, a reconciled payment) fulfil the order once.
+ * intent events, a reconciled payment) fulfil the order once. An order paid through the
+ * merchants endpoint records the merchant (`event.tenant`).
  */
 @Injectable()
 export class OrderPaymentsHandler {
@@ -55,9 +56,11 @@ export class OrderPaymentsHandler {
       await ctx.manager.update(
         Order,
         { id: orderId },
-        { paidAt: new Date(), fulfilments: () => 'fulfilments + 1' },
+        { paidAt: new Date(), fulfilments: () => 'fulfilments + 1', merchant: event.tenant },
       );
-      ctx.logger.log(`Order ${orderId} paid (${event.endpoint} ${event.eventId})`);
+      // NOTE: the tenant is the merchant of a delivery to /webhooks/merchants/{slug}, else null.
+      const source = event.tenant === null ? event.endpoint : `${event.endpoint}/${event.tenant}`;
+      ctx.logger.log(`Order ${orderId} paid (${source} ${event.eventId})`);
     }
   }
 }

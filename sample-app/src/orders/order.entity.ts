@@ -51,4 +51,11 @@ export class Order {
   /** The provider's payment id, once a payment was created there; reconciliation asks about it. */
   @Column({ name: 'payment_ref', type: 'varchar', length: 255, nullable: true })
   paymentRef!: string | null;
+
+  /**
+   * The merchant whose Stripe endpoint (`/webhooks/merchants/{slug}`) delivered the payment that
+   * paid the order; null when it was paid through one of the shop's own endpoints.
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  merchant!: string | null;
 }

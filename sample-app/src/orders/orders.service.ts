@@ -29,6 +29,7 @@ export class OrdersService {
       refundedAt: null,
       paymentEndpoint: dto.paymentEndpoint ?? null,
       paymentRef: dto.paymentRef ?? null,
+      merchant: null,
     };
     // NOTE: WebhookTransactions gives one transaction on either database; on SQLite the module
     // keeps the app's writes out of payment handlers' transactions with or without it.
