@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import {
   PendingPaymentsSource,
   WebhookDispatchOptions,
@@ -9,7 +10,11 @@ import {
   webhooksMigrations,
 } from 'nestjs-payment-webhooks';
 import { IdempotencyModule, idempotencyMigrations } from 'nestjs-payment-webhooks/idempotency';
+import { secret } from './config';
 import { Merchant } from './merchants/merchant.entity';
+import { MerchantSecrets } from './merchants/merchant-secrets';
+import { MerchantsController } from './merchants/merchants.controller';
+import { DEMO_MERCHANT_SECRET, MerchantsService } from './merchants/merchants.service';
 import { OrdersAwaitingPayment } from './orders/orders-awaiting-payment.source';
 import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
 import { orderMigrations } from './orders/order-migrations';
@@ -67,12 +72,13 @@ export class AppModule {
     database: ShopDatabase = shopDatabaseFromEnv(),
     overrides: EndpointOverrides = {},
   ): DynamicModule {
+    const merchants = new MerchantSecrets();
     return {
       module: AppModule,
       imports: [
         TypeOrmModule.forRoot(typeOrmOptions(database)),
         WebhooksModule.forRoot({
-          endpoints: webhookEndpoints(overrides),
+          endpoints: webhookEndpoints(merchants, overrides),
           dispatch: dispatchFor(database),
           observability: shopObservability,
           reconciliation: reconciliationFromEnv(),
@@ -80,11 +86,21 @@ export class AppModule {
         IdempotencyModule.forRoot(),
         ...opsImports,
       ],
-      controllers: [OrdersController, ...opsControllers],
+      controllers: [OrdersController, MerchantsController, ...opsControllers],
       providers: [
         OrdersService,
         OrderPaymentsHandler,
         SandboxRefundsGateway,
+        MerchantsService,
+        { provide: DEMO_MERCHANT_SECRET, useValue: secret('DEMO_MERCHANT_WEBHOOK_SECRET') },
+        {
+          // NOTE: the webhook options are a value (forRoot), which the benchmark and the
+          // reliability suite adjust, so the merchants endpoint is defined before Nest has a
+          // data source; its resolver gets one here, before the app takes a request.
+          provide: MerchantSecrets,
+          useFactory: (dataSource: DataSource) => merchants.readFrom(dataSource),
+          inject: [DataSource],
+        },
         {
           provide: PendingPaymentsSource,
           useFactory: (transactions: WebhookTransactions) =>

@@ -26,7 +26,7 @@ async function bootstrap(): Promise<void> {
   await (host === undefined ? app.listen(port) : app.listen(port, host));
   const url = await app.getUrl();
   new Logger('SampleShop').log(
-    `Listening on ${url} (${platform}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac}`,
+    `Listening on ${url} (${platform}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac,...} and /webhooks/merchants/{slug}`,
   );
 }
 

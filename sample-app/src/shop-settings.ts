@@ -20,6 +20,8 @@ export const DEVELOPMENT_SECRETS = {
   YOOMONEY_NOTIFICATION_SECRET: 'yoomoney_sample_development_secret',
   PAYPAL_WEBHOOK_ID: 'WH-SAMPLE-DEVELOPMENT-ID',
   SQUARE_SIGNATURE_KEY: 'square_sample_development_signature_key',
+  // the demo merchant's, at /webhooks/merchants/demo-merchant; other merchants' are in its table
+  DEMO_MERCHANT_WEBHOOK_SECRET: 'whsec_demo_merchant_development_secret',
 } as const;
 
 /** The name of a secret the shop reads from the environment. */

@@ -9,6 +9,7 @@ import {
   standardWebhooksEndpoint,
   stripeEndpoint,
   tbankEndpoint,
+  tenantEndpoint,
   WebhookEndpoint,
   yookassaEndpoint,
   yoomoneyEndpoint,
@@ -19,6 +20,7 @@ import {
   YOOKASSA_IP_RANGES,
 } from 'nestjs-payment-webhooks/providers';
 import { secret, setting } from './config';
+import { MerchantSecrets } from './merchants/merchant-secrets';
 
 /** What tests (or a staging setup) may replace in the shop's endpoints. */
 export interface EndpointOverrides {
@@ -30,12 +32,17 @@ export interface EndpointOverrides {
 
 /**
  * The shop's webhook endpoints, one per provider, at `POST /webhooks/<name>` (Sber also calls
- * back with GET). Each provider carries the shop's order id in its own field: Stripe in
+ * back with GET), and one for the marketplace's merchants' Stripe accounts at
+ * `POST /webhooks/merchants/{slug}`, each verified with its own secrets from the merchants table
+ * that `merchants` reads. Each provider carries the shop's order id in its own field: Stripe in
  * `metadata.orderId`, T-Bank in `OrderId`, Sber in `orderNumber`, Adyen in `merchantReference`,
  * Paddle in `custom_data.orderId`, YooKassa in `metadata.orderId`, YooMoney in `label`,
  * PayPal in `custom_id`, Square in `reference_id`.
  */
-export function webhookEndpoints(overrides: EndpointOverrides = {}): WebhookEndpoint[] {
+export function webhookEndpoints(
+  merchants: MerchantSecrets,
+  overrides: EndpointOverrides = {},
+): WebhookEndpoint[] {
   const yookassaIps = setting('YOOKASSA_ALLOWED_IPS', '');
   return [
     stripeEndpoint({ name: 'stripe', secret: secret('STRIPE_WEBHOOK_SECRET') }),
@@ -78,6 +85,10 @@ export function webhookEndpoints(overrides: EndpointOverrides = {}): WebhookEndp
       name: 'square',
       signatureKey: secret('SQUARE_SIGNATURE_KEY'),
       notificationUrl: setting('SQUARE_NOTIFICATION_URL', 'http://localhost:3000/webhooks/square'),
+    }),
+    tenantEndpoint(stripeEndpoint, {
+      name: 'merchants',
+      resolveTenant: (lookup) => merchants.settingsOf(lookup),
     }),
   ];
 }

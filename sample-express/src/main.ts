@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     const address = server.address();
     const where = typeof address === 'object' && address ? address.port : port;
     console.log(
-      `[SampleShop] Listening on http://localhost:${where} (express router, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac,...}`,
+      `[SampleShop] Listening on http://localhost:${where} (express router, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}); webhooks at POST /webhooks/{stripe,qvard,standard,hmac,...} and /webhooks/merchants/{slug}`,
     );
   });
   // NOTE: stop taking requests first, then let running handlers finish, then close the database.

@@ -8,12 +8,14 @@ import type {
   WebhookTransactions,
 } from 'nestjs-payment-webhooks/express';
 import { DataSource } from 'typeorm';
+import { keepDemoMerchant } from '../../sample-app/src/merchants/demo-merchant';
+import { MerchantSecrets } from '../../sample-app/src/merchants/merchant-secrets';
 import { OrdersAwaitingPayment } from '../../sample-app/src/orders/orders-awaiting-payment.source';
 import { ShopDatabase, shopDatabaseFromEnv } from '../../sample-app/src/shop-database';
 import { orderPaymentHandlers } from './order-payments';
 import { ordersRoutes } from './orders-routes';
 import { openShopDataSource } from './shop-data-source';
-import { EndpointOverrides, webhookEndpoints } from './webhook-endpoints';
+import { EndpointOverrides, secret, webhookEndpoints } from './webhook-endpoints';
 
 /** The largest body the shop's JSON parser takes, as the Nest shop's. */
 const BODY_LIMIT = '1mb';
@@ -86,9 +88,11 @@ export async function createShop(
     run: (work) => webhooks!.transactions.run(work),
   };
   try {
+    // NOTE: before the router exists, no handler transaction can hold the SQLite file.
+    await keepDemoMerchant(dataSource.manager, secret('DEMO_MERCHANT_WEBHOOK_SECRET'));
     webhooks = await createWebhooksRouter({
       dataSource,
-      endpoints: webhookEndpoints(overrides),
+      endpoints: webhookEndpoints(new MerchantSecrets().readFrom(dataSource), overrides),
       handlers: orderPaymentHandlers,
       dispatch: dispatchFor(database),
       observability,

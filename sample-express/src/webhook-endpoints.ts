@@ -9,11 +9,13 @@ import {
   standardWebhooksEndpoint,
   stripeEndpoint,
   tbankEndpoint,
+  tenantEndpoint,
   yookassaEndpoint,
   yoomoneyEndpoint,
 } from 'nestjs-payment-webhooks/express';
 import type { PayPalCertificateResolver, WebhookEndpoint } from 'nestjs-payment-webhooks/express';
 import { YOOKASSA_IP_RANGES } from 'nestjs-payment-webhooks/providers';
+import { MerchantSecrets } from '../../sample-app/src/merchants/merchant-secrets';
 import { SecretName, secretOrDevelopment, setting } from '../../sample-app/src/shop-settings';
 
 /** What tests (or a staging setup) may replace in the shop's endpoints. */
@@ -24,18 +26,23 @@ export interface EndpointOverrides {
   paypalTrustedRoots?: string;
 }
 
-const secret = (name: SecretName) =>
+/** A secret from the environment, or the documented development one with a loud warning. */
+export const secret = (name: SecretName) =>
   secretOrDevelopment(name, (message) => console.warn(`[SampleShop] ${message}`));
 
 /**
  * The shop's webhook endpoints, the same as the Nest shop's (sample-app/src/webhook-endpoints.ts)
  * from the same environment variables: one per provider at `POST /webhooks/<name>` (Sber also
- * calls back with GET). Each provider carries the shop's order id in its own field: Stripe in
- * `metadata.orderId`, T-Bank in `OrderId`, Sber in `orderNumber`, Adyen in `merchantReference`,
- * Paddle in `custom_data.orderId`, YooKassa in `metadata.orderId`, YooMoney in `label`,
- * PayPal in `custom_id`, Square in `reference_id`.
+ * calls back with GET), and the merchants' at `POST /webhooks/merchants/{slug}`, each verified
+ * with its own secrets from the merchants table that `merchants` reads. Each provider carries
+ * the shop's order id in its own field: Stripe in `metadata.orderId`, T-Bank in `OrderId`, Sber
+ * in `orderNumber`, Adyen in `merchantReference`, Paddle in `custom_data.orderId`, YooKassa in
+ * `metadata.orderId`, YooMoney in `label`, PayPal in `custom_id`, Square in `reference_id`.
  */
-export function webhookEndpoints(overrides: EndpointOverrides = {}): WebhookEndpoint[] {
+export function webhookEndpoints(
+  merchants: MerchantSecrets,
+  overrides: EndpointOverrides = {},
+): WebhookEndpoint[] {
   const yookassaIps = setting('YOOKASSA_ALLOWED_IPS', '');
   return [
     stripeEndpoint({ name: 'stripe', secret: secret('STRIPE_WEBHOOK_SECRET') }),
@@ -79,6 +86,10 @@ export function webhookEndpoints(overrides: EndpointOverrides = {}): WebhookEndp
       name: 'square',
       signatureKey: secret('SQUARE_SIGNATURE_KEY'),
       notificationUrl: setting('SQUARE_NOTIFICATION_URL', 'http://localhost:3000/webhooks/square'),
+    }),
+    tenantEndpoint(stripeEndpoint, {
+      name: 'merchants',
+      resolveTenant: (lookup) => merchants.settingsOf(lookup),
     }),
   ];
 }

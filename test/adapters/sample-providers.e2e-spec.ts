@@ -64,6 +64,7 @@ const SECRETS = {
   YOOMONEY_NOTIFICATION_SECRET: 'yoomoney-sample-providers-e2e-secret',
   PAYPAL_WEBHOOK_ID: 'WH-SAMPLE-PROVIDERS-E2E',
   SQUARE_SIGNATURE_KEY: 'square-sample-providers-e2e-key',
+  DEMO_MERCHANT_WEBHOOK_SECRET: 'whsec_sample_providers_e2e_demo_merchant',
 } satisfies Record<SecretName, string>;
 
 /** Where the shop's Square subscription is registered (Square signs this URL, not the real one). */

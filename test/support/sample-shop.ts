@@ -38,6 +38,7 @@ export const E2E_SECRETS: Secrets = {
   YOOMONEY_NOTIFICATION_SECRET: 'yoomoney-sample-app-e2e-secret',
   PAYPAL_WEBHOOK_ID: 'WH-SAMPLE-APP-E2E',
   SQUARE_SIGNATURE_KEY: 'square-sample-app-e2e-key',
+  DEMO_MERCHANT_WEBHOOK_SECRET: 'whsec_sample_app_e2e_demo_merchant',
 };
 export const SECRET_NAMES = Object.keys(DEVELOPMENT_SECRETS) as SecretName[];
 export const ENDPOINTS: EndpointName[] = ['stripe', 'qvard', 'standard', 'hmac'];
@@ -50,6 +51,8 @@ export interface OrderView {
   paidAt: string | null;
   fulfilments: number;
   createdAt: string;
+  /** The merchant whose endpoint delivered the payment, or null. */
+  merchant: string | null;
 }
 
 /** One signed delivery, ready to POST: the exact body and the headers the provider sends. */
