@@ -375,3 +375,6 @@ export class AdyenWebhookProvider implements WebhookProvider {
 export function adyenEndpoint(options: AdyenEndpointOptions): WebhookEndpoint {
   return defineEndpoint(options, new AdyenWebhookProvider(options, options?.name));
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+adyenEndpoint.kind = 'adyen';

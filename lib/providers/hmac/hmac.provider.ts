@@ -443,3 +443,6 @@ export class HmacWebhookProvider implements WebhookProvider {
 export function hmacEndpoint(options: HmacEndpointOptions): WebhookEndpoint {
   return defineEndpoint(options, new HmacWebhookProvider(options, options?.name));
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+hmacEndpoint.kind = 'hmac';

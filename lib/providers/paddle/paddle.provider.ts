@@ -216,3 +216,6 @@ export class PaddleWebhookProvider implements WebhookProvider {
 export function paddleEndpoint(options: PaddleEndpointOptions): WebhookEndpoint {
   return defineEndpoint(options, new PaddleWebhookProvider(options, options?.name));
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+paddleEndpoint.kind = 'paddle';

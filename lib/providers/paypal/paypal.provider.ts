@@ -411,3 +411,6 @@ export function paypalEndpoint(options: PayPalEndpointOptions): WebhookEndpoint 
     statusClient: options.api && new PayPalStatusClient(options.api),
   });
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+paypalEndpoint.kind = 'paypal';

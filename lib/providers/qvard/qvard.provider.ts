@@ -125,3 +125,6 @@ export function qvardEndpoint(options: QvardEndpointOptions): WebhookEndpoint {
   assertAcknowledgedWith200(options, (status) => qvardAcknowledgementMessage(options.name, status));
   return defineEndpoint(options, provider);
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+qvardEndpoint.kind = 'qvard';

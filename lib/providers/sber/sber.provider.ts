@@ -418,3 +418,8 @@ export function sberEndpoint(options: SberEndpointOptions): WebhookEndpoint {
     statusClient: options.api && new SberStatusClient(options.api),
   });
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+sberEndpoint.kind = 'sber';
+/** Sber also calls back with GET, the notification in the query string. */
+sberEndpoint.methods = ['GET', 'POST'] as const;

@@ -253,3 +253,6 @@ export class SquareWebhookProvider implements WebhookProvider {
 export function squareEndpoint(options: SquareEndpointOptions): WebhookEndpoint {
   return defineEndpoint(options, new SquareWebhookProvider(options, options?.name));
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+squareEndpoint.kind = 'square';

@@ -332,3 +332,6 @@ export function standardWebhooksEndpoint(
 ): WebhookEndpoint {
   return defineEndpoint(options, new StandardWebhooksProvider(options, options?.name));
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+standardWebhooksEndpoint.kind = 'standard';

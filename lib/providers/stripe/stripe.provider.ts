@@ -250,3 +250,6 @@ export function stripeEndpoint(options: StripeEndpointOptions): WebhookEndpoint 
     statusClient: options.api && new StripeStatusClient(options.api),
   });
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+stripeEndpoint.kind = 'stripe';

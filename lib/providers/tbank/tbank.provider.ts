@@ -407,3 +407,6 @@ export function tbankEndpoint(options: TBankEndpointOptions): WebhookEndpoint {
   }
   return defineEndpoint(options, provider, { statusClient });
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+tbankEndpoint.kind = 'tbank';

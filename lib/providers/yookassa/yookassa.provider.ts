@@ -381,3 +381,6 @@ export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpo
     },
   });
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+yookassaEndpoint.kind = 'yookassa';

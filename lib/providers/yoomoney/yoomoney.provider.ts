@@ -227,3 +227,6 @@ export function yoomoneyEndpoint(options: YooMoneyEndpointOptions): WebhookEndpo
   );
   return defineEndpoint(options, provider);
 }
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+yoomoneyEndpoint.kind = 'yoomoney';
