@@ -46,6 +46,16 @@ export { PaymentWebhook } from './nest/payment-webhook.decorator';
 export type { PaymentEventType } from './core/payment-event-types';
 
 export * from './providers/endpoints';
+export { tenantEndpoint } from './tenants/tenant-endpoint';
+export type {
+  EndpointFactory,
+  TenantCacheOptions,
+  TenantEndpointOptions,
+  TenantLookup,
+  TenantRequest,
+  TenantResolution,
+  TenantSettings,
+} from './tenants/tenant-endpoint';
 
 export { NonRetryableError } from './dispatch/non-retryable.error';
 export {

@@ -13,7 +13,7 @@ import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';
 import { HandlerFailure } from './settlement';
 import { ProviderLookups } from './provider-lookups';
-import { handlerIdempotencyKey, toPaymentEvent } from './stored-event';
+import { handlerIdempotencyKey, tenantOf, toPaymentEvent } from './stored-event';
 
 /** One event's handlers to run on this attempt. */
 export interface HandlerRunsInput {
@@ -189,6 +189,7 @@ export class HandlerRuns {
       get account() {
         return lookups.account;
       },
+      tenant: tenantOf(claimed),
       fetchStatus: () => lookups.status(),
       fetchEvent: () => lookups.fetchEvent(),
       fetchRelatedObject: () => lookups.fetchRelatedObject(),

@@ -94,6 +94,7 @@ export function toPaymentEvent(
     receivedAt: entity.receivedAt,
     payload: undefined as unknown,
     account: null as string | null,
+    tenant: tenantOf(entity),
     attempt,
     verified,
   };
@@ -119,13 +120,21 @@ export function toPaymentEvent(
   return event;
 }
 
+/** An event's tenant as handlers see it: null at an endpoint without tenants. */
+export function tenantOf(entity: Pick<InboxEvent, 'tenant'>): string | null {
+  return entity.tenant ? entity.tenant : null;
+}
+
 /**
- * `ctx.idempotencyKey`: stable per (endpoint, event, handler) across attempts and workers, from
+ * `ctx.idempotencyKey`: stable per (endpoint, tenant, event, handler) across attempts and workers, from
  * the row's own keys so it never changes with how a value was fitted to its column.
  */
 export function handlerIdempotencyKey(entity: InboxEvent, handlerKey: string): string {
+  // NOTE: the tenant joins the key only where there is one, so keys of other events stay as
+  // they were; two tenants' events of one id are two events with two keys.
+  const endpoint = entity.tenant ? `${entity.endpoint}/${entity.tenant}` : entity.endpoint;
   const digest = createHash('sha256')
-    .update(`${entity.endpoint}\n${entity.eventId}\n${handlerKey}`)
+    .update(`${endpoint}\n${entity.eventId}\n${handlerKey}`)
     .digest('hex');
   return `whk_${digest.slice(0, 40)}`;
 }

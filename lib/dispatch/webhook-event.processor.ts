@@ -9,6 +9,7 @@ import {
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import { endpointOfEvent } from '../tenants/tenant-endpoint';
 import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
 import type { DispatchSettings } from './dispatch-settings';
@@ -64,7 +65,17 @@ export class WebhookEventProcessor {
   }
 
   async process(claimed: InboxEvent, lease: EventLease): Promise<void> {
-    const endpoint = this.options.endpoints.get(claimed.endpoint);
+    let endpoint: WebhookEndpoint | undefined;
+    try {
+      endpoint = await endpointOfEvent(this.options.endpoints, claimed);
+    } catch (error) {
+      const asked = `Resolving tenant "${claimed.tenant}" of endpoint "${claimed.endpoint}"`;
+      return this.settle(claimed, claimed.attempts, lease, {
+        kind: 'provider-failed',
+        asked,
+        error,
+      });
+    }
     // NOTE: handlers, matching and the provider's API get the values the delivery carried,
     // also where the row holds them shortened; downstream keys stay those of the row.
     const entity = withFullValues(claimed, endpoint?.provider, this.worker.values);
@@ -142,7 +153,7 @@ export class WebhookEventProcessor {
     endpoint: WebhookEndpoint,
     client: PaymentStatusClient,
   ): Promise<{ readonly verified: ProviderPaymentStatus } | { readonly result: AttemptResult }> {
-    const label = `${entity.endpoint}/${entity.eventId}`;
+    const label = eventLabel(entity);
     let answer: ProviderPaymentStatus;
     try {
       answer = await client.fetchStatus(statusQuery(entity, endpoint, this.worker.values));
@@ -204,7 +215,7 @@ export class WebhookEventProcessor {
     this.reportSettled(entity, attempt, settlement);
     if (settlement.status === 'dead') {
       this.logger.error(
-        `Event ${entity.id} (${entity.endpoint}/${entity.eventId}) is dead${deathNote(result, attempt, settlement.summary)}`,
+        `Event ${entity.id} (${eventLabel(entity)}) is dead${deathNote(result, attempt, settlement.summary)}`,
       );
     }
   }
@@ -230,6 +241,11 @@ export class WebhookEventProcessor {
         : {}),
     });
   }
+}
+
+/** An event as log lines name it: `stripe/evt_1`, and `merchants/acme/evt_1` at a tenant endpoint. */
+function eventLabel(entity: InboxEvent): string {
+  return [entity.endpoint, entity.tenant, entity.eventId].filter((part) => part !== '').join('/');
 }
 
 /** The end of the "is dead" log line: why, as each path has always said it. */

@@ -1,6 +1,7 @@
 import type { OpenWebhookTransport } from '../dispatch/webhook-transport';
 import type { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
 
 /** What the summary reads of the engine: its endpoints, its handlers and where they run. */
@@ -73,7 +74,11 @@ function whereHandlersRun(engine: SummarizedEngine, notStarted: string | undefin
   return `Handlers run in this process, up to ${concurrency} events at a time`;
 }
 
-/** An endpoint's methods and path as a route: `GET|POST /webhooks/sber`. */
+/**
+ * An endpoint's methods and path as a route: `GET|POST /webhooks/sber`, and
+ * `POST /webhooks/merchants/:tenant` for a tenant endpoint.
+ */
 export function routeOf(endpoint: WebhookEndpoint, path: string): string {
-  return `${(endpoint.provider.methods ?? ['POST']).join('|')} ${path}`;
+  const tenant = isTenantEndpoint(endpoint) ? '/:tenant' : '';
+  return `${(endpoint.provider.methods ?? ['POST']).join('|')} ${path}${tenant}`;
 }

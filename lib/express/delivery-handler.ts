@@ -15,36 +15,43 @@ export type RequestHandler = (
   next: NextFunction,
 ) => void;
 
-/** The methods the router answers on `/{endpoint}`; others (HEAD, OPTIONS) go on to the app. */
+/**
+ * The methods the router answers on `/{endpoint}` and `/{endpoint}/{tenant}`; others (HEAD,
+ * OPTIONS) go on to the app.
+ */
 const ROUTE_METHODS: ReadonlySet<string> = new Set(['POST', 'GET', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Serves `POST /{endpoint}` (and `GET /{endpoint}` for providers that deliver by query string)
- * under wherever the router is mounted, through the one request flow: the router reads the raw
+ * Serves `POST /{endpoint}` (and `GET /{endpoint}` for providers that deliver by query string),
+ * and `POST /{endpoint}/{tenant}` for a tenant endpoint, under wherever the router is mounted, through the one request flow: the router reads the raw
  * bytes itself (or takes the buffer `express.raw()` left) and writes the answer as it is. Other
  * paths, HEAD and OPTIONS go on to the app's next handler.
  */
 export function deliveryHandler(ingress: () => DeliveryIngress): RequestHandler {
   return (request, response, next) => {
     const method = request.method ?? '';
-    const endpoint = ROUTE_METHODS.has(method) ? endpointOf(request.url ?? '') : undefined;
-    if (endpoint === undefined) {
+    const route = ROUTE_METHODS.has(method) ? routeOf(request.url ?? '') : undefined;
+    // NOTE: a path of two segments is the app's unless its first names a tenant endpoint.
+    if (
+      route === undefined ||
+      (route.tenant !== undefined && !ingress().takesTenants(route.endpoint))
+    ) {
       next();
       return;
     }
-    handleDelivery(ingress(), routerIo(endpoint, method, request, response)).catch(next);
+    handleDelivery(ingress(), routerIo(route, method, request, response)).catch(next);
   };
 }
 
 /** A router request and its response as the flow reads and answers them. */
 function routerIo(
-  endpoint: string,
+  route: DeliveryRoute,
   method: string,
   request: RouterRequest,
   response: ServerResponse,
 ): DeliveryIo {
   return {
-    endpoint,
+    ...route,
     method,
     headers: request.headers,
     sourceIp: (trustProxy) => sourceIpOf(request, trustProxy),
@@ -55,15 +62,24 @@ function routerIo(
   };
 }
 
-/** The endpoint name of `/{endpoint}` (a trailing `/` allowed), if the path is one. */
-function endpointOf(url: string): string | undefined {
+/** The endpoint, and the tenant for a tenant endpoint, a path names. */
+type DeliveryRoute = Pick<DeliveryIo, 'endpoint' | 'tenant'>;
+
+/**
+ * The endpoint name of `/{endpoint}`, or the endpoint and tenant of `/{endpoint}/{tenant}` (a
+ * trailing `/` allowed), if the path is one.
+ */
+function routeOf(url: string): DeliveryRoute | undefined {
   const path = url.split('?')[0];
-  const match = /^\/([^/]+)\/?$/.exec(path);
+  const match = /^\/([^/]+)(?:\/([^/]+))?\/?$/.exec(path);
   if (!match) {
     return undefined;
   }
   try {
-    return decodeURIComponent(match[1]);
+    const endpoint = decodeURIComponent(match[1]);
+    return match[2] === undefined
+      ? { endpoint }
+      : { endpoint, tenant: decodeURIComponent(match[2]) };
   } catch {
     return undefined;
   }

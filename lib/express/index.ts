@@ -31,6 +31,13 @@ export * from '../providers/catalog/express-entry';
 export { defineEndpoint } from '../providers/define-endpoint';
 export type { EndpointExtras } from '../providers/define-endpoint';
 export type { WebhookEndpoint, WebhookProvider } from '../providers/webhook-provider.interface';
+export { tenantEndpoint } from '../tenants/tenant-endpoint';
+export type {
+  EndpointFactory,
+  TenantEndpointOptions,
+  TenantLookup,
+  TenantSettings,
+} from '../tenants/tenant-endpoint';
 
 export { webhooksMigrations } from '../store/migrations';
 export type { WebhookTransactions } from '../store/webhook-transactions';

@@ -39,6 +39,11 @@ export interface PaymentEvent<TPayload = unknown> {
    * the endpoint's own account, and for providers without accounts.
    */
   readonly account: string | null;
+  /**
+   * The tenant the delivery came for, at an endpoint made by `tenantEndpoint()` (the
+   * `{tenant}` of `…/{endpoint}/{tenant}`); the same as `ctx.tenant`. Null at other endpoints.
+   */
+  readonly tenant: string | null;
   /** This processing attempt, from 1. */
   readonly attempt: number;
   /**
@@ -74,6 +79,11 @@ export interface WebhookContext {
    * `ctx.fetchRelatedObject()` ask as this account.
    */
   readonly account: string | null;
+  /**
+   * The tenant the event came for, at an endpoint made by `tenantEndpoint()`: its status
+   * lookups use that tenant's API credentials. Null at other endpoints.
+   */
+  readonly tenant: string | null;
   /**
    * Asks the provider's API for the payment's current status.
    * @throws WebhookConfigurationError when the endpoint has no API credentials (no status

@@ -14,6 +14,8 @@ import { WebhookRefusal } from './webhook-refusal';
 export interface DeliveryIo {
   /** The endpoint the route names. */
   readonly endpoint: string;
+  /** The tenant the route names (`…/{endpoint}/{tenant}`), when it names one. */
+  readonly tenant?: string;
   /** The method the route serves (a GET route also serves HEAD on Express). */
   readonly method: string;
   /** The request's headers as the platform has them. */
@@ -40,18 +42,19 @@ export interface DeliveryIo {
 /** What of the engine's ingress the flow calls. */
 export type DeliveryIngress = Pick<
   WebhookIngress,
-  'refuseHead' | 'bodyRefused' | 'verify' | 'commit' | 'bodyBounds' | 'trustProxy'
+  'admit' | 'bodyRefused' | 'verify' | 'commit' | 'bodyBounds' | 'trustProxy' | 'takesTenants'
 >;
 
 const logger = new SafeLogger('WebhookIngress');
 
 /** What is known of the request before its body is read. */
 export function deliveryHead(
-  io: Pick<DeliveryIo, 'endpoint' | 'method' | 'headers' | 'sourceIp'>,
+  io: Pick<DeliveryIo, 'endpoint' | 'tenant' | 'method' | 'headers' | 'sourceIp'>,
   trustProxy: boolean,
 ): WebhookDeliveryHead {
   return {
     endpoint: io.endpoint,
+    ...(io.tenant === undefined ? {} : { tenant: io.tenant }),
     method: io.method,
     headers: flattenHeaders(io.headers),
     sourceIp: io.sourceIp(trustProxy),
@@ -61,7 +64,8 @@ export function deliveryHead(
 
 /**
  * The first half of a delivery: what the URL, method and headers tell (404, 405, 403, a declared
- * size over the limit) refused before a byte of the body is read, then the raw bytes read within
+ * size over the limit; a tenant the endpoint does not know, or cannot resolve now: 404, 503)
+ * refused before a byte of the body is read, then the raw bytes read within
  * the endpoint's bounds (a GET delivery's query string) and verified. Resolves to the delivery
  * to commit, or to undefined once a refusal is written.
  */
@@ -70,9 +74,9 @@ export async function verifyDelivery(
   io: DeliveryIo,
 ): Promise<VerifiedDelivery | undefined> {
   const head = deliveryHead(io, ingress.trustProxy);
-  const refusal = ingress.refuseHead(head);
-  if (refusal) {
-    await refuse(io, refusal);
+  const admitted = await ingress.admit(head);
+  if (admitted instanceof WebhookRefusal) {
+    await refuse(io, admitted);
     return undefined;
   }
   let rawBody: Buffer;
@@ -91,7 +95,7 @@ export async function verifyDelivery(
     await refuse(io, ingress.bodyRefused(head, error));
     return undefined;
   }
-  return settled(io, () => ingress.verify({ ...head, rawBody }));
+  return settled(io, () => ingress.verify({ ...head, rawBody }, admitted));
 }
 
 /** The second half: commits a verified delivery and writes the provider's exact answer (503 when the store fails). */

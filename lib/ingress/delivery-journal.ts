@@ -20,6 +20,7 @@ export function writeJournal(
   const entry = {
     requestId: record.requestId,
     endpoint: record.endpoint,
+    tenant: record.tenant,
     provider: record.provider,
     decision: record.decision,
     status: record.status,

@@ -44,3 +44,11 @@ export const SOURCE_NOT_ALLOWED = (
     ? `, and the request came through a proxy (X-Forwarded-For: ${rule.forwardedFor}): if that ` +
       "proxy is yours, turn on the module's trustProxy (and the platform's trust-proxy setting)"
     : '');
+
+/** Why a delivery to a tenant endpoint names no tenant (404). */
+export const NO_TENANT_IN_URL = 'deliveries go to …/{endpoint}/{tenant}; the URL names no tenant';
+export const NOT_A_TENANT_NAME =
+  'the tenant in the URL is not a tenant name (letters, digits, "-" and "_", at most 64)';
+export const UNKNOWN_TENANT = 'no such tenant';
+export const TENANT_AT_PLAIN_ENDPOINT =
+  'it takes deliveries at …/{endpoint}, without a tenant (it is no tenantEndpoint())';

@@ -5,6 +5,11 @@ import type { NewTransmission, NewWebhookEvent } from '../store/ports/inbox-writ
 export interface WebhookDeliveryHead {
   readonly endpoint: string;
   /**
+   * The tenant the URL names (`…/{endpoint}/{tenant}`), for an endpoint made by
+   * `tenantEndpoint()`; undefined for a URL without one.
+   */
+  readonly tenant?: string;
+  /**
    * The HTTP method it came with: a GET delivery's raw body is its query string; a method the
    * endpoint's provider does not deliver with is refused with 405.
    * @default 'POST'

@@ -21,8 +21,16 @@ import { EVENT_OLDER_THAN_DEDUP } from '../options/retention.messages';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { requestIdOf, writeJournal } from './delivery-journal';
-import { SOURCE_NOT_ALLOWED } from './ingress.messages';
+import {
+  NO_TENANT_IN_URL,
+  NOT_A_TENANT_NAME,
+  TENANT_AT_PLAIN_ENDPOINT,
+  SOURCE_NOT_ALLOWED,
+  UNKNOWN_TENANT,
+} from './ingress.messages';
 import { sourceRuleOf } from './source-rule';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
+import { isTenantName, TenantUnavailableError } from '../tenants/tenant-directory';
 import type { BodyBounds } from './body-stream';
 import type { VerifiedDelivery, WebhookDelivery, WebhookDeliveryHead } from './webhook-delivery';
 
@@ -66,12 +74,8 @@ export class WebhookIngress {
    * Journals and throws the {@link WebhookRefusal} of a refused delivery; resolves to what `commit()`
    * takes, so the bytes stored are the bytes verified.
    */
-  async verify(delivery: WebhookDelivery): Promise<VerifiedDelivery> {
-    const refusal = this.refuseHead(delivery);
-    if (refusal) {
-      throw refusal;
-    }
-    const endpoint = this.options.endpoints.get(delivery.endpoint)!;
+  async verify(delivery: WebhookDelivery, admitted?: WebhookEndpoint): Promise<VerifiedDelivery> {
+    const endpoint = admitted ?? (await this.open(delivery));
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
       throw WebhookRefusal.tooLarge(endpoint.maxBodyBytes);
@@ -235,13 +239,80 @@ export class WebhookIngress {
       this.journal(head, 'unknown_endpoint', 404);
       return WebhookRefusal.unknownEndpoint(head.endpoint);
     }
+    if (head.tenant !== undefined && !isTenantEndpoint(endpoint)) {
+      this.journal(head, 'unknown_tenant', 404, { reason: TENANT_AT_PLAIN_ENDPOINT });
+      return WebhookRefusal.unknownTenant(endpoint.name, TENANT_AT_PLAIN_ENDPOINT);
+    }
+    if (isTenantEndpoint(endpoint) && !isTenantName(head.tenant ?? '')) {
+      const detail = head.tenant === undefined ? NO_TENANT_IN_URL : NOT_A_TENANT_NAME;
+      this.journal(head, 'unknown_tenant', 404, { reason: detail });
+      return WebhookRefusal.unknownTenant(endpoint.name, detail);
+    }
+    return this.refuseAt(head, endpoint);
+  }
+
+  /**
+   * Everything the head of a delivery tells, and for a tenant endpoint the tenant resolved and
+   * the checks made again with its own endpoint (the provider's default source ranges).
+   * Journals and returns the refusal to answer, or the endpoint to read the body for and hand
+   * to `verify()` with it.
+   */
+  async admit(head: WebhookDeliveryHead): Promise<WebhookEndpoint | WebhookRefusal> {
+    try {
+      return await this.open(head);
+    } catch (error) {
+      if (error instanceof WebhookRefusal) {
+        return error;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The endpoint a delivery is verified and stored with: the configured one, or for a tenant
+   * endpoint the tenant's own (404 when there is no such tenant, 503 when the resolver fails).
+   * @throws WebhookRefusal
+   */
+  private async open(head: WebhookDeliveryHead): Promise<WebhookEndpoint> {
+    const refusal = this.refuseHead(head);
+    if (refusal) {
+      throw refusal;
+    }
+    const endpoint = this.options.endpoints.get(head.endpoint)!;
+    if (!isTenantEndpoint(endpoint)) {
+      return endpoint;
+    }
+    const { method = 'POST', headers, sourceIp } = head;
+    let own: WebhookEndpoint | null;
+    try {
+      own = await endpoint.tenants.endpointOf(head.tenant!, { method, headers, sourceIp });
+    } catch (error) {
+      if (!(error instanceof TenantUnavailableError)) {
+        throw error;
+      }
+      this.journal(head, 'tenant_unavailable', 503, { reason: error.message });
+      throw WebhookRefusal.tenantUnavailable();
+    }
+    if (own === null) {
+      this.journal(head, 'unknown_tenant', 404, { reason: UNKNOWN_TENANT });
+      throw WebhookRefusal.unknownTenant(endpoint.name, UNKNOWN_TENANT);
+    }
+    const ownRefusal = this.refuseAt(head, own);
+    if (ownRefusal) {
+      throw ownRefusal;
+    }
+    return own;
+  }
+
+  /** The method, source and declared size of a delivery to a known `endpoint`. */
+  private refuseAt(head: WebhookDeliveryHead, endpoint: WebhookEndpoint) {
     const methods: readonly string[] = endpoint.provider.methods ?? ['POST'];
     const method = head.method ?? 'POST';
     if (!methods.includes(method)) {
       this.journal(head, 'method_not_allowed', 405);
       return WebhookRefusal.methodNotAllowed(endpoint.name, method, methods);
     }
-    const refusal = this.refuseSource(head);
+    const refusal = this.refuseSource(head, endpoint);
     if (refusal) {
       return refusal;
     }
@@ -270,6 +341,11 @@ export class WebhookIngress {
     return { limit: maxBodyBytes, timeoutMs: bodyTimeoutMs };
   }
 
+  /** Whether `endpoint` is a configured tenant endpoint, taking deliveries at `…/{endpoint}/{tenant}`. */
+  takesTenants(endpoint: string): boolean {
+    return isTenantEndpoint(this.options.endpoints.get(endpoint));
+  }
+
   /** Whether a sender's address is the platform's `ip` (behind a trusted proxy) or the socket's peer. */
   get trustProxy(): boolean {
     return this.options.trustProxy;
@@ -280,8 +356,10 @@ export class WebhookIngress {
    * a refusal and returns the 403 to answer, or undefined when the endpoint takes deliveries
    * from `head.sourceIp` (or is unknown, or does not take the method: `receive()` answers those).
    */
-  refuseSource(head: WebhookDeliveryHead): WebhookRefusal | undefined {
-    const endpoint = this.options.endpoints.get(head.endpoint);
+  refuseSource(
+    head: WebhookDeliveryHead,
+    endpoint = this.options.endpoints.get(head.endpoint),
+  ): WebhookRefusal | undefined {
     const methods: readonly string[] = endpoint?.provider.methods ?? ['POST'];
     if (
       !endpoint?.allowedSources ||
@@ -317,6 +395,7 @@ export class WebhookIngress {
         : Buffer.from(notification.storedBody, 'utf8');
     return {
       endpoint: endpoint.name,
+      tenant: delivery.tenant ?? '',
       provider: endpoint.provider.kind,
       eventId: notification.eventId,
       type: notification.type,
@@ -349,6 +428,10 @@ export class WebhookIngress {
     const record: DeliveryRecord = {
       requestId: requestIdOf(delivery.headers),
       endpoint: delivery.endpoint,
+      // NOTE: only a possible tenant name is journaled: a path of any length is not.
+      ...(delivery.tenant !== undefined && isTenantName(delivery.tenant)
+        ? { tenant: delivery.tenant }
+        : {}),
       provider: extra.provider ?? this.options.endpoints.get(delivery.endpoint)?.provider.kind,
       decision,
       status,

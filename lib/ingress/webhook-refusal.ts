@@ -1,6 +1,8 @@
 /** Why a delivery is not taken. */
 export type WebhookRefusalKind =
   | 'unknown_endpoint'
+  | 'unknown_tenant'
+  | 'tenant_unavailable'
   | 'method_not_allowed'
   | 'source_forbidden'
   | 'too_large'
@@ -61,6 +63,20 @@ export class WebhookRefusal extends Error {
 
   static unknownEndpoint(name: string): WebhookRefusal {
     return new WebhookRefusal('unknown_endpoint', 404, `Unknown webhook endpoint "${name}"`);
+  }
+
+  /** 404: the tenant segment is missing, is no tenant name, or names no tenant of the endpoint. */
+  static unknownTenant(endpoint: string, detail: string): WebhookRefusal {
+    return new WebhookRefusal('unknown_tenant', 404, `Webhook endpoint "${endpoint}": ${detail}`);
+  }
+
+  /** 503: the tenant's settings cannot be had now (the resolver failed); the provider retries. */
+  static tenantUnavailable(): WebhookRefusal {
+    return new WebhookRefusal(
+      'tenant_unavailable',
+      503,
+      "The webhook's tenant could not be resolved; retry later",
+    );
   }
 
   static methodNotAllowed(name: string, method: string, allowed: readonly string[]) {

@@ -4,11 +4,13 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { PAYMENT_WEBHOOK_METADATA, WEBHOOKS_RESOLVED_OPTIONS } from './webhooks.constants';
 import {
+  PAYMENT_WEBHOOK_WITHOUT_TENANT,
   PAYMENT_WEBHOOK_METHOD,
   PAYMENT_WEBHOOK_NOT_A_ROUTE,
   UNKNOWN_PAYMENT_WEBHOOK_ENDPOINT,
 } from './webhooks.messages';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 
 /** A route of the app's own that receives an endpoint's deliveries through `@PaymentWebhook()`. */
 export interface PaymentWebhookRoute {
@@ -49,11 +51,12 @@ export class PaymentWebhookRoutesExplorer implements OnModuleInit {
         const endpoint = this.reflector.get<string | undefined>(PAYMENT_WEBHOOK_METADATA, method);
         if (endpoint !== undefined) {
           const handler = `${wrapper.name}.${name}`;
+          const paths = this.pathsOf(wrapper.metatype as Type<unknown>, method);
           this.routes.push({
             endpoint,
             handler,
-            method: this.check(handler, endpoint, method),
-            paths: this.pathsOf(wrapper.metatype as Type<unknown>, method),
+            method: this.check(handler, endpoint, method, paths),
+            paths,
           });
         }
       }
@@ -61,12 +64,20 @@ export class PaymentWebhookRoutesExplorer implements OnModuleInit {
   }
 
   /** @returns the route's HTTP method, once it is one the endpoint takes. */
-  private check(route: string, name: string, method: () => unknown): string {
+  private check(
+    route: string,
+    name: string,
+    method: () => unknown,
+    paths: readonly string[],
+  ): string {
     const endpoint = this.options.endpoints.get(name);
     if (!endpoint) {
       throw new WebhookConfigurationError(
         UNKNOWN_PAYMENT_WEBHOOK_ENDPOINT(route, name, [...this.options.endpoints.keys()]),
       );
+    }
+    if (isTenantEndpoint(endpoint) && !paths.some((path) => /(^|\/):tenant(\/|$)/.test(path))) {
+      throw new WebhookConfigurationError(PAYMENT_WEBHOOK_WITHOUT_TENANT(route, name));
     }
     const routeMethod = this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, method);
     if (routeMethod === undefined) {

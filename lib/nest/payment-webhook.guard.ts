@@ -45,7 +45,10 @@ export class PaymentWebhookGuard implements CanActivate, OnModuleInit {
     // NOTE: the route's method, not the request's, as for the module's route: Express also
     // serves HEAD from a GET route.
     const method = routeMethod === RequestMethod.GET ? 'GET' : 'POST';
-    const verified = await this.deliveries!.verify(endpoint, method, request, http.getResponse());
+    // NOTE: a tenant endpoint's route names its tenant with a `:tenant` parameter.
+    const tenant = request.params?.tenant;
+    const route = tenant === undefined ? { endpoint } : { endpoint, tenant };
+    const verified = await this.deliveries!.verify(route, method, request, http.getResponse());
     keepVerified(request, verified);
     return true;
   }

@@ -22,7 +22,12 @@ export interface PlatformRequest {
   originalUrl?: string;
   socket?: { remoteAddress?: string };
   raw?: IncomingMessage;
+  /** The route's parameters: `tenant` for a tenant endpoint's route. */
+  params?: Readonly<Record<string, string | undefined>>;
 }
+
+/** The endpoint a route delivers to, and the tenant for a tenant endpoint. */
+export type PlatformRoute = Pick<DeliveryIo, 'endpoint' | 'tenant'>;
 
 /** What of the app's HTTP adapter (Nest's `AbstractHttpAdapter`) an answer is written with. */
 export interface PlatformResponder {
@@ -53,40 +58,38 @@ export class PlatformDeliveries {
   ) {}
 
   /** Receives a delivery to the module's route: verified, committed and answered. */
-  receive(endpoint: string, method: string, request: PlatformRequest, response: unknown) {
-    return handleDelivery(this.ingress, this.io(endpoint, method, request, response));
+  receive(route: PlatformRoute, method: string, request: PlatformRequest, response: unknown) {
+    return handleDelivery(this.ingress, this.io(route, method, request, response));
   }
 
   /** Verifies a delivery to an app's `@PaymentWebhook()` route; a refusal is thrown. */
   async verify(
-    endpoint: string,
+    route: PlatformRoute,
     method: string,
     request: PlatformRequest,
     response: unknown,
   ): Promise<VerifiedDelivery> {
-    const verified = await verifyDelivery(
-      this.ingress,
-      this.io(endpoint, method, request, response),
-    );
+    const verified = await verifyDelivery(this.ingress, this.io(route, method, request, response));
     // NOTE: this adapter's `write` throws every refusal, so the flow resolves verified deliveries only.
     return verified!;
   }
 
   /** Commits what `verify()` passed and writes the provider's exact success answer. */
   answer(verified: VerifiedDelivery, request: PlatformRequest, response: unknown): Promise<void> {
-    const { endpoint, method = 'POST' } = verified.delivery;
-    return answerDelivery(this.ingress, verified, this.io(endpoint, method, request, response));
+    const { endpoint, tenant, method = 'POST' } = verified.delivery;
+    const io = this.io({ endpoint, tenant }, method, request, response);
+    return answerDelivery(this.ingress, verified, io);
   }
 
   private io(
-    endpoint: string,
+    route: PlatformRoute,
     method: string,
     request: PlatformRequest,
     response: unknown,
   ): DeliveryIo {
     const stream = request.raw ?? (request as IncomingMessage);
     return {
-      endpoint,
+      ...route,
       method,
       headers: request.headers,
       sourceIp: (trustProxy) => sourceIpOf(request, trustProxy),

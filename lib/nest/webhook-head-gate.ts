@@ -7,6 +7,7 @@ import { RequestSource, sourceIpOf } from '../ingress/raw-body';
 import type { WebhookDeliveryHead } from '../ingress/webhook-delivery';
 import { WebhookIngress } from '../ingress/webhook-ingress';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
+import type { PlatformRoute } from './platform-deliveries';
 
 /** The parts of an Express or Fastify request the gate reads. */
 interface GateRequest extends RequestSource {
@@ -177,13 +178,13 @@ export class WebhookHeadGate {
     if (!ROUTE_METHODS.has(method)) {
       return undefined;
     }
-    const endpoint = this.endpointIn(String(adapter.getRequestUrl(request) ?? ''));
-    if (endpoint === undefined) {
+    const route = this.routeIn(String(adapter.getRequestUrl(request) ?? ''));
+    if (route === undefined) {
       return undefined;
     }
     const sourceIp = (trustProxy: boolean) => sourceIpOf(request, trustProxy);
     return deliveryHead(
-      { endpoint, method, headers: request.headers, sourceIp },
+      { ...route, method, headers: request.headers, sourceIp },
       this.ingress.trustProxy,
     );
   }
@@ -200,39 +201,58 @@ export class WebhookHeadGate {
   }
 
   /**
-   * The endpoint name of a `…/{path}/{endpoint}` URL (a trailing `/` allowed): a configured
-   * endpoint's under any prefix, any other name only at the module's own route.
+   * The endpoint of a `…/{path}/{endpoint}` URL (a trailing `/` allowed), or the endpoint and
+   * tenant of a `…/{path}/{endpoint}/{tenant}` URL of a tenant endpoint.
    */
-  private endpointIn(url: string): string | undefined {
+  private routeIn(url: string): PlatformRoute | undefined {
     const segments = url.split('?')[0].split('/');
     if (segments.at(-1) === '') {
       segments.pop();
     }
-    const raw = segments.pop();
-    const before = segments.filter((segment) => segment !== '');
-    if (raw === undefined || raw === '' || before.length < this.path.length) {
-      return undefined;
-    }
     try {
-      const name = decodeURIComponent(raw);
-      const tail = before.slice(before.length - this.path.length).map(decodeURIComponent);
-      // NOTE: case-insensitive, as Express routes are by default.
-      if (!tail.every((segment, i) => segment.toLowerCase() === this.path[i])) {
-        return undefined;
+      const endpoint = this.endpointAt(segments);
+      if (endpoint !== undefined) {
+        return { endpoint };
       }
-      if (this.options.endpoints.has(name)) {
-        return name;
-      }
-      const prefix = this.routePrefix();
-      const front = before.slice(0, before.length - this.path.length).map(decodeURIComponent);
-      return prefix !== undefined &&
-        this.path.length > 0 &&
-        front.length === prefix.length &&
-        front.every((segment, i) => segment.toLowerCase() === prefix[i])
-        ? name
+      const tenant = segments.pop();
+      const tenantEndpoint = this.endpointAt(segments);
+      return tenant !== undefined &&
+        tenantEndpoint !== undefined &&
+        this.ingress.takesTenants(tenantEndpoint)
+        ? { endpoint: tenantEndpoint, tenant: decodeURIComponent(tenant) }
         : undefined;
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The endpoint name the last of `segments` is: a configured endpoint's under any prefix, any
+   * other name only at the module's own route.
+   * @throws URIError for a segment that is not URL-encoded text
+   */
+  private endpointAt(segments: readonly string[]): string | undefined {
+    const raw = segments.at(-1);
+    const before = segments.slice(0, -1).filter((segment) => segment !== '');
+    if (raw === undefined || raw === '' || before.length < this.path.length) {
+      return undefined;
+    }
+    const name = decodeURIComponent(raw);
+    const tail = before.slice(before.length - this.path.length).map(decodeURIComponent);
+    // NOTE: case-insensitive, as Express routes are by default.
+    if (!tail.every((segment, i) => segment.toLowerCase() === this.path[i])) {
+      return undefined;
+    }
+    if (this.options.endpoints.has(name)) {
+      return name;
+    }
+    const prefix = this.routePrefix();
+    const front = before.slice(0, before.length - this.path.length).map(decodeURIComponent);
+    return prefix !== undefined &&
+      this.path.length > 0 &&
+      front.length === prefix.length &&
+      front.every((segment, i) => segment.toLowerCase() === prefix[i])
+      ? name
+      : undefined;
   }
 }

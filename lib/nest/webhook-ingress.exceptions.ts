@@ -97,10 +97,20 @@ export class WebhookSourceForbiddenException extends WebhookRefusalException {
   }
 }
 
+/** 503: the tenant's settings could not be resolved now; the provider should retry later. */
+export class WebhookTenantUnavailableException extends WebhookRefusalException {
+  constructor(refusal: WebhookRefusal = WebhookRefusal.tenantUnavailable()) {
+    super(refusal);
+  }
+}
+
 const EXCEPTION_OF_KIND: Readonly<
   Record<WebhookRefusal['kind'], new (refusal: WebhookRefusal) => WebhookRefusalException>
 > = {
   unknown_endpoint: UnknownWebhookEndpointException,
+  // NOTE: a URL whose tenant is no tenant of the endpoint names no endpoint of the app.
+  unknown_tenant: UnknownWebhookEndpointException,
+  tenant_unavailable: WebhookTenantUnavailableException,
   method_not_allowed: WebhookMethodNotAllowedException,
   source_forbidden: WebhookSourceForbiddenException,
   too_large: WebhookTooLargeException,

@@ -11,10 +11,11 @@ import {
   Res,
   Type,
 } from '@nestjs/common';
-import { PlatformDeliveries, PlatformRequest } from './platform-deliveries';
+import { PlatformDeliveries, PlatformRequest, PlatformRoute } from './platform-deliveries';
 
 /**
- * Builds the controller serving `POST /{path}/:endpoint`. A class per module registration,
+ * Builds the controller serving `POST /{path}/:endpoint`, and `POST /{path}/:endpoint/:tenant`
+ * for a tenant endpoint. A class per module registration,
  * so the route prefix and the app's own decorators (auth-guard markers, throttler skips)
  * are applied through Nest's metadata rather than patched in later.
  */
@@ -26,67 +27,73 @@ export function createWebhooksController(
   class WebhooksController {
     constructor(private readonly deliveries: PlatformDeliveries) {}
 
-    @Post(':endpoint')
+    @Post([':endpoint', ':endpoint/:tenant'])
     @HttpCode(200)
     receive(
       @Param('endpoint') endpoint: string,
+      @Param('tenant') tenant: string | undefined,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      return this.deliver(endpoint, 'POST', request, response);
+      return this.deliver({ endpoint, tenant }, 'POST', request, response);
     }
 
     /**
      * GET deliveries (Sber callbacks): the query string is the notification, handed to the
      * provider as the raw body. Endpoints whose provider only posts answer 405.
      */
-    @Get(':endpoint')
+    @Get([':endpoint', ':endpoint/:tenant'])
     @HttpCode(200)
     receiveByQuery(
       @Param('endpoint') endpoint: string,
+      @Param('tenant') tenant: string | undefined,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      return this.deliver(endpoint, 'GET', request, response);
+      return this.deliver({ endpoint, tenant }, 'GET', request, response);
     }
 
     /** No provider delivers with PUT: 405 with `Allow` (404 for an unknown endpoint). */
-    @Put(':endpoint')
+    @Put([':endpoint', ':endpoint/:tenant'])
     refusePut(
       @Param('endpoint') endpoint: string,
+      @Param('tenant') tenant: string | undefined,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      return this.deliver(endpoint, 'PUT', request, response);
+      return this.deliver({ endpoint, tenant }, 'PUT', request, response);
     }
 
     /** No provider delivers with PATCH: 405 with `Allow` (404 for an unknown endpoint). */
-    @Patch(':endpoint')
+    @Patch([':endpoint', ':endpoint/:tenant'])
     refusePatch(
       @Param('endpoint') endpoint: string,
+      @Param('tenant') tenant: string | undefined,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      return this.deliver(endpoint, 'PATCH', request, response);
+      return this.deliver({ endpoint, tenant }, 'PATCH', request, response);
     }
 
     /** No provider delivers with DELETE: 405 with `Allow` (404 for an unknown endpoint). */
-    @Delete(':endpoint')
+    @Delete([':endpoint', ':endpoint/:tenant'])
     refuseDelete(
       @Param('endpoint') endpoint: string,
+      @Param('tenant') tenant: string | undefined,
       @Req() request: PlatformRequest,
       @Res() response: unknown,
     ): Promise<void> {
-      return this.deliver(endpoint, 'DELETE', request, response);
+      return this.deliver({ endpoint, tenant }, 'DELETE', request, response);
     }
 
     private async deliver(
-      endpoint: string,
+      { endpoint, tenant }: PlatformRoute,
       method: string,
       request: PlatformRequest,
       response: unknown,
     ): Promise<void> {
-      await this.deliveries.receive(endpoint, method, request, response);
+      const route = tenant === undefined ? { endpoint } : { endpoint, tenant };
+      await this.deliveries.receive(route, method, request, response);
     }
   }
   for (const decorator of decorators) {

@@ -42,3 +42,8 @@ export const SHAPING_OPTION_IN_FACTORY = (names: readonly string[]) =>
   'read before any factory runs. Pass ' +
   `${names.length === 1 ? 'it' : 'them'} next to useFactory, as a builder extra: ` +
   `WebhooksModule.forRootAsync({ ${names[0]}: …, imports, inject, useFactory }).`;
+
+export const PAYMENT_WEBHOOK_WITHOUT_TENANT = (route: string, endpoint: string) =>
+  `@PaymentWebhook(${JSON.stringify(endpoint)}) on ${route}: endpoint "${endpoint}" takes ` +
+  'deliveries per tenant, and its route has no :tenant parameter to name one. Put it in the ' +
+  "path, e.g. @Post('stripe/:tenant').";

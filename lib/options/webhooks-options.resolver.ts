@@ -1,3 +1,4 @@
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
   WebhookDispatchOptions,
@@ -245,7 +246,9 @@ function resolveReconciliation(
     if (!endpoint.statusClient) {
       throw new WebhookConfigurationError(
         `reconciliation[${index}]: endpoint "${endpoint.name}" (${endpoint.provider.kind}) has no status client; ` +
-          "give it the provider's API credentials, or remove the schedule.",
+          (isTenantEndpoint(endpoint)
+            ? "a tenant endpoint's credentials are each tenant's, and it is not reconciled: remove the schedule."
+            : "give it the provider's API credentials, or remove the schedule."),
       );
     }
     const intervalMs = positiveInteger(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
@@ -236,7 +237,9 @@ export class ReconciliationService {
     if (!endpoint.statusClient) {
       throw new WebhookConfigurationError(
         `Cannot reconcile endpoint "${endpoint.name}" (${endpoint.provider.kind}): it has no status client. ` +
-          `Give the endpoint the provider's API credentials (docs/providers/${endpoint.provider.kind}.md).`,
+          (isTenantEndpoint(endpoint)
+            ? "A tenant endpoint's credentials are each tenant's; it is not reconciled."
+            : `Give the endpoint the provider's API credentials (docs/providers/${endpoint.provider.kind}.md).`),
       );
     }
     return endpoint;

@@ -13,6 +13,8 @@ export type DeliveryDecision =
   | 'too_large'
   | 'body_timeout'
   | 'unknown_endpoint'
+  | 'unknown_tenant'
+  | 'tenant_unavailable'
   | 'method_not_allowed'
   | 'store_failed';
 
@@ -21,6 +23,8 @@ export interface DeliveryRecord {
   /** The request's `X-Request-Id` when it has a usable one, otherwise a generated id. */
   readonly requestId: string;
   readonly endpoint: string;
+  /** The tenant of a tenant endpoint, when the URL names a possible one. */
+  readonly tenant?: string;
   /** Provider kind; undefined for an unknown endpoint. */
   readonly provider?: string;
   readonly decision: DeliveryDecision;

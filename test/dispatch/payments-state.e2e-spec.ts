@@ -135,6 +135,7 @@ function event(
     receivedAt: new Date(),
     payload: {},
     account: null,
+    tenant: null,
     attempt: 1,
     verified: null,
   };

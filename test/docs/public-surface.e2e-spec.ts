@@ -55,6 +55,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'standardWebhooksEndpoint',
     'stripeEndpoint',
     'tbankEndpoint',
+    'tenantEndpoint',
     'webhookEntities',
     'webhooksMigrations',
     'yookassaEndpoint',
@@ -77,6 +78,7 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'standardWebhooksEndpoint',
     'stripeEndpoint',
     'tbankEndpoint',
+    'tenantEndpoint',
     'webhookEntities',
     'webhooksMigrations',
     'yookassaEndpoint',
@@ -187,7 +189,8 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
 };
 
 /** The most runtime names an entry may have: the root and the Express entry stay small. */
-const MOST_NAMES: Record<string, number> = { '.': 50, './express': 20 };
+// NOTE: /express grew by tenantEndpoint, which a platform on plain Express needs as much as one on Nest.
+const MOST_NAMES: Record<string, number> = { '.': 50, './express': 21 };
 
 /** Internals that an app once could import from the root and now cannot. */
 const PRIVATE_NAMES = [
