@@ -17,7 +17,7 @@ import {
 /** Most events one list returns. */
 export const MAX_LIST_LIMIT = 1000;
 
-/** Longest text filter (endpoint, event id, type, payment or order reference) a query may give. */
+/** Longest text filter (endpoint, tenant, event id, type, payment or order reference) a query may give. */
 const MAX_TEXT_LENGTH = 1024;
 
 const EARLIEST_MS = Date.UTC(1970, 0, 1);
@@ -26,7 +26,7 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-const TEXT_KEYS = ['endpoint', 'eventId', 'type', 'paymentRef', 'merchantRef'] as const;
+const TEXT_KEYS = ['endpoint', 'tenant', 'eventId', 'type', 'paymentRef', 'merchantRef'] as const;
 const FILTER_KEYS = [...TEXT_KEYS, 'status', 'since', 'until'] as const;
 
 /**

@@ -8,6 +8,7 @@ import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } fr
 /** The filter options `events list` and `events replay` share. */
 export const FILTER_OPTIONS: OptionSpecs = {
   endpoint: { type: 'string' },
+  tenant: { type: 'string' },
   status: { type: 'string' },
   event: { type: 'string' },
   type: { type: 'string' },
@@ -19,6 +20,7 @@ export const FILTER_OPTIONS: OptionSpecs = {
 
 /** The filter options as the help lists them. */
 export const FILTER_HELP = `  --endpoint <name>      endpoint name
+  --tenant <name>        the tenant of a tenant endpoint
   --event <id>           the provider's event id
   --type <type>          event type, e.g. payment.succeeded or stripe:charge.dispute.created
   --payment <ref>        the provider's payment id
@@ -43,6 +45,7 @@ export function eventFilter(
   const until = stringOption(parsed, 'until');
   const filter: WebhookEventFilter = {
     endpoint: stringOption(parsed, 'endpoint'),
+    tenant: stringOption(parsed, 'tenant'),
     status:
       status === undefined ? defaultStatuses : parseStatuses(command, '--status', status, statuses),
     eventId: stringOption(parsed, 'event'),

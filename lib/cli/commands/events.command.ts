@@ -43,6 +43,7 @@ export function eventSummary(event: WebhookEventSummary) {
   return {
     id: event.id,
     endpoint: event.endpoint,
+    tenant: event.tenant === '' ? null : event.tenant,
     provider: event.provider,
     eventId: event.eventId,
     type: event.type,
@@ -112,7 +113,7 @@ Examples:
         events.map((event) => [
           event.id,
           event.receivedAt.toISOString(),
-          event.endpoint,
+          endpointOf(event),
           event.eventId,
           event.type,
           event.status,
@@ -125,10 +126,15 @@ Examples:
   },
 };
 
+/** The endpoint, and its tenant at a tenant endpoint: `merchants/acme`. */
+function endpointOf(event: { readonly endpoint: string; readonly tenant: string }): string {
+  return event.tenant === '' ? event.endpoint : `${event.endpoint}/${event.tenant}`;
+}
+
 function describeEvent(details: WebhookEventDetails): string[] {
   const { event, handlerRuns } = details;
   const fields: [string, string][] = [
-    ['endpoint', `${event.endpoint} (${event.provider})`],
+    ['endpoint', `${endpointOf(event)} (${event.provider})`],
     ['event id', event.eventId],
     ['type', `${event.type} (${event.nativeType})`],
     ['status', event.status],
