@@ -32,7 +32,7 @@ interface Section {
 }
 
 function sections(model: OptionsModel): Section[] {
-  const factories = model.exportedFunctions(ROOT_ENTRY, /^(?!define)\w+Endpoint$/);
+  const factories = model.exportedFunctions(ROOT_ENTRY, /^(?!define|tenant)\w+Endpoint$/);
   const root = (file: string, name: string) => model.tables(model.exportedInterface(file, name));
   return [
     {
@@ -61,6 +61,14 @@ function sections(model: OptionsModel): Section[] {
         'From `nestjs-payment-webhooks`; the option type from `nestjs-payment-webhooks/providers`.',
       tables: model.tables(model.parameterInterface(ROOT_ENTRY, factory)),
     })),
+    {
+      title: 'Tenant endpoints: `tenantEndpoint()`',
+      intro:
+        'From `nestjs-payment-webhooks` and `/express`: `tenantEndpoint(factory, options)` takes the ' +
+        "options of [every endpoint](#baseendpointoptions), the factory's provider options as every " +
+        "tenant's defaults, and these.",
+      tables: root(ROOT_ENTRY, 'TenantResolution'),
+    },
     {
       title: 'BullMQ transport: `bullmqTransport()`',
       intro: 'From `nestjs-payment-webhooks/bullmq`; given as `dispatch.transport`.',
