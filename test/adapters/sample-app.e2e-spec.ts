@@ -1,11 +1,8 @@
 import 'reflect-metadata';
 import { Logger, LoggerService } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { NestFactory } from '@nestjs/core';
-import { WebhookTransactions } from 'nestjs-payment-webhooks';
-import { AppModule, ShopDatabase } from '../../sample-app/src/app.module';
+import { ShopDatabase } from '../../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
-import { configureApp } from '../../sample-app/src/configure-app';
+import { startNestShop } from '../support/sample-shop-apps';
 import { describeSampleShop } from '../support/sample-shop-cases';
 import {
   E2E_SECRETS,
@@ -28,14 +25,8 @@ import { eventually } from '../support/test-app';
 
 /** The sample shop, booted the way sample-app/src/main.ts boots it, on a random local port. */
 async function startShop(database: ShopDatabase): Promise<ShopUnderTest> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(database), {
-    rawBody: true,
-    logger: process.env.TEST_LOGS ? undefined : false,
-  });
-  configureApp(app);
-  await app.listen(0, '127.0.0.1');
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  return shopClient(url, app.get(WebhookTransactions), () => app.close());
+  const { url, transactions, close } = await startNestShop(database);
+  return shopClient(url, transactions, close);
 }
 
 describeSampleShop('sample shop', startShop);

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { AddressInfo } from 'node:net';
 import { ShopDatabase } from '../../sample-app/src/shop-database';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/shop-settings';
-import { createShop } from '../../sample-express/src/shop';
+import { startExpressShop } from '../support/sample-shop-apps';
 import { describeSampleShop } from '../support/sample-shop-cases';
 import {
   E2E_SECRETS,
@@ -24,14 +23,8 @@ import { eventually } from '../support/test-app';
 
 /** The Express shop, built the way sample-express/src/main.ts builds it. */
 async function startShop(database: ShopDatabase): Promise<ShopUnderTest> {
-  const shop = await createShop(database);
-  const server = shop.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  return shopClient(`http://127.0.0.1:${port}`, shop.webhooks.transactions, async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await shop.close();
-  });
+  const { url, transactions, close } = await startExpressShop(database);
+  return shopClient(url, transactions, close);
 }
 
 describeSampleShop('Express sample shop', startShop);
