@@ -53,6 +53,10 @@ export default tseslint.config(
       'sample-app/src/orders/order.entity.ts',
       'sample-app/src/orders/create-order.dto.ts',
       'sample-app/src/orders/orders-awaiting-payment.source.ts',
+      'sample-app/src/merchants/merchant.entity.ts',
+      'sample-app/src/merchants/merchant-secrets.ts',
+      'sample-app/src/merchants/demo-merchant.ts',
+      'sample-app/src/merchants/*.migration.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
