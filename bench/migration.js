@@ -1,13 +1,22 @@
 'use strict';
 /**
- * How long the upgrade to the work rows (`SplitEventWork1764700000000`) takes on a large inbox:
- * `npm run bench:migration [-- ROWS]`, default 1,000,000. For PostgreSQL (the same server as
- * `npm run bench`, or BENCH_DATABASE_URL) and for a SQLite file, it makes the tables of 0.1 with
- * the package's own migrations, fills them with ROWS events of about 1 KB in every status (in
- * every hundred: 90 processed with two ledger rows, 4 ignored, 2 pending, 1 processing with a
- * lease, 2 retrying with a ledger row, 1 dead), runs the migration, times it, and checks that
- * every event and ledger row is still there and every waiting, running, retrying or dead event
- * has its work row. Needs a built `dist/`.
+ * How long an upgrade of the schema takes on a large inbox:
+ * `npm run bench:migration [-- ROWS] [--migration tenants|work]`, ROWS default 1,000,000.
+ *
+ * - `tenants` (the default): the upgrade from 0.2, `AddEventTenants1764800000000` (the tenant
+ *   column and the dedup key on endpoint, tenant and event id), on an inbox of 0.2: events,
+ *   their work rows and the ledger as 0.2 keeps them. Afterwards it checks that every event,
+ *   work row and ledger row is still there, the running events still leased, and every event's
+ *   tenant is `''`.
+ * - `work`: the upgrade from 0.1, `SplitEventWork1764700000000` (the work rows), on an inbox of
+ *   0.1. Afterwards it checks that every event and ledger row is still there and every waiting,
+ *   running, retrying or dead event has its work row.
+ *
+ * For PostgreSQL (the same server as `npm run bench`, or BENCH_DATABASE_URL) and for a SQLite
+ * file, it makes the tables with the package's own migrations up to the one timed, fills them
+ * with ROWS events of about 1 KB in every status (in every hundred: 90 processed with two ledger
+ * rows, 4 ignored, 2 pending, 1 processing with a lease, 2 retrying with a ledger row, 1 dead),
+ * runs the migration and times it. Needs a built `dist/`.
  */
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -37,7 +46,7 @@ const BODY = JSON.stringify({
 });
 
 /** The fill, as SQL over a series `i` of the dialect (PostgreSQL's generate_series, SQLite's CTE). */
-function fillSql(kind, rows) {
+function fillSql(kind, rows, { leases }) {
   const pg = kind === 'postgres';
   const series = pg
     ? `FROM generate_series(0, ${rows - 1}) AS s(i)`
@@ -48,40 +57,67 @@ function fillSql(kind, rows) {
   const at = pg
     ? `now() - interval '30 days' + (i || ' seconds')::interval`
     : `strftime('%Y-%m-%d %H:%M:%f', 'now', '-30 days', '+' || i || ' seconds')`;
-  const later = pg
-    ? `now() + interval '1 hour'`
-    : `strftime('%Y-%m-%d %H:%M:%f', 'now', '+1 hour')`;
   const status = statusCase('i');
+  // NOTE: 0.1 keeps the lease on the event; 0.2 on its work row (see workSql()).
+  const lease = leases
+    ? { columns: ' locked_by, locked_until,', values: ` ${leaseOf(kind, status)},` }
+    : { columns: '', values: '' };
   return `
     INSERT INTO webhook_events (id, endpoint, provider, event_id, type, native_type, payment_ref,
       merchant_ref, amount, currency, payment_status, occurred_at, received_at, raw_body,
-      body_sha256, headers, status, attempts, next_attempt_at, locked_by, locked_until,
+      body_sha256, headers, status, attempts, next_attempt_at,${lease.columns}
       last_error, processed_at, delivery_count, outcome)
     SELECT ${uuid}, 'stripe', 'stripe', 'evt_upgrade_' || i, 'payment.succeeded',
       'payment_intent.succeeded', 'pi_upgrade_' || i, 'order-' || i, 1999, 'EUR', 'succeeded',
       ${at}, ${at}, '${BODY}', '${'e'.repeat(64)}',
       '{"content-type":"application/json","user-agent":"Stripe/1.0"}', ${status},
       CASE ${status} WHEN 'pending' THEN 0 WHEN 'retrying' THEN 2 WHEN 'dead' THEN 5 WHEN 'ignored' THEN 0 ELSE 1 END,
-      CASE WHEN ${status} IN ('pending', 'processing', 'retrying') THEN ${at} END,
-      CASE WHEN ${status} = 'processing' THEN 'worker-1' END,
-      CASE WHEN ${status} = 'processing' THEN ${later} END,
+      CASE WHEN ${status} IN ('pending', 'processing', 'retrying') THEN ${at} END,${lease.values}
       CASE WHEN ${status} IN ('retrying', 'dead') THEN 'card network down' END,
       CASE WHEN ${status} IN ('processed', 'ignored') THEN ${at} END,
       1, CASE WHEN ${status} = 'processed' THEN 'applied' END
     ${series}`;
 }
 
-function ledgerSql(kind) {
+/** A running event's lease: worker-1's, an hour from now. */
+function leaseOf(kind, status) {
+  const later =
+    kind === 'postgres'
+      ? `now() + interval '1 hour'`
+      : `strftime('%Y-%m-%d %H:%M:%f', 'now', '+1 hour')`;
+  return (
+    `CASE WHEN ${status} = 'processing' THEN 'worker-1' END, ` +
+    `CASE WHEN ${status} = 'processing' THEN ${later} END`
+  );
+}
+
+/**
+ * 0.2's work rows for events filled with their live status: one per event still to run,
+ * running, retrying or dead, a running one leased; the running event's own row then says
+ * `pending`, as 0.2 keeps it.
+ */
+function workSql(kind) {
+  return [
+    'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at, locked_by, locked_until) ' +
+      `SELECT id, status, attempts, next_attempt_at, ${leaseOf(kind, 'status')} FROM webhook_events ` +
+      "WHERE status IN ('pending', 'processing', 'retrying', 'dead')",
+    "UPDATE webhook_events SET status = 'pending' WHERE status = 'processing'",
+  ];
+}
+
+/** Two ledger rows for each processed event, one for each retrying one; 0.1's rows had an id. */
+function ledgerSql(kind, { ids }) {
   const uuid =
     kind === 'postgres'
       ? 'gen_random_uuid()::text'
       : "lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))";
-  const one = (key) =>
-    `SELECT ${uuid}, id, '${key}', 1, received_at, 'applied' FROM webhook_events WHERE status = 'processed'`;
+  const id = ids ? `${uuid}, ` : '';
+  const one = (key, status, outcome) =>
+    `SELECT ${id}id, '${key}', 1, received_at, ${outcome} FROM webhook_events WHERE status = '${status}'`;
   return (
-    'INSERT INTO webhook_handler_runs (id, event_id, handler_key, attempt, finished_at, outcome) ' +
-    `${one('Orders.onPaid')} UNION ALL ${one('Mail.onPaid')} UNION ALL ` +
-    `SELECT ${uuid}, id, 'Orders.onPaid', 1, received_at, NULL FROM webhook_events WHERE status = 'retrying'`
+    `INSERT INTO webhook_handler_runs (${ids ? 'id, ' : ''}event_id, handler_key, attempt, finished_at, outcome) ` +
+    `${one('Orders.onPaid', 'processed', "'applied'")} UNION ALL ${one('Mail.onPaid', 'processed', "'applied'")} ` +
+    `UNION ALL ${one('Orders.onPaid', 'retrying', 'NULL')}`
   );
 }
 
@@ -90,56 +126,125 @@ async function count(source, sql) {
   return Number(Object.values(row)[0]);
 }
 
-async function measure(kind, options, rows) {
+/** The running events still leased to worker-1, on their work rows. */
+const LEASED =
+  "SELECT count(*) FROM webhook_work WHERE status = 'processing' AND locked_by = 'worker-1'";
+
+/**
+ * The upgrades the bench times: the migration, how the inbox before it is filled, and the
+ * counts that must be the same after it (`before`: read before the migration; `expected`: what
+ * `after` must equal).
+ */
+const UPGRADES = {
+  tenants: {
+    migration: 'AddEventTenants1764800000000',
+    from: '0.2',
+    fill: (kind, rows) => [
+      fillSql(kind, rows, { leases: false }),
+      ledgerSql(kind, { ids: false }),
+      ...workSql(kind),
+    ],
+    before: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: 'SELECT count(*) FROM webhook_work',
+      leased: LEASED,
+    },
+    after: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: 'SELECT count(*) FROM webhook_work',
+      leased: LEASED,
+      tenantless: "SELECT count(*) FROM webhook_events WHERE tenant = ''",
+    },
+    expected: (before) => ({ ...before, tenantless: before.events }),
+  },
+  work: {
+    migration: 'SplitEventWork1764700000000',
+    from: '0.1',
+    fill: (kind, rows) => [fillSql(kind, rows, { leases: true }), ledgerSql(kind, { ids: true })],
+    before: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: "SELECT count(*) FROM webhook_events WHERE status IN ('pending', 'processing', 'retrying', 'dead')",
+      leased: "SELECT count(*) FROM webhook_events WHERE status = 'processing'",
+    },
+    after: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: 'SELECT count(*) FROM webhook_work',
+      leased: LEASED,
+    },
+    expected: (before) => before,
+  },
+};
+
+async function counts(source, queries) {
+  const found = {};
+  for (const [name, sql] of Object.entries(queries)) found[name] = await count(source, sql);
+  return found;
+}
+
+const n = (value) => value.toLocaleString('en');
+
+async function measure(upgrade, kind, options, rows) {
   const { DataSource } = require(join(ROOT, 'node_modules', 'typeorm'));
   const { webhooksMigrations } = require(join(ROOT, 'dist', 'store', 'migrations'));
-  const before = webhooksMigrations.filter((m) => m.name < 'SplitEventWork1764700000000');
+  const timed = webhooksMigrations.findIndex((m) => m.name === upgrade.migration);
   const old = await new DataSource({
     ...options,
-    migrations: before,
+    migrations: webhooksMigrations.slice(0, timed),
     migrationsRun: true,
   }).initialize();
   const filled = Date.now();
-  await old.query(fillSql(kind, rows));
-  await old.query(ledgerSql(kind));
+  for (const sql of upgrade.fill(kind, rows)) await old.query(sql);
   if (kind === 'postgres') await old.query('VACUUM ANALYZE');
   const fillMs = Date.now() - filled;
-  const events = await count(old, 'SELECT count(*) FROM webhook_events');
-  const ledger = await count(old, 'SELECT count(*) FROM webhook_handler_runs');
-  const waiting = await count(
-    old,
-    "SELECT count(*) FROM webhook_events WHERE status IN ('pending', 'processing', 'retrying', 'dead')",
-  );
+  const before = await counts(old, upgrade.before);
   await old.destroy();
 
-  const source = await new DataSource({ ...options, migrations: webhooksMigrations }).initialize();
+  const source = await new DataSource({
+    ...options,
+    migrations: webhooksMigrations.slice(0, timed + 1),
+  }).initialize();
   const started = process.hrtime.bigint();
-  await source.runMigrations({ transaction: 'all' });
+  const ran = await source.runMigrations({ transaction: 'all' });
   const migrationMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const after = {
-    events: await count(source, 'SELECT count(*) FROM webhook_events'),
-    ledger: await count(source, 'SELECT count(*) FROM webhook_handler_runs'),
-    work: await count(source, 'SELECT count(*) FROM webhook_work'),
-    running: await count(
-      source,
-      "SELECT count(*) FROM webhook_work WHERE status = 'processing' AND locked_by = 'worker-1'",
-    ),
-  };
+  const after = await counts(source, upgrade.after);
   await source.destroy();
-  const kept = after.events === events && after.ledger === ledger && after.work === waiting;
+  const expected = upgrade.expected(before);
+  const kept =
+    ran.length === 1 && Object.entries(expected).every(([name, value]) => after[name] === value);
+  const tenants = after.tenantless === undefined ? '' : `, ${n(after.tenantless)} of tenant ''`;
   console.log(
-    `${kind.padEnd(8)} ${rows.toLocaleString('en')} events, ${ledger.toLocaleString('en')} ledger rows (filled in ${(fillMs / 1000).toFixed(1)} s): ` +
-      `migration ${(migrationMs / 1000).toFixed(2)} s; after it ${after.events.toLocaleString('en')} events, ` +
-      `${after.ledger.toLocaleString('en')} ledger rows, ${after.work.toLocaleString('en')} work rows ` +
-      `(${after.running.toLocaleString('en')} still leased) — ${kept ? 'every row kept' : 'ROWS DIFFER'}`,
+    `${kind.padEnd(8)} ${upgrade.migration} from ${upgrade.from}: ${n(before.events)} events, ${n(before.ledger)} ledger rows ` +
+      `(filled in ${(fillMs / 1000).toFixed(1)} s): migration ${(migrationMs / 1000).toFixed(2)} s; ` +
+      `after it ${n(after.events)} events, ${n(after.ledger)} ledger rows, ${n(after.work)} work rows ` +
+      `(${n(after.leased)} still leased)${tenants} — ${kept ? 'every row kept' : `ROWS DIFFER: ${JSON.stringify({ expected, after })}`}`,
   );
   return kept;
 }
 
+/** ROWS and `--migration NAME` from the command line. */
+function parseArgs(argv) {
+  let rows = 1_000_000;
+  let name = 'tenants';
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--migration') {
+      name = argv[(i += 1)];
+    } else {
+      rows = Number(argv[i]);
+      if (!Number.isInteger(rows) || rows < 100)
+        throw new Error(`ROWS must be a whole number of at least 100, not "${argv[i]}"`);
+    }
+  }
+  if (!UPGRADES[name])
+    throw new Error(`--migration takes ${Object.keys(UPGRADES).join(' or ')}, not "${name}"`);
+  return { rows, upgrade: UPGRADES[name] };
+}
+
 async function main() {
-  const rows = Number(process.argv[2] ?? 1_000_000);
-  if (!Number.isInteger(rows) || rows < 100)
-    throw new Error(`ROWS must be a whole number of at least 100, not "${process.argv[2]}"`);
+  const { rows, upgrade } = parseArgs(process.argv.slice(2));
   const adminUrl = await postgresAdminUrl();
   const name = `bench_upgrade_${randomBytes(4).toString('hex')}`;
   await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
@@ -148,9 +253,11 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pw-upgrade-'));
   let ok = true;
   try {
-    ok = (await measure('postgres', { type: 'postgres', url: url.toString() }, rows)) && ok;
+    ok =
+      (await measure(upgrade, 'postgres', { type: 'postgres', url: url.toString() }, rows)) && ok;
     ok =
       (await measure(
+        upgrade,
         'sqlite',
         {
           type: 'better-sqlite3',
