@@ -440,3 +440,42 @@ describe.each<[Platform | 'router', Database]>([
     expect(await countEffects(app, event.id)).toBe(0);
   });
 });
+
+describe('the delivery journal at a tenant endpoint', () => {
+  it('names a possible tenant on each line, and never a path that is none', async () => {
+    const lines: string[] = [];
+    const keep = (message: unknown) => lines.push(String(message));
+    const app = await startRouterApp({
+      database: 'sqlite',
+      webhooks: {
+        endpoints: [merchantsEndpoint([])],
+        logger: { log: keep, warn: keep, error: keep },
+      },
+    });
+    try {
+      const event = signedStripeEvent(SECRETS.acme[0]);
+      await post(`${app.url}/webhooks/merchants/acme`, event.body, event.headers);
+      await post(`${app.url}/webhooks/merchants/hooli`, event.body, event.headers);
+      await post(`${app.url}/webhooks/merchants/broken`, event.body, event.headers);
+      await rawPost(app.url, `/webhooks/merchants/${'x'.repeat(200)}`, event.body);
+      const journal = lines.filter((line) => line.includes('decision='));
+      expect(journal).toEqual([
+        expect.stringMatching(
+          / endpoint=merchants tenant=acme provider=stripe decision=accepted status=200 /,
+        ),
+        expect.stringMatching(
+          / endpoint=merchants tenant=hooli provider=stripe decision=unknown_tenant status=404 .*reason="no such tenant"/,
+        ),
+        expect.stringMatching(
+          / endpoint=merchants tenant=broken provider=stripe decision=tenant_unavailable status=503 .*merchants table is unreachable/,
+        ),
+        expect.stringMatching(
+          / endpoint=merchants provider=stripe decision=unknown_tenant status=404 /,
+        ),
+      ]);
+      expect(journal[3]).not.toContain('xxxx');
+    } finally {
+      await app.close();
+    }
+  });
+});
