@@ -119,41 +119,27 @@ async function startTenantApp(
     dispatch: { pollIntervalMs: 50 },
     observability: { metrics: { registry } },
   };
+  const started =
+    platform === 'router'
+      ? await startRouterApp({
+          database,
+          webhooks,
+          handlers: [{ on: 'payment.succeeded', name: 'TenantHandlers.paid', handle: see }],
+        }).then((app) => ({ app, admin: app.router.admin }))
+      : await startTestApp({
+          platform,
+          database,
+          webhooks,
+          handlers: [TenantHandlers],
+          controllers: [ShopHooks],
+        }).then((app) => ({ app, admin: app.app.get(WebhookAdmin) }));
+  const { app, admin } = started;
   const placeholder = database === 'postgres' ? '$1' : '?';
-  if (platform === 'router') {
-    const app = await startRouterApp({
-      database,
-      webhooks,
-      handlers: [{ on: 'payment.succeeded', name: 'TenantHandlers.paid', handle: see }],
-    });
-    return {
-      url: app.url,
-      seen: SEEN,
-      asked,
-      admin: app.router.admin,
-      connection: inboxOptions(app),
-      registry,
-      endpoint,
-      rows: (eventId) =>
-        app.dataSource.query(
-          `SELECT tenant, delivery_count FROM webhook_events WHERE event_id = ${placeholder} ORDER BY tenant`,
-          [eventId],
-        ),
-      close: () => app.close(),
-    };
-  }
-  const app = await startTestApp({
-    platform,
-    database,
-    webhooks,
-    handlers: [TenantHandlers],
-    controllers: [ShopHooks],
-  });
   return {
     url: app.url,
     seen: SEEN,
     asked,
-    admin: app.app.get(WebhookAdmin),
+    admin,
     connection: inboxOptions(app),
     registry,
     endpoint,
