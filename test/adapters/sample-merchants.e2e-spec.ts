@@ -11,7 +11,7 @@ import {
   startExpressShop,
   startNestShop,
 } from '../support/sample-shop-apps';
-import { E2E_SECRETS, OrderView, shopDatabase, unique, useSecretEnv } from '../support/sample-shop';
+import { E2E_SECRETS, OrderView, shopForSuite, unique, useSecretEnv } from '../support/sample-shop';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { eventually } from '../support/test-app';
 
@@ -59,44 +59,33 @@ const shops: [string, ShopStarter, AddMerchant][] = [
 describe.each(shops)('%s merchants endpoint', (_label, startShop, addMerchant) => {
   describe.each(['sqlite', 'postgres'] as const)('on %s', (kind) => {
     useSecretEnv(E2E_SECRETS);
-    let shop: RunningShop;
-    let drop: () => Promise<void> = async () => undefined;
-
-    beforeAll(async () => {
-      const db = await shopDatabase(kind);
-      drop = db.drop;
-      shop = await startShop(db.database);
-    });
-    afterAll(async () => {
-      await shop?.close();
-      await drop();
-    });
+    const shop = shopForSuite(kind, startShop);
 
     const merchant = async (): Promise<TestMerchant> => {
       const slug = unique('shop').replace(/_/g, '-');
       const secret = `whsec_${slug.replace(/-/g, '_')}`;
-      await addMerchant(shop, slug, [secret]);
+      await addMerchant(shop(), slug, [secret]);
       return { slug, secret };
     };
     const deliver = (slug: string, event: SignedStripeEvent) =>
-      post(`${shop.url}/webhooks/merchants/${slug}`, event.body, event.headers);
+      post(`${shop().url}/webhooks/merchants/${slug}`, event.body, event.headers);
     const createOrder = async (): Promise<OrderView> => {
       const response = await post(
-        `${shop.url}/orders`,
+        `${shop().url}/orders`,
         JSON.stringify({ amount: 1999, currency: 'USD' }),
       );
       expect(response.status).toBe(201);
       return JSON.parse(response.body) as OrderView;
     };
     const order = async (id: string): Promise<OrderView> =>
-      (await (await fetch(`${shop.url}/orders/${id}`)).json()) as OrderView;
+      (await (await fetch(`${shop().url}/orders/${id}`)).json()) as OrderView;
     const paid = async (id: string): Promise<OrderView> => {
       await eventually(async () => (await order(id)).state === 'paid');
       return order(id);
     };
     /** The merchants endpoint's inbox rows of a Stripe event id, whichever merchant's. */
     const inbox = (eventId: string) =>
-      shop.transactions.run((manager) =>
+      shop().transactions.run((manager) =>
         manager.findBy(WebhookEventEntity, { endpoint: 'merchants', eventId }),
       );
 
@@ -171,32 +160,23 @@ describe.each(shops)('%s merchants endpoint', (_label, startShop, addMerchant) =
 
 describe.each(shops)('%s without secrets in the environment', (_label, startShop) => {
   useSecretEnv(undefined);
-  let shop: RunningShop;
-  let drop: () => Promise<void> = async () => undefined;
-
-  beforeAll(async () => {
-    const db = await shopDatabase('sqlite');
-    drop = db.drop;
+  const shop = shopForSuite('sqlite', async (database) => {
     // NOTE: the Express shop warns on the console about each development secret it uses.
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      shop = await startShop(db.database);
+      return await startShop(database);
     } finally {
       warn.mockRestore();
     }
   });
-  afterAll(async () => {
-    await shop?.close();
-    await drop();
-  });
 
   it("takes the demo merchant's deliveries signed with the documented development secret", async () => {
     const created = await post(
-      `${shop.url}/orders`,
+      `${shop().url}/orders`,
       JSON.stringify({ amount: 1999, currency: 'USD' }),
     );
     const { id } = JSON.parse(created.body) as OrderView;
-    const url = `${shop.url}/webhooks/merchants/${DEMO_MERCHANT.slug}`;
+    const url = `${shop().url}/webhooks/merchants/${DEMO_MERCHANT.slug}`;
 
     const refused = signedStripeEvent(E2E_SECRETS.DEMO_MERCHANT_WEBHOOK_SECRET, { orderId: id });
     expect((await post(url, refused.body, refused.headers)).status).toBe(400);
@@ -206,7 +186,7 @@ describe.each(shops)('%s without secrets in the environment', (_label, startShop
     expect((await post(url, event.body, event.headers)).status).toBe(200);
     await eventually(
       async () =>
-        ((await (await fetch(`${shop.url}/orders/${id}`)).json()) as OrderView).merchant ===
+        ((await (await fetch(`${shop().url}/orders/${id}`)).json()) as OrderView).merchant ===
         DEMO_MERCHANT.slug,
     );
   });
@@ -214,21 +194,10 @@ describe.each(shops)('%s without secrets in the environment', (_label, startShop
 
 describe.each(['sqlite', 'postgres'] as const)('sample shop POST /merchants on %s', (kind) => {
   useSecretEnv(E2E_SECRETS);
-  let shop: RunningShop;
-  let drop: () => Promise<void> = async () => undefined;
-
-  beforeAll(async () => {
-    const db = await shopDatabase(kind);
-    drop = db.drop;
-    shop = await startNestShop(db.database);
-  });
-  afterAll(async () => {
-    await shop?.close();
-    await drop();
-  });
+  const shop = shopForSuite(kind, startNestShop);
 
   const add = (body: Record<string, unknown>) =>
-    post(`${shop.url}/merchants`, JSON.stringify(body));
+    post(`${shop().url}/merchants`, JSON.stringify(body));
 
   it('answers 201 with the merchant and its webhook path, never its secrets', async () => {
     const response = await add({
@@ -256,7 +225,7 @@ describe.each(['sqlite', 'postgres'] as const)('sample shop POST /merchants on %
     for (const secret of ['whsec_rolling_new', 'whsec_rolling_old']) {
       const event = signedStripeEvent(secret);
       const response = await post(
-        `${shop.url}/webhooks/merchants/rolling`,
+        `${shop().url}/webhooks/merchants/rolling`,
         event.body,
         event.headers,
       );

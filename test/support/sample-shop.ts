@@ -234,6 +234,28 @@ export async function shopDatabase(kind: 'sqlite' | 'postgres'): Promise<{
   };
 }
 
+/**
+ * For the enclosing describe: a shop started by `start` on a fresh database of `kind` before its
+ * tests, closed and its database dropped after them. Returns the running shop, for the tests.
+ */
+export function shopForSuite<T extends { close(): Promise<void> }>(
+  kind: 'sqlite' | 'postgres',
+  start: (database: ShopDatabase) => Promise<T>,
+): () => T {
+  let shop: T | undefined;
+  let drop: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const db = await shopDatabase(kind);
+    drop = db.drop;
+    shop = await start(db.database);
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await drop();
+  });
+  return () => shop!;
+}
+
 /** For the enclosing describe: the sample's secret variables set to `values`, or unset. */
 export function useSecretEnv(values: Secrets | undefined): void {
   const saved = new Map<SecretName, string | undefined>();
