@@ -1,9 +1,13 @@
 'use strict';
 /**
  * How long an upgrade of the schema takes on a large inbox:
- * `npm run bench:migration [-- ROWS] [--migration tenants|work]`, ROWS default 1,000,000.
+ * `npm run bench:migration [-- ROWS] [--migration history|tenants|work]`, ROWS default 1,000,000.
  *
- * - `tenants` (the default): the upgrade from 0.2, `AddEventTenants1764800000000` (the tenant
+ * - `history` (the default): the upgrade from 0.3, `AddEventHistory1764900000000` (the events'
+ *   history and the pauses of dispatch), on an inbox of 0.3. Afterwards it checks that every
+ *   event, work row and ledger row is still there and every dead or retrying event has its one
+ *   history row.
+ * - `tenants`: the upgrade from 0.2, `AddEventTenants1764800000000` (the tenant
  *   column and the dedup key on endpoint, tenant and event id), on an inbox of 0.2: events,
  *   their work rows and the ledger as 0.2 keeps them. Afterwards it checks that every event,
  *   work row and ledger row is still there, the running events still leased, and every event's
@@ -136,6 +140,31 @@ const LEASED =
  * `after` must equal).
  */
 const UPGRADES = {
+  history: {
+    migration: 'AddEventHistory1764900000000',
+    from: '0.3',
+    fill: (kind, rows) => [
+      fillSql(kind, rows, { leases: false }),
+      ledgerSql(kind, { ids: false }),
+      ...workSql(kind),
+    ],
+    before: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: 'SELECT count(*) FROM webhook_work',
+      leased: LEASED,
+      failed: "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')",
+    },
+    after: {
+      events: 'SELECT count(*) FROM webhook_events',
+      ledger: 'SELECT count(*) FROM webhook_handler_runs',
+      work: 'SELECT count(*) FROM webhook_work',
+      leased: LEASED,
+      failed: "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')",
+      history: "SELECT count(*) FROM webhook_history WHERE kind = 'attempt'",
+    },
+    expected: (before) => ({ ...before, history: before.failed }),
+  },
   tenants: {
     migration: 'AddEventTenants1764800000000',
     from: '0.2',
@@ -215,7 +244,9 @@ async function measure(upgrade, kind, options, rows) {
   const expected = upgrade.expected(before);
   const kept =
     ran.length === 1 && Object.entries(expected).every(([name, value]) => after[name] === value);
-  const tenants = after.tenantless === undefined ? '' : `, ${n(after.tenantless)} of tenant ''`;
+  const tenants =
+    (after.tenantless === undefined ? '' : `, ${n(after.tenantless)} of tenant ''`) +
+    (after.history === undefined ? '' : `, ${n(after.history)} failures in the history`);
   console.log(
     `${kind.padEnd(8)} ${upgrade.migration} from ${upgrade.from}: ${n(before.events)} events, ${n(before.ledger)} ledger rows ` +
       `(filled in ${(fillMs / 1000).toFixed(1)} s): migration ${(migrationMs / 1000).toFixed(2)} s; ` +
@@ -228,7 +259,7 @@ async function measure(upgrade, kind, options, rows) {
 /** ROWS and `--migration NAME` from the command line. */
 function parseArgs(argv) {
   let rows = 1_000_000;
-  let name = 'tenants';
+  let name = 'history';
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--migration') {
       name = argv[(i += 1)];
@@ -239,7 +270,7 @@ function parseArgs(argv) {
     }
   }
   if (!UPGRADES[name])
-    throw new Error(`--migration takes ${Object.keys(UPGRADES).join(' or ')}, not "${name}"`);
+    throw new Error(`--migration takes ${Object.keys(UPGRADES).join(', ')}, not "${name}"`);
   return { rows, upgrade: UPGRADES[name] };
 }
 

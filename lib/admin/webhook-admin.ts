@@ -6,10 +6,23 @@ import {
   WebhookEventSummary,
   WebhookInboxStats,
 } from '../store/ports/inbox-queries.port';
-import { WebhookEventStatus } from '../store/webhook-event-status';
+import { REPLAYABLE_STATUSES, WebhookEventStatus } from '../store/webhook-event-status';
+import type {
+  DispatchPause,
+  DispatchPauseScope,
+  FailureGroup,
+  FailureGroupFilter,
+} from '../store/ports/event-history';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
 
+export type {
+  DispatchPause,
+  DispatchPauseScope,
+  EventHistoryEntry,
+  FailureGroup,
+  FailureGroupFilter,
+} from '../store/ports/event-history';
 export type {
   WebhookEventDetails,
   WebhookEventFilter,
@@ -20,6 +33,8 @@ export type {
 const DEFAULT_LIST_LIMIT = 100;
 const REPLAY_BATCH = 500;
 const PURGE_BATCH = 500;
+/** Statuses a replay puts back. */
+const REPLAYABLE: readonly WebhookEventStatus[] = REPLAYABLE_STATUSES;
 /** Statuses purge may delete: settled events only, never anything still to run. */
 const PURGEABLE: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead'];
 
@@ -32,17 +47,69 @@ export interface WebhookEventListOptions extends WebhookEventFilter {
   limit?: number;
 }
 
-/** What a replay did. */
+/** Who makes an operator's change: kept in the history of every event it changes. */
+export interface WebhookOperator {
+  /** The caller: a user name, an admin route's user, `alice@cli`. */
+  actor?: string;
+}
+
+/** What a replay did, or with `dryRun` would do. */
 export interface WebhookReplayReport {
-  /** Events put back in the inbox as `pending`. */
+  /** Events put back in the inbox as `pending` (0 on a dry run). */
   readonly replayed: number;
+  /** On a dry run: how many events the replay would put back, and the first of them. */
+  readonly wouldReplay?: number;
+  readonly sample?: readonly string[];
+  /** True when `signal` stopped the replay before it was done. */
+  readonly canceled?: boolean;
 }
 
 /** Options of `WebhookAdmin.replay()`. */
-export interface WebhookReplayOptions extends WebhookEventFilter {
+export interface WebhookReplayOptions extends WebhookEventFilter, WebhookOperator {
+  /** Counts what would be replayed and changes nothing. */
+  dryRun?: boolean;
+  /** Most events put back per second (batches wait to keep to it); no limit when left out. */
+  ratePerSecond?: number;
+  /** Stops the replay between two batches; the events put back so far stay put back. */
+  signal?: AbortSignal;
   /** Called after each batch with the running total, for progress output. */
   onProgress?: (replayed: number) => void;
 }
+
+/** Options of `WebhookAdmin.discard()`. */
+export interface WebhookDiscardOptions extends WebhookOperator {
+  /** Why: kept as the events' last error and in their history. */
+  reason: string;
+  /** Counts what would be discarded and changes nothing. */
+  dryRun?: boolean;
+}
+
+/** What a discard did, or with `dryRun` would do. */
+export interface WebhookDiscardReport {
+  /** Events settled `ignored` (0 on a dry run). */
+  readonly discarded: number;
+  /** On a dry run: how many events the discard would settle. */
+  readonly wouldDiscard?: number;
+}
+
+/** Options of `WebhookAdmin.pause()`. */
+export interface WebhookPauseOptions extends WebhookOperator {
+  /** Why, for whoever looks at the pause later. */
+  reason?: string;
+}
+
+/** Options of `WebhookAdmin.failureGroups()`. */
+export interface FailureGroupListOptions extends FailureGroupFilter {
+  /**
+   * Most groups returned, largest first.
+   * @default 50 (at most 1000)
+   */
+  limit?: number;
+}
+
+/** Most events a dry run lists by id. */
+const DRY_RUN_SAMPLE = 10;
+const DEFAULT_GROUP_LIMIT = 50;
 
 /** Options of `WebhookAdmin.purge()`. */
 export interface WebhookPurgeOptions {
@@ -95,8 +162,11 @@ export class WebhookAdmin {
    * @returns false when there is no such event, it is already waiting, or a worker holds it
    * right now.
    */
-  async redeliver(id: string): Promise<boolean> {
-    const changed = await this.queries.replay([id]);
+  async redeliver(id: string, operator: WebhookOperator = {}): Promise<boolean> {
+    const changed = await this.queries.replay([id], {
+      actor: operator.actor ?? null,
+      detail: JSON.stringify({ id }),
+    });
     if (changed > 0) {
       this.logger.log(`Event ${id} put back in the inbox`);
       this.signal.notify();
@@ -110,30 +180,155 @@ export class WebhookAdmin {
    * await admin.replay({ status: 'dead', since: new Date(Date.now() - 86_400_000) });
    */
   async replay(options: WebhookReplayOptions = {}): Promise<WebhookReplayReport> {
-    const filter = { ...options, status: options.status ?? 'dead' };
+    const { dryRun, ratePerSecond, signal, onProgress, actor, ...rest } = options;
+    const filter: WebhookEventFilter = { ...rest, status: options.status ?? 'dead' };
+    if (ratePerSecond !== undefined && !(ratePerSecond > 0)) {
+      throw new RangeError(`ratePerSecond must be a positive number (got ${ratePerSecond})`);
+    }
+    if (dryRun) {
+      const sample = await this.queries.replayable(filter, DRY_RUN_SAMPLE);
+      const wouldReplay =
+        sample.length < DRY_RUN_SAMPLE ? sample.length : await this.replayableCount(filter);
+      return { replayed: 0, wouldReplay, sample };
+    }
+    const batch =
+      ratePerSecond === undefined ? REPLAY_BATCH : Math.min(REPLAY_BATCH, Math.ceil(ratePerSecond));
+    const action = { actor: actor ?? null, detail: JSON.stringify(filterForHistory(filter)) };
     let replayed = 0;
+    let canceled = false;
     for (;;) {
-      const ids = await this.queries.replayable(filter, REPLAY_BATCH);
+      if (signal?.aborted) {
+        canceled = true;
+        break;
+      }
+      const started = Date.now();
+      const ids = await this.queries.replayable(filter, batch);
       if (ids.length === 0) {
         break;
       }
-      replayed += await this.queries.replay(ids);
-      options.onProgress?.(replayed);
+      replayed += await this.queries.replay(ids, action);
+      onProgress?.(replayed);
       this.signal.notify();
-      if (ids.length < REPLAY_BATCH) {
+      if (ids.length < batch) {
         break;
       }
+      if (ratePerSecond !== undefined) {
+        await pause((ids.length / ratePerSecond) * 1000 - (Date.now() - started), signal);
+      }
     }
-    this.logger.log(`Replayed ${replayed} event(s)`);
-    return { replayed };
+    this.logger.log(`Replayed ${replayed} event(s)${canceled ? ' before it was canceled' : ''}`);
+    return canceled ? { replayed, canceled } : { replayed };
+  }
+
+  /**
+   * Settles every dead or retrying event matching `filter` as `ignored`: a failure group whose
+   * events should never run (`{ fingerprint }`), say. Events a worker holds right now are left.
+   */
+  async discard(
+    filter: WebhookEventFilter,
+    options: WebhookDiscardOptions,
+  ): Promise<WebhookDiscardReport> {
+    if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
+      throw new TypeError('discard() needs a reason');
+    }
+    const selection: WebhookEventFilter = {
+      ...filter,
+      status: filter.status ?? ['dead', 'retrying'],
+    };
+    const statuses = typeof selection.status === 'string' ? [selection.status] : selection.status!;
+    const invalid = statuses.filter((status) => status !== 'dead' && status !== 'retrying');
+    if (invalid.length > 0) {
+      throw new TypeError(
+        `discard() settles dead or retrying events only; got ${invalid.join(', ')}`,
+      );
+    }
+    if (options.dryRun) {
+      return { discarded: 0, wouldDiscard: await this.queries.count(selection) };
+    }
+    let discarded = 0;
+    let after = new Set<string>();
+    for (;;) {
+      const ids = (await this.queries.replayable(selection, REPLAY_BATCH)).filter(
+        (id) => !after.has(id),
+      );
+      if (ids.length === 0) {
+        break;
+      }
+      for (const id of ids) {
+        if (await this.queries.settleByHand(id, 'ignored', options.reason, options.actor ?? null)) {
+          discarded += 1;
+        }
+      }
+      // NOTE: an event a worker held is skipped, not looked for again and again.
+      after = new Set([...after, ...ids]);
+    }
+    this.logger.log(`Discarded ${discarded} event(s): ${options.reason}`);
+    return { discarded };
+  }
+
+  /** Dead and retrying events grouped by endpoint, handler and error fingerprint, largest first. */
+  failureGroups(options: FailureGroupListOptions = {}): Promise<FailureGroup[]> {
+    const { limit = DEFAULT_GROUP_LIMIT, ...filter } = options;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT} (got ${limit})`);
+    }
+    return this.queries.failureGroups(filter, limit);
+  }
+
+  /**
+   * Pauses dispatch of an endpoint's events, of one handler, or of one handler on one endpoint
+   * (`*` or left out: every one). Deliveries are still verified, stored and answered; the
+   * handlers held do not run until `resume()`. Every instance sees it within a second.
+   * @returns false when that scope was paused already.
+   */
+  async pause(scope: DispatchPauseScope, options: WebhookPauseOptions = {}): Promise<boolean> {
+    const paused = await this.queries.pause(scope, options.actor ?? null, options.reason ?? null);
+    if (paused) {
+      this.logger.warn(
+        `Dispatch paused: ${describeScope(scope)}${options.reason ? ` (${options.reason})` : ''}`,
+      );
+    }
+    return paused;
+  }
+
+  /**
+   * Lifts the pause of `scope`; the events it held run again.
+   * @returns null when `scope` was not paused, else how many held events fell due.
+   */
+  async resume(scope: DispatchPauseScope): Promise<number | null> {
+    const woken = await this.queries.resume(scope);
+    if (woken !== null) {
+      this.logger.log(`Dispatch resumed: ${describeScope(scope)}; ${woken} held event(s) due now`);
+      this.signal.notify();
+    }
+    return woken;
+  }
+
+  /** The pauses of dispatch in force, oldest first. */
+  pauses(): Promise<DispatchPause[]> {
+    return this.queries.pauses();
+  }
+
+  private async replayableCount(filter: WebhookEventFilter): Promise<number> {
+    const statuses =
+      typeof filter.status === 'string' ? [filter.status] : [...(filter.status ?? [])];
+    return this.queries.count({
+      ...filter,
+      status: statuses.filter((status) => (REPLAYABLE as readonly string[]).includes(status)),
+    });
   }
 
   /**
    * Settles an event by hand as `dead` (keeps it for a later replay) or `ignored`.
    * @returns false when there is no such event or a worker holds it right now.
    */
-  async settle(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean> {
-    return this.queries.settleByHand(id, status, reason);
+  async settle(
+    id: string,
+    status: 'dead' | 'ignored',
+    reason: string,
+    operator: WebhookOperator = {},
+  ): Promise<boolean> {
+    return this.queries.settleByHand(id, status, reason, operator.actor ?? null);
   }
 
   /**
@@ -170,4 +365,36 @@ export class WebhookAdmin {
   stats(): Promise<WebhookInboxStats> {
     return this.queries.stats();
   }
+}
+
+/** A pause's scope as log lines and answers name it: `endpoint stripe, handler Orders.paid`. */
+export function describeScope(scope: DispatchPauseScope): string {
+  const endpoint = scope.endpoint ?? '*';
+  const handler = scope.handler ?? '*';
+  return `endpoint ${endpoint === '*' ? '(every)' : endpoint}, handler ${handler === '*' ? '(every)' : handler}`;
+}
+
+/** A replay's filter as its history keeps it: dates as ISO text, empty fields left out. */
+function filterForHistory(filter: WebhookEventFilter): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(filter)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]),
+  );
+}
+
+/** Waits `ms` (nothing when not positive), or until `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

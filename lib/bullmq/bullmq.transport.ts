@@ -20,6 +20,7 @@ import {
   SQLITE_INBOX,
 } from './bullmq.messages';
 import { BullmqTransportOptions } from './bullmq-transport.options';
+import { FailedAttemptError } from './failed-attempt.error';
 import { InboxRelay } from './inbox-relay';
 import { RelayQueue } from './queue-sweeper';
 import { WebhookJobLike } from './webhook-job';
@@ -113,8 +114,9 @@ function resolveOptions(options: BullmqTransportOptions): ResolvedBullmqOptions 
  * ledger stay the source of truth. Ingress is unchanged: it commits the event and answers. A
  * relay claims due events and adds one job per event and attempt, carrying ids only; a worker
  * takes the event from the inbox with a lease, runs each handler in the transaction that writes
- * its ledger row, and only then completes the job. Retries and dead letters stay in the inbox
- * (`attempts: 1` in BullMQ); a sweeper adds again the jobs Redis lost. Needs the inbox on
+ * its ledger row, and only then ends the job: completed, or failed when the attempt failed.
+ * Retries and dead letters stay in the inbox (`attempts: 1` in BullMQ); a sweeper adds again
+ * the jobs Redis lost. Needs the inbox on
  * PostgreSQL, shared by every process.
  *
  * @example
@@ -264,9 +266,11 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
   /**
    * Runs one webhook job: for a `@nestjs/bullmq` `WorkerHost` processor's `process(job)`, with
    * the transport's own worker off (`worker: false`). Resolves once the event is settled in the
-   * inbox (or found already settled); rejects when the inbox could not be written, and the event
-   * is handed out again once its lease runs out. A job given before the app has started waits
-   * for it; in a process with `dispatch.enabled: false` every job is refused.
+   * inbox as processed or ignored (or found already settled). Rejects, so the job fails, once a
+   * failed attempt is committed as `retrying` or `dead` (the message says which; the inbox runs
+   * the next attempt under a job of its own), and when the inbox could not be written (the
+   * event is handed out again once its lease runs out). A job given before the app has started
+   * waits for it; in a process with `dispatch.enabled: false` every job is refused.
    */
   async process(job: WebhookJobLike): Promise<WebhookJobResult> {
     if (!this.context.options.dispatch.enabled) {
@@ -331,6 +335,11 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
     });
     worker.on('error', this.onRedisError);
     worker.on('failed', (job, error) => {
+      if (error instanceof FailedAttemptError) {
+        // NOTE: the handler's failure was logged where the event settled; the failed job is
+        // BullMQ's count of it, not a job to run again.
+        return;
+      }
       this.context.logger.warn(
         `Job ${job?.id === undefined ? '(unknown)' : shortText(job.id)} of queue ` +
           `"${this.queueName}" failed; its event stays in ` +

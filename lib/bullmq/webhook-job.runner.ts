@@ -7,21 +7,25 @@ import { EventLease } from '../dispatch/webhook-event.processor';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
 import { shortText } from '../telemetry/safe-text';
 import { InboxWorker } from '../store/ports';
+import { FailedAttemptError } from './failed-attempt.error';
 import { webhookJobData, WebhookJobLike } from './webhook-job';
 
 /** What running one job came to. */
 export type WebhookJobResult =
-  /** The event was taken from the inbox and processed (settled, retrying or dead). */
+  /** The event was taken from the inbox and settled: processed or ignored. */
   | 'processed'
+  /** The event was given back to the inbox unsettled; it runs again under a job of its own. */
+  | 'released'
   /** Nothing to do: the event is settled, at a later attempt, or held by a live worker. */
   | 'stale';
 
 /**
  * Runs webhook jobs: takes the event from the inbox with a lease (from the relay, or from a
  * holder whose lease ran out), processes it as the in-process worker does (each handler in the
- * transaction that writes its ledger row), and only then lets the job complete. A job that runs
- * twice (stalled, a Redis failover, a worker killed after its commit) finds the event settled
- * or the handler in the ledger, and does nothing again.
+ * transaction that writes its ledger row), and only then lets the job end: completed, or failed
+ * with a {@link FailedAttemptError} once a failed attempt's `retrying` or `dead` is committed. A
+ * job that runs twice (stalled, a Redis failover, a worker killed after its commit) finds the
+ * event settled or the handler in the ledger, and does nothing again.
  */
 export class WebhookJobRunner {
   /** Identifies this worker's leases. */
@@ -71,9 +75,10 @@ export class WebhookJobRunner {
   }
 
   /**
-   * Runs one job to its end. Rejects when the inbox could not be read or the event's state
-   * written; the job then fails, and the event, still held, is handed out again once its
-   * lease runs out.
+   * Runs one job to its end. Rejects with a {@link FailedAttemptError} when the attempt failed
+   * (the event is committed `retrying` or `dead`; the inbox runs the next attempt under a job of
+   * its own). Rejects too when the inbox could not be read or the event's state written; the
+   * event, still held, is handed out again once its lease runs out.
    */
   async run(job: WebhookJobLike): Promise<WebhookJobResult> {
     this.runs += 1;
@@ -117,10 +122,17 @@ export class WebhookJobRunner {
       return 'stale';
     }
     this.held.add(id);
+    let settled;
     try {
-      await this.processor.process(event, this.lease);
+      settled = await this.processor.process(event, this.lease);
     } finally {
       this.held.delete(id);
+    }
+    if (!settled) {
+      return 'released';
+    }
+    if (settled.status === 'retrying' || settled.status === 'dead') {
+      throw new FailedAttemptError(event, attempt, settled);
     }
     return 'processed';
   }

@@ -32,6 +32,11 @@ export interface HandlerRunsInput {
   readonly workerId: string;
   /** Whether the event was given back to the inbox (shutdown) since it was claimed. */
   readonly released: () => boolean;
+  /**
+   * Whether a handler of the event is held by a pause: then no run marks the event processed,
+   * even when every handler that ran succeeded.
+   */
+  readonly paused?: boolean;
 }
 
 /** How the handlers of one event ran. */
@@ -93,7 +98,11 @@ export class HandlerRuns {
       }
       // NOTE: when every handler before it succeeded, the last one marks the event processed
       // in its own transaction: one commit per event instead of two.
-      const last = index === handlers.length - 1 && failures.length === 0 && !input.released();
+      const last =
+        index === handlers.length - 1 &&
+        failures.length === 0 &&
+        !input.paused &&
+        !input.released();
       const settle: HandlerSettlement | undefined = last
         ? {
             workerId: input.workerId,
@@ -103,6 +112,7 @@ export class HandlerRuns {
             }),
           }
         : undefined;
+      const startedAt = this.clock.now();
       try {
         const { outcome, reported } = await this.runOne(input, event, lookups, handler, settle);
         if (outcome === 'already_done') {
@@ -115,7 +125,7 @@ export class HandlerRuns {
           return { settled: true, failures, outcome: outcomes.summary() };
         }
       } catch (error) {
-        failures.push({ key: handler.key, error });
+        failures.push({ key: handler.key, error, startedAt, finishedAt: this.clock.now() });
       }
     }
     return { settled: false, failures, outcome: outcomes.summary() };

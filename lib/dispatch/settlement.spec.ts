@@ -25,7 +25,7 @@ const handled = (
   extra: { outcome?: string | null; providerStatus?: string | null } = {},
 ): AttemptResult => ({
   kind: 'handled',
-  failures,
+  failures: failures.map((failure) => ({ ...failure, startedAt: now, finishedAt: now })),
   outcome: extra.outcome ?? null,
   providerStatus: extra.providerStatus ?? null,
 });

@@ -18,6 +18,9 @@ export interface HandlerFailure {
   /** The handler's ledger key. */
   readonly key: string;
   readonly error: unknown;
+  /** When the handler's run began and ended. */
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
 }
 
 /** What one attempt at an event came to, as far as settling it goes. */

@@ -12,9 +12,12 @@ import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { endpointOfEvent } from '../tenants/tenant-endpoint';
 import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
+import type { FailedAttempt } from '../store/ports/event-history';
 import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
+import { DispatchPauses } from './dispatch-pauses';
+import { errorClassOf, errorFingerprint, readableError } from './error-fingerprint';
 import { withFullValues } from './full-event-values';
 import { HandlerRuns } from './handler-runs';
 import { providerConfirms } from './provider-answer';
@@ -52,6 +55,8 @@ function isVerifiable(type: string): boolean {
  */
 export class WebhookEventProcessor {
   private readonly runs: HandlerRuns;
+  /** The pauses of dispatch, as read from the store. */
+  readonly pauses: DispatchPauses;
 
   constructor(
     private readonly worker: InboxWorker,
@@ -62,15 +67,17 @@ export class WebhookEventProcessor {
     private readonly clock: Clock = systemClock,
   ) {
     this.runs = new HandlerRuns(worker, telemetry, logger, clock);
+    this.pauses = new DispatchPauses(() => worker.pauses(), clock);
   }
 
-  async process(claimed: InboxEvent, lease: EventLease): Promise<void> {
+  async process(claimed: InboxEvent, lease: EventLease): Promise<Settlement | void> {
+    const startedAt = this.clock.now();
     let endpoint: WebhookEndpoint | undefined;
     try {
       endpoint = await endpointOfEvent(this.options.endpoints, claimed);
     } catch (error) {
       const asked = `Resolving tenant "${claimed.tenant}" of endpoint "${claimed.endpoint}"`;
-      return this.settle(claimed, claimed.attempts, lease, {
+      return this.settle(claimed, claimed.attempts, lease, startedAt, {
         kind: 'provider-failed',
         asked,
         error,
@@ -82,15 +89,23 @@ export class WebhookEventProcessor {
     const attempt = entity.attempts;
     if (attempt > this.options.dispatch.maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
-      return this.settle(entity, attempt, lease, { kind: 'lease-lost' });
+      return this.settle(entity, attempt, lease, startedAt, { kind: 'lease-lost' });
     }
-    const handlers = this.registry.match(entity);
+    const matched = this.registry.match(entity);
+    if (matched.length === 0) {
+      return this.settle(entity, attempt, lease, startedAt, { kind: 'unhandled' });
+    }
+    const held = await this.pauses.held(
+      entity.endpoint,
+      matched.map((handler) => handler.key),
+    );
+    const handlers = matched.filter((handler) => !held.has(handler.key));
     if (handlers.length === 0) {
-      return this.settle(entity, attempt, lease, { kind: 'unhandled' });
+      return this.park(entity, lease, held);
     }
     const prepared = await this.prepare(entity, endpoint, handlers);
     if ('result' in prepared) {
-      return this.settle(entity, attempt, lease, prepared.result);
+      return this.settle(entity, attempt, lease, startedAt, prepared.result);
     }
     const ran = await this.runs.run({
       claimed,
@@ -102,17 +117,25 @@ export class WebhookEventProcessor {
       verified: prepared.verified,
       workerId: lease.workerId,
       released: () => lease.released(entity.id),
+      paused: held.size > 0,
     });
     if (ran.settled) {
       this.reportSettled(entity, attempt, { status: 'processed', outcome: ran.outcome });
-      return;
+      return {
+        status: 'processed',
+        outcome: ran.outcome,
+        providerStatus: prepared.verified?.status ?? null,
+      };
     }
     if (lease.released(entity.id)) {
       // NOTE: given back on shutdown; the handler transactions that still commit are in the
       // ledger, and the next worker settles the event.
       return;
     }
-    await this.settle(entity, attempt, lease, {
+    if (held.size > 0 && ran.failures.length === 0) {
+      return this.park(entity, lease, held);
+    }
+    return this.settle(entity, attempt, lease, startedAt, {
       kind: 'handled',
       failures: ran.failures,
       outcome: ran.outcome,
@@ -176,13 +199,40 @@ export class WebhookEventProcessor {
     return { result: { kind: 'provider-disagrees', providerStatus: answer.status } };
   }
 
+  /**
+   * Gives an event back, its attempt not counted, until the pauses that hold its handlers
+   * (`held`) are lifted: the handlers that are not held have run.
+   */
+  private async park(
+    entity: InboxEvent,
+    lease: EventLease,
+    held: ReadonlySet<string>,
+  ): Promise<void> {
+    const parked = await this.worker.park(
+      entity.id,
+      lease.workerId,
+      entity.endpoint,
+      [...held],
+      this.clock.now(),
+    );
+    if (parked === false) {
+      // NOTE: lifted since this process last read the pauses: read them again before the
+      // event, due now, is claimed again.
+      this.pauses.forget();
+    }
+    this.logger.debug(
+      `event=${entity.id} ${parked ? 'parked' : 'not parked'}: dispatch paused for ${[...held].join(', ')} on ${entity.endpoint}`,
+    );
+  }
+
   /** Decides the event's new state, writes it to the inbox and reports it. */
   private async settle(
     entity: InboxEvent,
     attempt: number,
     lease: EventLease,
+    startedAt: Date,
     result: AttemptResult,
-  ): Promise<void> {
+  ): Promise<Settlement> {
     const now = this.clock.now();
     const settlement = decideSettlement(result, {
       attempt,
@@ -206,10 +256,16 @@ export class WebhookEventProcessor {
           settlement.nextAttemptAt,
           settlement.error,
           { providerStatus: settlement.providerStatus },
+          failedAttempts(result, settlement.summary, attempt, startedAt, now, workerId),
         );
         break;
       case 'dead':
-        await this.worker.markDead(entity.id, workerId, settlement.error);
+        await this.worker.markDead(
+          entity.id,
+          workerId,
+          settlement.error,
+          failedAttempts(result, settlement.summary, attempt, startedAt, now, workerId),
+        );
         break;
     }
     this.reportSettled(entity, attempt, settlement);
@@ -218,6 +274,7 @@ export class WebhookEventProcessor {
         `Event ${entity.id} (${eventLabel(entity)}) is dead${deathNote(result, attempt, settlement.summary)}`,
       );
     }
+    return settlement;
   }
 
   private reportSettled(
@@ -257,5 +314,56 @@ function deathNote(result: AttemptResult, attempt: number, summary: string): str
       return ` after ${attempt} attempt(s): ${summary}`;
     default:
       return `: ${summary}`;
+  }
+}
+
+/** What the history keeps of an attempt that failed: one row per handler that threw, or one for the event. */
+function failedAttempts(
+  result: AttemptResult,
+  summary: string,
+  attempt: number,
+  startedAt: Date,
+  finishedAt: Date,
+  worker: string,
+): FailedAttempt[] {
+  const failure = (handlerKey: string | null, error: unknown, prefix = '') => ({
+    handlerKey,
+    attempt,
+    errorClass: errorClassOf(error),
+    error: prefix + readableError(error),
+    fingerprint: errorFingerprint(error),
+    worker,
+  });
+  switch (result.kind) {
+    case 'handled':
+      return result.failures.map((f) => ({
+        ...failure(f.key, f.error),
+        startedAt: f.startedAt,
+        finishedAt: f.finishedAt,
+      }));
+    case 'provider-failed':
+      return [
+        { ...failure(null, result.error, `${result.asked} failed: `), startedAt, finishedAt },
+      ];
+    case 'provider-pending':
+    case 'lease-lost':
+      return [
+        { ...failure(null, new DispatchFailure(result.kind, summary)), startedAt, finishedAt },
+      ];
+    default:
+      return [];
+  }
+}
+
+/**
+ * A failure of the attempt as a whole, not of a handler: `provider-pending` (the provider has
+ * not reached the event's state yet) or `lease-lost` (every attempt's worker lost its lease).
+ */
+class DispatchFailure extends Error {
+  override readonly stack = undefined;
+
+  constructor(kind: 'provider-pending' | 'lease-lost', message: string) {
+    super(message);
+    this.name = kind === 'lease-lost' ? 'LeaseLost' : 'ProviderPending';
   }
 }

@@ -4,12 +4,17 @@ import type { DispatchSettings } from './dispatch-settings';
 import type { DispatchLogger } from './dispatch-logger';
 import type { LocalInsertSignal } from './inbox-wakeups';
 import type { EventLease } from './webhook-event.processor';
+import type { Settlement } from './settlement';
 import type { InboxEvent } from '../store/ports/inbox-event';
 
 /** How one claimed event runs: what a transport calls for each event it was handed. */
 export interface ClaimedEventProcessor {
-  /** Runs the handlers of a claimed event and settles it; resolves once it is settled. */
-  process(claimed: InboxEvent, lease: EventLease): Promise<void>;
+  /**
+   * Runs the handlers of a claimed event and settles it; resolves once it is settled, with the
+   * settlement (`retrying` or `dead` for a failed attempt), or with nothing when the event was
+   * given back to the inbox unsettled.
+   */
+  process(claimed: InboxEvent, lease: EventLease): Promise<Settlement | void>;
 }
 
 /** What a transport is opened with: the inbox's worker side and how one event is processed. */

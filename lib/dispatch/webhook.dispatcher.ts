@@ -23,7 +23,7 @@ export class WebhookDispatcher {
   /** Identifies this worker's leases. */
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
   /** Events given back on shutdown while their handlers still ran: never settle them here. */
   private readonly released = new Set<string>();
   private readonly lease: EventLease;

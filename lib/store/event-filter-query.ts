@@ -2,6 +2,7 @@ import { Brackets, SelectQueryBuilder } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { LIVE_STATUS } from './work-rows';
+import { containsPattern, currentFailure } from './event-history';
 import { fittedTo } from './fitted-value';
 import type { WebhookEventFilter } from './ports/inbox-queries.port';
 
@@ -15,7 +16,8 @@ export function filteredEvents(
   filter: WebhookEventFilter,
   live = false,
 ): SelectQueryBuilder<WebhookEventEntity> {
-  if (live || filter.status !== undefined) {
+  const failure = filter.handler ?? filter.error ?? filter.fingerprint;
+  if (live || filter.status !== undefined || failure !== undefined) {
     qb.leftJoin(WebhookWorkEntity, 'w', 'w.event_id = e.id');
   }
   // NOTE: a value too long for its column (or holding a NUL) is stored fitted to it; the
@@ -59,6 +61,35 @@ export function filteredEvents(
       if (filter.until !== undefined) {
         where.andWhere('e.received_at < :until', { until: filter.until });
       }
+      if (failure !== undefined) {
+        where.andWhere(failedAs(filter), failureParameters(filter));
+      }
     }),
   );
+}
+
+/** The condition that the event's current failure (see `currentFailure()`) matches `filter`. */
+function failedAs(filter: WebhookEventFilter): string {
+  const conditions = [currentFailure('h', 'w')];
+  if (filter.handler !== undefined) {
+    conditions.push('h.handler_key = :failedHandler');
+  }
+  if (filter.fingerprint !== undefined) {
+    conditions.push('h.fingerprint = :failedFingerprint');
+  }
+  if (filter.error !== undefined) {
+    conditions.push("LOWER(h.error) LIKE :failedError ESCAPE '\\'");
+  }
+  return (
+    "w.status IN ('dead', 'retrying') AND EXISTS (SELECT 1 FROM webhook_history h " +
+    `WHERE h.event_id = e.id AND ${conditions.join(' AND ')})`
+  );
+}
+
+function failureParameters(filter: WebhookEventFilter): Record<string, string> {
+  return {
+    ...(filter.handler === undefined ? {} : { failedHandler: filter.handler }),
+    ...(filter.fingerprint === undefined ? {} : { failedFingerprint: filter.fingerprint }),
+    ...(filter.error === undefined ? {} : { failedError: containsPattern(filter.error) }),
+  };
 }

@@ -1,5 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { attemptRows, writeHistory } from './event-history';
+import type { FailedAttempt } from './ports/event-history';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
 import { ProcessedResult } from './ports/inbox-worker.port';
@@ -124,34 +126,54 @@ export class EventSettlement {
     nextAttemptAt: Date,
     error: string,
     result: ProcessedResult = {},
+    failed: readonly FailedAttempt[] = [],
   ): Promise<boolean> {
-    return this.finish(id, workerId, {
+    const changes: Partial<WebhookEventEntity> = {
       status: 'retrying',
       nextAttemptAt,
       lastError: error.slice(0, MAX_ERROR_LENGTH),
       ...(result.providerStatus === undefined ? {} : { providerStatus: result.providerStatus }),
-    });
+    };
+    return this.finish(id, workerId, changes, failed);
   }
 
-  markDead(id: string, workerId: string, error: string): Promise<boolean> {
-    return this.finish(id, workerId, {
+  markDead(
+    id: string,
+    workerId: string,
+    error: string,
+    failed: readonly FailedAttempt[] = [],
+  ): Promise<boolean> {
+    const changes: Partial<WebhookEventEntity> = {
       status: 'dead',
       nextAttemptAt: null,
       lastError: error.slice(0, MAX_ERROR_LENGTH),
-    });
+    };
+    return this.finish(id, workerId, changes, failed);
   }
 
-  /** True when the event was still held by `workerId`. */
+  /**
+   * True when the event was still held by `workerId`; its `failed` attempts go into its
+   * history in the same transaction, only then.
+   */
   private finish(
     id: string,
     workerId: string,
     changes: Partial<WebhookEventEntity>,
+    failed: readonly FailedAttempt[] = [],
   ): Promise<boolean> {
     const { connection } = this;
-    const settle = (manager: EntityManager) =>
-      settleHeld(connection, manager, id, workerId, changes);
+    const settle = async (manager: EntityManager) => {
+      const held = await settleHeld(connection, manager, id, workerId, changes);
+      if (held && failed.length > 0) {
+        const outcome = changes.status === 'dead' ? 'dead' : 'retrying';
+        await writeHistory(connection, manager, attemptRows(id, outcome, failed));
+      }
+      return held;
+    };
+    // NOTE: on PostgreSQL a settlement without history is one statement, which needs no
+    // transaction around it.
     return connection.lock.run(() =>
-      connection.dialect.kind === 'postgres'
+      connection.dialect.kind === 'postgres' && failed.length === 0
         ? settle(connection.dataSource.manager)
         : inTransaction(connection.dataSource, settle),
     );

@@ -1,6 +1,7 @@
 import { Brackets, EntityManager, In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { WebhookHistoryEntity } from './entities/webhook-history.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import type { DeletedEvents, PrunedPayload } from './ports/inbox-queries.port';
 import { sqlDialectOf } from './sql-dialect';
@@ -29,6 +30,7 @@ export async function deleteSettledBatch(
   // NOTE: the rows are locked (PostgreSQL) or the database is (SQLite) until the commit,
   // so no replay can make an event pending between losing its ledger and being deleted.
   const runs = await manager.delete(WebhookHandlerRunEntity, { eventId: In(ids) });
+  await manager.delete(WebhookHistoryEntity, { eventId: In(ids) });
   // NOTE: a processed or ignored event has no work row; one left by hand would outlive it.
   await manager.delete(WebhookWorkEntity, { eventId: In(ids) });
   const events = await manager.delete(WebhookEventEntity, { id: In(ids) });

@@ -2,7 +2,23 @@ import { EntityManager, In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
+import { WebhookHistoryEntity } from './entities/webhook-history.entity';
+import { WebhookPauseEntity } from './entities/webhook-pause.entity';
 import { filteredEvents } from './event-filter-query';
+import {
+  pauseKey,
+  readFailureGroups,
+  readHistory,
+  readPauses,
+  writeHistory,
+} from './event-history';
+import type {
+  DispatchPause,
+  DispatchPauseScope,
+  FailureGroup,
+  FailureGroupFilter,
+  OperatorAction,
+} from './ports/event-history';
 import { paymentEventTimes, sampleInbox } from './inbox-samples';
 import type {
   DeletedEvents,
@@ -19,7 +35,7 @@ import type {
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';
-import { REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
+import { PARKED_UNTIL, REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
 import type { WorkLease } from './ports/inbox-event';
 import { LIVE_STATUS, withWork } from './work-rows';
 
@@ -95,7 +111,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
         where: { eventId: id },
         order: { finishedAt: 'ASC' },
       });
-      return { event, handlerRuns };
+      return { event, handlerRuns, history: await readHistory(manager, id) };
     });
   }
 
@@ -115,14 +131,35 @@ export class TypeOrmInboxQueries implements InboxQueries {
     });
   }
 
-  async replay(ids: readonly string[]): Promise<number> {
+  async replay(ids: readonly string[], action: OperatorAction = {}): Promise<number> {
     if (ids.length === 0) {
       return 0;
     }
-    return this.connection.transaction((manager) => this.requeue(manager, ids));
+    return this.connection.transaction(async (manager) => {
+      const requeued = await this.requeue(manager, ids);
+      const at = new Date();
+      await writeHistory(
+        this.connection,
+        manager,
+        requeued.map(({ id, from }) => ({
+          eventId: id,
+          kind: 'replay',
+          at,
+          outcome: from,
+          actor: action.actor,
+          detail: action.detail,
+        })),
+      );
+      return requeued.length;
+    });
   }
 
-  async settleByHand(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean> {
+  async settleByHand(
+    id: string,
+    status: 'dead' | 'ignored',
+    reason: string,
+    actor: string | null = null,
+  ): Promise<boolean> {
     const { connection } = this;
     return connection.transaction(async (manager) => {
       const { params, bind } = parameterList(connection.dialect);
@@ -155,7 +192,75 @@ export class TypeOrmInboxQueries implements InboxQueries {
         })
         .where('id = :id', { id })
         .execute();
-      return (result.affected ?? 0) > 0;
+      const settled = (result.affected ?? 0) > 0;
+      if (settled) {
+        await writeHistory(connection, manager, [
+          { eventId: id, kind: 'settle', at: new Date(), outcome: status, actor, detail: reason },
+        ]);
+      }
+      return settled;
+    });
+  }
+
+  failureGroups(filter: FailureGroupFilter, limit: number): Promise<FailureGroup[]> {
+    return this.connection.transaction((manager) =>
+      readFailureGroups(this.connection, manager, filter, limit),
+    );
+  }
+
+  pauses(): Promise<DispatchPause[]> {
+    return this.connection.read(readPauses);
+  }
+
+  pause(
+    scope: DispatchPauseScope,
+    pausedBy: string | null,
+    reason: string | null,
+  ): Promise<boolean> {
+    const { connection } = this;
+    return connection.transaction(async (manager) => {
+      const { params, bind } = parameterList(connection.dialect);
+      const key = pauseKey(scope);
+      const rows = await connection.rows(
+        manager,
+        'INSERT INTO webhook_pauses (endpoint, handler_key, paused_at, paused_by, reason) ' +
+          `VALUES (${[key.endpoint, key.handlerKey, connection.dialect.date(new Date()), pausedBy?.slice(0, 128) ?? null, reason?.slice(0, 500) ?? null].map(bind).join(', ')}) ` +
+          'ON CONFLICT (endpoint, handler_key) DO NOTHING RETURNING endpoint',
+        params,
+        { prepare: false },
+      );
+      return rows.length > 0;
+    });
+  }
+
+  resume(scope: DispatchPauseScope): Promise<number | null> {
+    const { connection } = this;
+    return connection.transaction(async (manager) => {
+      const lifted = await manager.delete(WebhookPauseEntity, pauseKey(scope));
+      if ((lifted.affected ?? 0) === 0) {
+        return null;
+      }
+      // NOTE: every parked event falls due: one another pause still holds is parked again
+      // when claimed, which costs it a claim and no attempt.
+      const { params, bind } = parameterList(connection.dialect);
+      const now = connection.dialect.date(new Date());
+      const woken = (await connection.rows(
+        manager,
+        `UPDATE webhook_work SET next_attempt_at = ${bind(now)} ` +
+          `WHERE status IN ('pending', 'retrying') AND next_attempt_at >= ${bind(connection.dialect.date(PARKED_UNTIL))} ` +
+          'RETURNING event_id',
+        params,
+        { prepare: false },
+      )) as { event_id: string }[];
+      if (woken.length > 0) {
+        await manager
+          .createQueryBuilder()
+          .update(WebhookEventEntity)
+          .set({ nextAttemptAt: new Date() })
+          .where({ id: In(woken.map((row) => row.event_id)) })
+          .execute();
+      }
+      return woken.length;
     });
   }
 
@@ -172,6 +277,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
       const ids = rows.map((row) => row.id);
       if (ids.length > 0) {
         await manager.delete(WebhookHandlerRunEntity, { eventId: In(ids) });
+        await manager.delete(WebhookHistoryEntity, { eventId: In(ids) });
         await manager.delete(WebhookWorkEntity, { eventId: In(ids) });
         await manager.delete(WebhookEventEntity, { id: In(ids) });
       }
@@ -243,7 +349,10 @@ export class TypeOrmInboxQueries implements InboxQueries {
    * budget: a retrying or dead event's work row is reset, a processed or ignored event gets one
    * anew, and the event's own row says `pending`.
    */
-  private async requeue(manager: EntityManager, ids: readonly string[]): Promise<number> {
+  private async requeue(
+    manager: EntityManager,
+    ids: readonly string[],
+  ): Promise<{ id: string; from: string }[]> {
     const { connection } = this;
     const { dialect } = connection;
     const now = dialect.date(new Date());
@@ -267,14 +376,20 @@ export class TypeOrmInboxQueries implements InboxQueries {
       { prepare: false },
     )) as { event_id: string }[];
     const requeued = [...waiting, ...queued].map((row) => row.event_id);
-    if (requeued.length > 0) {
-      await manager
-        .createQueryBuilder()
-        .update(WebhookEventEntity)
-        .set({ status: 'pending', attempts: 0, nextAttemptAt: new Date(), processedAt: null })
-        .where({ id: In(requeued) })
-        .execute();
+    if (requeued.length === 0) {
+      return [];
     }
-    return requeued.length;
+    // NOTE: the event's own row still says how it was last settled: what the replay undid.
+    const before = await manager.find(WebhookEventEntity, {
+      select: { id: true, status: true },
+      where: { id: In(requeued) },
+    });
+    await manager
+      .createQueryBuilder()
+      .update(WebhookEventEntity)
+      .set({ status: 'pending', attempts: 0, nextAttemptAt: new Date(), processedAt: null })
+      .where({ id: In(requeued) })
+      .execute();
+    return before.map((event) => ({ id: event.id, from: event.status }));
   }
 }

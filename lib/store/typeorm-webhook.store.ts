@@ -30,6 +30,8 @@ import {
   RecordedTransmission,
 } from './ports/inbox-writer.port';
 import { WebhookStore } from './webhook-store.port';
+import type { DispatchPause, FailedAttempt } from './ports/event-history';
+import { parkHeld } from './event-history';
 
 /** Shortened values and stored bodies as this store keeps them (`fitColumn()`, `storedBodyText()`). */
 const TYPEORM_STORED_VALUES: StoredValues = {
@@ -217,12 +219,32 @@ export class TypeOrmWebhookStore implements WebhookStore {
     nextAttemptAt: Date,
     error: string,
     result?: ProcessedResult,
+    failed?: readonly FailedAttempt[],
   ): Promise<boolean> {
-    return this.settlement.scheduleRetry(id, workerId, nextAttemptAt, error, result);
+    return this.settlement.scheduleRetry(id, workerId, nextAttemptAt, error, result, failed);
   }
 
-  markDead(id: string, workerId: string, error: string): Promise<boolean> {
-    return this.settlement.markDead(id, workerId, error);
+  markDead(
+    id: string,
+    workerId: string,
+    error: string,
+    failed?: readonly FailedAttempt[],
+  ): Promise<boolean> {
+    return this.settlement.markDead(id, workerId, error, failed);
+  }
+
+  pauses(): Promise<DispatchPause[]> {
+    return this.queries.pauses();
+  }
+
+  park(
+    id: string,
+    workerId: string,
+    endpoint: string,
+    handlerKeys: readonly string[],
+    now: Date,
+  ): Promise<boolean | null> {
+    return parkHeld(this.connection, id, workerId, endpoint, handlerKeys, now);
   }
 
   watch(listener: () => void): Promise<() => Promise<void>> {

@@ -33,3 +33,14 @@ export const REPLAYABLE_STATUSES: readonly WebhookEventStatus[] = [
   'dead',
   'retrying',
 ];
+
+/**
+ * The due time of an event a pause holds: claims never reach it, and lifting the pause makes
+ * the event due now.
+ */
+export const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z');
+
+/** Whether a due time is a pause's (see {@link PARKED_UNTIL}). */
+export function isParked(dueAt: Date | null | undefined): boolean {
+  return dueAt != null && dueAt.getTime() >= PARKED_UNTIL.getTime();
+}

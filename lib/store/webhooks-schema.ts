@@ -1,13 +1,15 @@
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
+import { WebhookHistoryEntity } from './entities/webhook-history.entity';
+import { WebhookPauseEntity } from './entities/webhook-pause.entity';
 import { WebhookTransmissionEntity } from './entities/webhook-transmission.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { TableShape } from './schema-check';
 
 /**
- * The inbox, its work rows, the handler ledger and the transmissions seen, as
- * `CreateWebhooksTables`, `AddEventOutcomes`, `AddWebhookTransmissions`, `SplitEventWork` and
- * `AddEventTenants` make them.
+ * The inbox, its work rows, the handler ledger, the transmissions seen, the events' history and
+ * the pauses of dispatch, as `CreateWebhooksTables`, `AddEventOutcomes`,
+ * `AddWebhookTransmissions`, `SplitEventWork`, `AddEventTenants` and `AddEventHistory` make them.
  */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
@@ -39,6 +41,20 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     table: 'webhook_transmissions',
     entity: WebhookTransmissionEntity,
     indexes: ['ix_webhook_transmissions_received'],
+    checks: 0,
+    references: [],
+  },
+  {
+    table: 'webhook_history',
+    entity: WebhookHistoryEntity,
+    indexes: ['ix_webhook_history_event'],
+    checks: 1,
+    references: [],
+  },
+  {
+    table: 'webhook_pauses',
+    entity: WebhookPauseEntity,
+    indexes: [],
     checks: 0,
     references: [],
   },

@@ -470,6 +470,37 @@ describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
     }
   });
 
+  it('fails the job of a failed attempt through the WorkerHost, and completes the next attempt as a job of its own', async () => {
+    const control = new HandlerControl();
+    const t = await startBullApp(control);
+    try {
+      const events = freshEvents(1);
+      control.scripts.set(events[0].id, { failTimes: 1 });
+      await deliver(t.url, events);
+      await eventually(allProcessed(t.dataSource, events));
+      const rows = await inboxRows(t.dataSource, events);
+      expect(rows[0].attempts).toBe(2);
+      expect(await effectsOf(t.dataSource, events)).toBe(1);
+      await eventually(async () => {
+        const states = await Promise.all((await jobsOf(queue, rows)).map((job) => job.getState()));
+        return states.sort().join() === 'completed,failed';
+      });
+      const [first, second] = (await jobsOf(queue, rows)).sort(
+        (a, b) => a.data.attempt - b.data.attempt,
+      );
+      expect(first.failedReason).toMatch(
+        new RegExp(
+          `^Event ${rows[0].id} \\(stripe/${events[0].id}\\) attempt 1 failed: ` +
+            '.*handler failure on attempt 1; retrying at \\d{4}-[^ ]+Z$',
+        ),
+      );
+      expect([first.attemptsMade, second.attemptsMade]).toEqual([1, 1]);
+      expect(second.returnvalue).toBe('processed');
+    } finally {
+      await t.app.close();
+    }
+  });
+
   it('runs the jobs that waited in Redis while no WorkerHost ran with its handlers, though another module initializes slowly', async () => {
     // NOTE: a relay-only process queues the jobs; the WorkerHost app boots afterwards, and its
     // BullMQ worker starts while the app's modules still initialize.

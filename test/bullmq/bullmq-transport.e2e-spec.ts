@@ -9,6 +9,7 @@ import { eventually, TestEffect } from '../support/test-app';
 
 const SECRET = 'whsec_bullmq_transport_secret';
 const QUEUE = 'payment-webhooks';
+const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
 function connection() {
   const url = new URL(redisUrl());
@@ -39,6 +40,26 @@ describe.each<MatrixPlatform>(['express', 'router'])(
       (await queue.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed'])).filter(
         (job) => job.data.event === inboxId,
       );
+    /** Each job of the event once BullMQ has ended it, by attempt: its state, runs and reason. */
+    const endedJobs = async (inboxId: string, count: number) => {
+      let ended: { attempt: number; state: string; runs: number; reason?: string }[] = [];
+      await eventually(async () => {
+        const jobs = await jobsOf(inboxId);
+        ended = await Promise.all(
+          jobs.map(async (job) => ({
+            attempt: job.data.attempt as number,
+            state: await job.getState(),
+            runs: job.attemptsMade,
+            ...(job.failedReason ? { reason: job.failedReason } : {}),
+          })),
+        );
+        return (
+          ended.length === count &&
+          ended.every(({ state }) => state === 'completed' || state === 'failed')
+        );
+      });
+      return ended.sort((a, b) => a.attempt - b.attempt);
+    };
     const effects = (eventId: string) =>
       t.dataSource.getRepository(TestEffect).countBy({ eventId });
 
@@ -95,8 +116,32 @@ describe.each<MatrixPlatform>(['express', 'router'])(
       expect(stored.attempts).toBe(3);
       // NOTE: each failed attempt rolled its effect back; the third committed one.
       expect(await effects(id)).toBe(1);
-      const jobs = await jobsOf(stored.id);
-      expect(jobs.map((job) => job.data.attempt).sort()).toEqual([1, 2, 3]);
+      // NOTE: a failed attempt's job fails once the inbox has its retry, and BullMQ never runs
+      // it again (one run each): the next attempt is a job of its own.
+      const label = `Event ${stored.id} \\(stripe/${id}\\)`;
+      expect(await endedJobs(stored.id, 3)).toEqual([
+        {
+          attempt: 1,
+          state: 'failed',
+          runs: 1,
+          reason: expect.stringMatching(
+            new RegExp(
+              `^${label} attempt 1 failed: .*handler failure on attempt 1; retrying at ${ISO}$`,
+            ),
+          ),
+        },
+        {
+          attempt: 2,
+          state: 'failed',
+          runs: 1,
+          reason: expect.stringMatching(
+            new RegExp(
+              `^${label} attempt 2 failed: .*handler failure on attempt 2; retrying at ${ISO}$`,
+            ),
+          ),
+        },
+        { attempt: 3, state: 'completed', runs: 1 },
+      ]);
     });
 
     it('moves an event that always fails to dead after maxAttempts, and a replay runs it again', async () => {
@@ -105,8 +150,16 @@ describe.each<MatrixPlatform>(['express', 'router'])(
       t.control.scripts.set(id, { alwaysFail: true });
       expect((await post(url(), body, headers)).status).toBe(200);
       await eventually(async () => (await row(id))?.status === 'dead');
-      expect((await row(id)).attempts).toBe(3);
+      const stored = await row(id);
+      expect(stored.attempts).toBe(3);
       expect(await effects(id)).toBe(0);
+      const ended = await endedJobs(stored.id, 3);
+      expect(ended.map(({ state, runs }) => [state, runs])).toEqual(Array(3).fill(['failed', 1]));
+      expect(ended[2].reason).toMatch(
+        new RegExp(
+          `^Event ${stored.id} \\(stripe/${id}\\) attempt 3 failed: .*handler failure on attempt 3; the event is dead$`,
+        ),
+      );
       t.control.scripts.delete(id);
       const admin =
         platform === 'router'
@@ -115,6 +168,14 @@ describe.each<MatrixPlatform>(['express', 'router'])(
       await admin.replay({ status: 'dead', merchantRef: order });
       await eventually(async () => (await row(id))?.status === 'processed');
       expect(await effects(id)).toBe(1);
+      // NOTE: the replay's attempt 1 has a job of its own beside the failed one Redis keeps.
+      const replayed = await endedJobs(stored.id, 4);
+      expect(replayed.map(({ attempt, state }) => `${attempt}:${state}`).sort()).toEqual([
+        '1:completed',
+        '1:failed',
+        '2:failed',
+        '3:failed',
+      ]);
     });
   },
 );

@@ -20,6 +20,7 @@ import { SplitEventWork1764700000000 } from '../support/internals';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { stripeSignature } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
+import { undoMigrationsAfter } from '../support/migrations';
 
 const SECRET = 'whsec_upgrade_test';
 const HANDLER = 'TestPaymentHandlers.onPayment';
@@ -243,8 +244,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.1 on %s', (d
       migrationsRun: true,
     }).initialize();
     try {
-      // NOTE: the migrations after it are reverted first (AddEventTenants1764800000000).
-      await source.undoLastMigration();
+      await undoMigrationsAfter(source, SplitEventWork1764700000000.name);
       await source.undoLastMigration();
       const migrations: { name: string }[] = await source.query('SELECT name FROM migrations');
       expect(migrations.map((row) => row.name)).not.toContain(SplitEventWork1764700000000.name);

@@ -1,17 +1,21 @@
 import { WebhookEventEntity } from './webhook-event.entity';
 import { WebhookHandlerRunEntity } from './webhook-handler-run.entity';
+import { WebhookHistoryEntity } from './webhook-history.entity';
+import { WebhookPauseEntity } from './webhook-pause.entity';
 import { WebhookTransmissionEntity } from './webhook-transmission.entity';
 import { WebhookWorkEntity } from './webhook-work.entity';
 
 export {
   WebhookEventEntity,
   WebhookHandlerRunEntity,
+  WebhookHistoryEntity,
+  WebhookPauseEntity,
   WebhookTransmissionEntity,
   WebhookWorkEntity,
 };
 
 /**
- * The entities of the inbox, its work rows, the handler ledger and the signed transmissions seen; add them to `entities` when you do not use
+ * The entities of the inbox, its work rows, the handler ledger, the signed transmissions seen, the events' history and the pauses of dispatch; add them to `entities` when you do not use
  * `autoLoadEntities`. The idempotency tables have their own: `idempotencyEntities`.
  */
 export const webhookEntities = [
@@ -19,4 +23,6 @@ export const webhookEntities = [
   WebhookWorkEntity,
   WebhookHandlerRunEntity,
   WebhookTransmissionEntity,
+  WebhookHistoryEntity,
+  WebhookPauseEntity,
 ];

@@ -3,9 +3,10 @@ import { AddEventOutcomes1764500000000 } from './1764500000000-add-event-outcome
 import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhook-transmissions';
 import { SplitEventWork1764700000000 } from './1764700000000-split-event-work';
 import { AddEventTenants1764800000000 } from './1764800000000-add-event-tenants';
+import { AddEventHistory1764900000000 } from './1764900000000-add-event-history';
 
 /**
- * The migrations of the inbox, the handler ledger and the signed transmissions seen, for PostgreSQL and SQLite alike. Add
+ * The migrations of the inbox, the handler ledger, the signed transmissions seen, the events' history and the pauses of dispatch, for PostgreSQL and SQLite alike. Add
  * them to your data source's `migrations` (and set `migrationsRun: true`, or run them with the
  * TypeORM CLI). `IdempotencyModule` has its own: `idempotencyMigrations`.
  */
@@ -15,6 +16,7 @@ export const webhooksMigrations = [
   AddWebhookTransmissions1764600000000,
   SplitEventWork1764700000000,
   AddEventTenants1764800000000,
+  AddEventHistory1764900000000,
 ];
 
 export {
@@ -23,4 +25,5 @@ export {
   AddWebhookTransmissions1764600000000,
   SplitEventWork1764700000000,
   AddEventTenants1764800000000,
+  AddEventHistory1764900000000,
 };

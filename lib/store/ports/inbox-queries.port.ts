@@ -1,3 +1,11 @@
+import type {
+  DispatchPause,
+  DispatchPauseScope,
+  EventHistoryEntry,
+  FailureGroup,
+  FailureGroupFilter,
+  OperatorAction,
+} from './event-history';
 import type { HandlerRunRecord, InboxEvent, WorkLease } from './inbox-event';
 import type { WebhookEventStatus } from '../webhook-event-status';
 
@@ -21,6 +29,12 @@ export interface WebhookEventFilter {
   since?: Date;
   /** Received before. */
   until?: Date;
+  /** Dead or retrying events whose current failure is this handler's. */
+  handler?: string;
+  /** Dead or retrying events whose current failure's text contains this (case-insensitive). */
+  error?: string;
+  /** Dead or retrying events of one failure group, by its fingerprint. */
+  fingerprint?: string;
 }
 
 /**
@@ -35,6 +49,8 @@ export interface WebhookEventDetails {
   readonly event: InboxEvent & WorkLease;
   /** The handlers that finished for it, with their attempt and outcome. */
   readonly handlerRuns: readonly HandlerRunRecord[];
+  /** Its failed attempts, replays and settlements by hand, oldest first. */
+  readonly history: readonly EventHistoryEntry[];
 }
 
 /** Counts that tell whether the inbox is healthy. */
@@ -109,12 +125,33 @@ export interface InboxQueries {
    * Puts the events among `ids` that are still replayable back as `pending`, due now, with a
    * fresh attempt budget. Resolves to how many were.
    */
-  replay(ids: readonly string[]): Promise<number>;
+  replay(ids: readonly string[], action?: OperatorAction): Promise<number>;
   /**
    * Settles an event by hand as `dead` or `ignored`, keeping `reason` as its last error.
    * False when there is no such event or a worker holds it.
    */
-  settleByHand(id: string, status: 'dead' | 'ignored', reason: string): Promise<boolean>;
+  settleByHand(
+    id: string,
+    status: 'dead' | 'ignored',
+    reason: string,
+    actor?: string | null,
+  ): Promise<boolean>;
+  /** Dead and retrying events grouped by failure, the largest groups first, at most `limit`. */
+  failureGroups(filter: FailureGroupFilter, limit: number): Promise<FailureGroup[]>;
+  /** The pauses of dispatch in force, oldest first. */
+  pauses(): Promise<DispatchPause[]>;
+  /** Pauses dispatch for `scope`; false when it was paused already. */
+  pause(
+    scope: DispatchPauseScope,
+    pausedBy: string | null,
+    reason: string | null,
+  ): Promise<boolean>;
+  /**
+   * Lifts the pause of `scope` and makes the events parked by pauses due now (those another
+   * pause still holds are parked again when claimed). Null when `scope` was not paused, else
+   * how many events were woken.
+   */
+  resume(scope: DispatchPauseScope): Promise<number | null>;
   /** Deletes up to `limit` settled events of `selection`, with their ledger rows; their number. */
   purge(selection: SettledEventSelection, limit: number): Promise<number>;
   /** Counts per endpoint and status, and the oldest event waiting to run. */

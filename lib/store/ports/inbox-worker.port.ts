@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { DispatchPause, FailedAttempt } from './event-history';
 import type { InboxEvent } from './inbox-event';
 
 /** How `claim()` picks events. */
@@ -131,16 +132,36 @@ export interface InboxWorker {
   ): Promise<boolean>;
   /** Marks a held event ignored (no handler wants it). */
   markIgnored(id: string, workerId: string, now: Date): Promise<boolean>;
-  /** Puts a held event back for a later attempt. */
+  /** Puts a held event back for a later attempt, recording its `failed` attempts. */
   scheduleRetry(
     id: string,
     workerId: string,
     nextAttemptAt: Date,
     error: string,
     result?: ProcessedResult,
+    failed?: readonly FailedAttempt[],
   ): Promise<boolean>;
-  /** Moves a held event to the dead-letter state. */
-  markDead(id: string, workerId: string, error: string): Promise<boolean>;
+  /** Moves a held event to the dead-letter state, recording its `failed` attempts. */
+  markDead(
+    id: string,
+    workerId: string,
+    error: string,
+    failed?: readonly FailedAttempt[],
+  ): Promise<boolean>;
+  /** The pauses of dispatch in force. */
+  pauses(): Promise<DispatchPause[]>;
+  /**
+   * Gives a held event back, its attempt not counted, parked while a pause holds one of
+   * `handlerKeys` on `endpoint` and due now when none does any more. Resolves to whether it
+   * was parked, or null when `workerId` no longer held it.
+   */
+  park(
+    id: string,
+    workerId: string,
+    endpoint: string,
+    handlerKeys: readonly string[],
+    now: Date,
+  ): Promise<boolean | null>;
   /** Gives held events back without counting the attempt (graceful shutdown). */
   release(ids: string[], workerId: string, now: Date, options?: ReleaseOptions): Promise<void>;
   /**

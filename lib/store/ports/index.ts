@@ -11,3 +11,12 @@ export type {
   WebhookEventFilter,
   WebhookInboxStats,
 } from './inbox-queries.port';
+export type {
+  DispatchPause,
+  DispatchPauseScope,
+  EventHistoryEntry,
+  FailedAttempt,
+  FailureGroup,
+  FailureGroupFilter,
+  OperatorAction,
+} from './event-history';
