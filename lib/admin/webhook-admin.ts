@@ -132,9 +132,14 @@ export interface WebhookPurgeOptions {
 export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
 
+  /**
+   * @param pausesChanged tells this process's dispatcher that the pauses changed, so it reads
+   * them at once rather than within a second.
+   */
   constructor(
     private readonly queries: InboxQueries,
     private readonly signal: InboxSignal,
+    private readonly pausesChanged: () => void = () => undefined,
   ) {}
 
   /** Summaries of the stored events matching `options`, newest first: no body, no headers. */
@@ -283,6 +288,7 @@ export class WebhookAdmin {
    */
   async pause(scope: DispatchPauseScope, options: WebhookPauseOptions = {}): Promise<boolean> {
     const paused = await this.queries.pause(scope, options.actor ?? null, options.reason ?? null);
+    this.pausesChanged();
     if (paused) {
       this.logger.warn(
         `Dispatch paused: ${describeScope(scope)}${options.reason ? ` (${options.reason})` : ''}`,
@@ -297,6 +303,7 @@ export class WebhookAdmin {
    */
   async resume(scope: DispatchPauseScope): Promise<number | null> {
     const woken = await this.queries.resume(scope);
+    this.pausesChanged();
     if (woken !== null) {
       this.logger.log(`Dispatch resumed: ${describeScope(scope)}; ${woken} held event(s) due now`);
       this.signal.notify();
@@ -396,5 +403,22 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }
     signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** One line per pause in force, as the startup log says them, with the command that lifts it. */
+export function pauseLines(pauses: readonly DispatchPause[]): string[] {
+  return pauses.map((pause) => {
+    const flags = [
+      pause.endpoint === '*' ? '' : ` --endpoint ${pause.endpoint}`,
+      pause.handler === '*' ? '' : ` --handler ${pause.handler}`,
+    ].join('');
+    const by = pause.pausedBy ? ` by ${pause.pausedBy}` : '';
+    const why = pause.reason ? ` (${pause.reason})` : '';
+    return (
+      `Dispatch is paused for ${describeScope(pause)} since ${pause.pausedAt.toISOString()}${by}${why}: ` +
+      `deliveries are stored and answered, the handlers held do not run. Lift it with ` +
+      `npx nestjs-payment-webhooks resume${flags || ' --all'} (or POST /webhooks-admin/resume).`
+    );
   });
 }

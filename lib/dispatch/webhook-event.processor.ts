@@ -240,6 +240,10 @@ export class WebhookEventProcessor {
       policy: this.options.dispatch,
     });
     const { workerId } = lease;
+    const failed =
+      settlement.status === 'retrying' || settlement.status === 'dead'
+        ? failedAttempts(result, settlement.summary, attempt, startedAt, now, workerId)
+        : [];
     switch (settlement.status) {
       case 'processed': {
         const { outcome, providerStatus } = settlement;
@@ -256,19 +260,14 @@ export class WebhookEventProcessor {
           settlement.nextAttemptAt,
           settlement.error,
           { providerStatus: settlement.providerStatus },
-          failedAttempts(result, settlement.summary, attempt, startedAt, now, workerId),
+          failed,
         );
         break;
       case 'dead':
-        await this.worker.markDead(
-          entity.id,
-          workerId,
-          settlement.error,
-          failedAttempts(result, settlement.summary, attempt, startedAt, now, workerId),
-        );
+        await this.worker.markDead(entity.id, workerId, settlement.error, failed);
         break;
     }
-    this.reportSettled(entity, attempt, settlement);
+    this.reportSettled(entity, attempt, settlement, failed);
     if (settlement.status === 'dead') {
       this.logger.error(
         `Event ${entity.id} (${eventLabel(entity)}) is dead${deathNote(result, attempt, settlement.summary)}`,
@@ -281,6 +280,7 @@ export class WebhookEventProcessor {
     entity: InboxEvent,
     attempt: number,
     settlement: Settlement | { readonly status: 'processed'; readonly outcome: string | null },
+    failed: readonly FailedAttempt[] = [],
   ): void {
     this.telemetry.settled({
       id: entity.id,
@@ -294,7 +294,14 @@ export class WebhookEventProcessor {
       ageMs: this.clock.now().getTime() - entity.receivedAt.getTime(),
       ...(settlement.status === 'processed' ? { outcome: settlement.outcome } : {}),
       ...(settlement.status === 'retrying' || settlement.status === 'dead'
-        ? { error: settlement.summary }
+        ? {
+            error: settlement.summary,
+            failures: failed.map(({ handlerKey, errorClass, fingerprint }) => ({
+              handler: handlerKey,
+              errorClass,
+              fingerprint,
+            })),
+          }
         : {}),
     });
   }

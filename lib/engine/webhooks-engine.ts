@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { WebhookAdmin } from '../admin/webhook-admin';
+import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
 import { OpenWebhookTransport } from '../dispatch/webhook-transport';
@@ -102,7 +102,7 @@ export class WebhooksEngine {
         clock: systemClock,
       }) ?? null;
     this.transactions = new WebhookTransactions(store);
-    this.admin = new WebhookAdmin(store.queries, this.signal);
+    this.admin = new WebhookAdmin(store.queries, this.signal, () => processor.pauses.forget());
     this.reconciliation = new ReconciliationService(
       options,
       store,
@@ -163,6 +163,21 @@ export class WebhooksEngine {
       await this.transport.start();
     } else {
       this.dispatcher.start();
+    }
+    void this.reportPauses();
+  }
+
+  /** Warns of the pauses of dispatch in force, which hold handlers of this process too. */
+  private async reportPauses(): Promise<void> {
+    const logger = new SafeLogger('WebhookDispatcher');
+    try {
+      for (const line of pauseLines(await this.store.queries.pauses())) {
+        logger.warn(line);
+      }
+    } catch (error) {
+      logger.warn(
+        `The pauses of dispatch could not be read at startup: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

@@ -1,3 +1,4 @@
+import type { DispatchPause } from '../store/ports/event-history';
 import { InboxQueries } from '../store/ports/inbox-queries.port';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
@@ -37,6 +38,8 @@ export interface InboxSample {
   readonly depth: ReadonlyMap<string, Readonly<Record<SampledStatus, number>>>;
   /** Per endpoint, when its oldest `pending` event was received. */
   readonly oldestPendingAt: ReadonlyMap<string, Date>;
+  /** The pauses of dispatch in force. */
+  readonly paused: readonly DispatchPause[];
 }
 
 /** An endpoint that has had no acknowledged delivery for longer than its `expectDeliveryWithin`. */
@@ -207,8 +210,9 @@ export class InboxSampler {
       if (this.cached && !this.cached.databaseUp) {
         this.logger.log('The webhook inbox is reachable again');
       }
+      const paused = await this.queries.pauses();
       const writeError = await this.checkWrites();
-      this.cached = { takenAt, databaseUp: true, writeError, depth, oldestPendingAt };
+      this.cached = { takenAt, databaseUp: true, writeError, depth, oldestPendingAt, paused };
     } catch (error) {
       if (!this.cached || this.cached.databaseUp) {
         this.logger.warn(`Sampling the webhook inbox failed: ${describe(error)}`);
@@ -219,6 +223,7 @@ export class InboxSampler {
         error: describe(error),
         depth: this.cached?.depth ?? new Map(),
         oldestPendingAt: this.cached?.oldestPendingAt ?? new Map(),
+        paused: this.cached?.paused ?? [],
       };
     }
     return this.cached;

@@ -115,4 +115,104 @@ describe('WebhookAlertMonitor', () => {
     expect(alert.kind === 'dead_letter' && alert.error).toBe('card 411111******1111 declined');
     expect(alert.message).not.toContain('4111 1111');
   });
+
+  describe('failure groups', () => {
+    const failure = {
+      handler: 'Orders.onPaid',
+      errorClass: 'TypeError',
+      fingerprint: 'a1b2c3d4e5f60718',
+    };
+
+    function settled(
+      id: string,
+      status: 'retrying' | 'dead',
+      attempt: number,
+      failures = [failure],
+    ) {
+      telemetry.settled({
+        id,
+        endpoint: 'stripe',
+        provider: 'stripe',
+        type: 'payment.succeeded',
+        eventId: `evt_${id}`,
+        paymentRef: null,
+        status,
+        attempt,
+        ageMs: 1000,
+        error: 'Orders.onPaid: TypeError: stock service down',
+        failures,
+      });
+    }
+
+    function ran(id: string, outcome: string) {
+      telemetry.attempt({
+        id,
+        endpoint: 'stripe',
+        provider: 'stripe',
+        type: 'payment.succeeded',
+        eventId: `evt_${id}`,
+        handler: 'Orders.onPaid',
+        attempt: 1,
+        outcome,
+        durationMs: 3,
+      });
+    }
+
+    it('alerts on the first failure of a group, on the event that dies, and on recovery, with the commands to run', () => {
+      settled('e1', 'retrying', 1);
+      settled('e2', 'retrying', 1);
+      settled('e1', 'retrying', 2);
+      expect(raised.map((alert) => alert.kind)).toEqual(['handler_failing']);
+      const [failing] = raised;
+      expect(failing).toMatchObject({
+        handler: 'Orders.onPaid',
+        fingerprint: failure.fingerprint,
+        errorClass: 'TypeError',
+        id: 'e1',
+      });
+      expect(failing.message).toContain(`events replay --group ${failure.fingerprint} --dry-run`);
+      expect(failing.message).toContain(
+        `POST /webhooks-admin/replay?fingerprint=${failure.fingerprint}`,
+      );
+      expect(failing.message).toContain('pause --endpoint stripe --handler Orders.onPaid');
+      expect(failing.message).not.toContain('WebhookAdmin');
+
+      settled('e1', 'dead', 3);
+      expect(raised[1]).toMatchObject({
+        kind: 'dead_letter',
+        id: 'e1',
+        fingerprints: [failure.fingerprint],
+      });
+      expect(raised[1].message).toContain(`events replay --group ${failure.fingerprint}`);
+
+      ran('e3', 'failed');
+      expect(raised).toHaveLength(2);
+      ran('e3', 'ran');
+      expect(raised[2]).toMatchObject({
+        kind: 'handler_recovered',
+        handler: 'Orders.onPaid',
+        fingerprints: [failure.fingerprint],
+      });
+      expect(raised[2].message).toContain('events groups --status dead');
+      // Recovered: the next failure of the group is a first failure again.
+      ran('e4', 'ran');
+      settled('e5', 'retrying', 1);
+      expect(raised.map((alert) => alert.kind)).toEqual([
+        'handler_failing',
+        'dead_letter',
+        'handler_recovered',
+        'handler_failing',
+      ]);
+    });
+
+    it('names the event when it died of several causes', () => {
+      settled('e9', 'dead', 2, [
+        failure,
+        { handler: 'Mail.onPaid', errorClass: 'Error', fingerprint: 'ffff000011112222' },
+      ]);
+      const dead = raised.find((alert) => alert.kind === 'dead_letter')!;
+      expect(dead.message).toContain('events show e9');
+      expect(dead.message).toContain('POST /webhooks-admin/events/e9/redeliver');
+    });
+  });
 });

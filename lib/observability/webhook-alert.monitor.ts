@@ -3,7 +3,12 @@ import { InboxSampler, isAcknowledged } from './inbox-sampler';
 import { RecentKeys } from './recent-keys';
 import { safeText } from '../telemetry/safe-text';
 import { WebhookAlerts } from './webhook-alerts';
-import { DeliveryRecord, SettledRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import {
+  AttemptRecord,
+  DeliveryRecord,
+  SettledRecord,
+  WebhookTelemetry,
+} from '../telemetry/webhook-telemetry';
 import { SafeLogger } from '../telemetry/safe-logger';
 
 /** Payments remembered as already alerted on; older ones may alert again after this many. */
@@ -13,6 +18,29 @@ const MAX_ALERT_ERROR = 500;
 /** Bounds of the silence check interval, in ms. */
 const MIN_SILENCE_CHECK_MS = 500;
 const MAX_SILENCE_CHECK_MS = 60_000;
+
+/** Failure groups remembered as failing; past this many the oldest are forgotten. */
+const REMEMBERED_GROUPS = 10_000;
+/** The CLI and the admin routes' default path, as alert hints name them. */
+const CLI = 'npx nestjs-payment-webhooks';
+const ADMIN = '/webhooks-admin';
+
+/** A failure group this process saw failing, since its handler last succeeded. */
+interface FailingGroup {
+  readonly endpoint: string;
+  readonly handler: string | null;
+  readonly fingerprint: string;
+  readonly since: number;
+}
+
+/** What to run to look at a group and replay it, on the CLI and over HTTP. */
+export function groupHints(fingerprint: string): string {
+  return (
+    `See it: ${CLI} events groups --group ${fingerprint} (or GET ${ADMIN}/groups?fingerprint=${fingerprint}); ` +
+    `once the cause is fixed: ${CLI} events replay --group ${fingerprint} --dry-run, then without --dry-run ` +
+    `(or POST ${ADMIN}/replay?fingerprint=${fingerprint}&dryRun=true, then without dryRun)`
+  );
+}
 
 /** Bad-signature refusals on one endpoint since its last acknowledged delivery. */
 interface SignatureRun {
@@ -44,6 +72,8 @@ export class WebhookAlertMonitor {
   /** Per silent endpoint, the last delivery time (ms) its alert was raised for. */
   private readonly silences = new Map<string, number>();
   private readonly stormedPayments = new RecentKeys(REMEMBERED_PAYMENTS);
+  /** Failing groups by endpoint, handler and fingerprint, oldest first. */
+  private readonly failing = new Map<string, FailingGroup>();
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
   private checking = false;
@@ -64,6 +94,7 @@ export class WebhookAlertMonitor {
     }
     this.unsubscribe = this.telemetry.subscribe({
       delivery: (record) => this.onDelivery(record),
+      attempt: (record) => this.onAttempt(record),
       settled: (record) => this.onSettled(record),
     });
     const expected = [...this.options.observability.expectDeliveryWithin.values()];
@@ -214,11 +245,55 @@ export class WebhookAlertMonitor {
     });
   }
 
-  private onSettled(record: SettledRecord): void {
-    if (record.status !== 'dead') {
+  /** A handler that ran (or found its run in the ledger) ends the failing groups it had. */
+  private onAttempt(record: AttemptRecord): void {
+    if (record.outcome === 'failed' || this.failing.size === 0) {
       return;
     }
+    const ended = [...this.failing.entries()].filter(
+      ([, group]) => group.endpoint === record.endpoint && group.handler === record.handler,
+    );
+    if (ended.length === 0) {
+      return;
+    }
+    ended.forEach(([key]) => this.failing.delete(key));
+    const fingerprints = ended.map(([, group]) => group.fingerprint);
+    const since = Math.min(...ended.map(([, group]) => group.since));
+    this.alerts.raise({
+      kind: 'handler_recovered',
+      endpoint: record.endpoint,
+      provider: record.provider,
+      at: new Date(),
+      message:
+        `Handler ${record.handler} on endpoint "${record.endpoint}" succeeded again (event ${record.id}), ` +
+        `failing since ${new Date(since).toISOString()} in group(s) ${fingerprints.join(', ')}. ` +
+        `Events that went dead meanwhile still wait: ${CLI} events groups --status dead ` +
+        `(or GET ${ADMIN}/groups?status=dead).`,
+      handler: record.handler,
+      fingerprints,
+      failingSince: new Date(since),
+    });
+  }
+
+  private onSettled(record: SettledRecord): void {
+    if (record.status !== 'retrying' && record.status !== 'dead') {
+      return;
+    }
+    const failures = record.failures ?? [];
+    if (record.status === 'retrying') {
+      for (const failure of failures) {
+        this.firstFailure(record, failure);
+      }
+      return;
+    }
+    failures.forEach((failure) => this.remember(record.endpoint, failure));
+    const fingerprints = [...new Set(failures.map((failure) => failure.fingerprint))];
     const error = safeText(record.error ?? 'no error recorded').slice(0, MAX_ALERT_ERROR);
+    const next =
+      fingerprints.length === 1
+        ? groupHints(fingerprints[0])
+        : `See it: ${CLI} events show ${record.id} (or GET ${ADMIN}/events/${record.id}); once the cause ` +
+          `is fixed: ${CLI} events replay --id ${record.id} (or POST ${ADMIN}/events/${record.id}/redeliver)`;
     this.alerts.raise({
       kind: 'dead_letter',
       endpoint: record.endpoint,
@@ -226,14 +301,63 @@ export class WebhookAlertMonitor {
       at: new Date(),
       message:
         `Event ${record.id} (${record.endpoint}/${record.eventId}, ${record.type}) is dead after ` +
-        `${record.attempt} attempt(s): ${error}. Fix the cause, then WebhookAdmin.redeliver('${record.id}').`,
+        `${record.attempt} attempt(s): ${error}. ${next}.`,
       id: record.id,
       eventId: record.eventId,
       type: record.type,
       paymentRef: record.paymentRef,
       attempt: record.attempt,
       error,
+      fingerprints,
     });
+  }
+
+  /** Raises `handler_failing` for a group not failing yet in this process. */
+  private firstFailure(
+    record: SettledRecord,
+    failure: NonNullable<SettledRecord['failures']>[number],
+  ): void {
+    if (!this.remember(record.endpoint, failure)) {
+      return;
+    }
+    const who = failure.handler === null ? 'Events' : `Handler ${failure.handler}`;
+    this.alerts.raise({
+      kind: 'handler_failing',
+      endpoint: record.endpoint,
+      provider: record.provider,
+      at: new Date(),
+      message:
+        `${who} on endpoint "${record.endpoint}" started failing: ${failure.errorClass} on event ${record.id} ` +
+        `(${record.eventId}, attempt ${record.attempt}), retried with backoff. ${groupHints(failure.fingerprint)}. ` +
+        `If a system it calls is down: ${CLI} pause --endpoint ${record.endpoint}` +
+        `${failure.handler === null ? '' : ` --handler ${failure.handler}`} (or POST ${ADMIN}/pause).`,
+      handler: failure.handler,
+      fingerprint: failure.fingerprint,
+      errorClass: failure.errorClass,
+      id: record.id,
+      attempt: record.attempt,
+    });
+  }
+
+  /** Remembers a failing group; true when it was not failing yet. */
+  private remember(
+    endpoint: string,
+    failure: NonNullable<SettledRecord['failures']>[number],
+  ): boolean {
+    const key = [endpoint, failure.handler ?? '', failure.fingerprint].join('\u0000');
+    if (this.failing.has(key)) {
+      return false;
+    }
+    if (this.failing.size >= REMEMBERED_GROUPS) {
+      this.failing.delete(this.failing.keys().next().value!);
+    }
+    this.failing.set(key, {
+      endpoint,
+      handler: failure.handler,
+      fingerprint: failure.fingerprint,
+      since: Date.now(),
+    });
+    return true;
   }
 
   private providerOf(endpoint: string): string {

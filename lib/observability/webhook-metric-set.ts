@@ -25,6 +25,7 @@ export const METRIC_NAMES = [
   'oldest_pending_age_seconds',
   'last_delivery_age_seconds',
   'database_up',
+  'dispatch_paused',
 ] as const;
 
 /** The names of the metrics a transport adds (`dispatch.transport`), without the prefix. */
@@ -49,6 +50,7 @@ export interface WebhookMetricSet {
   oldestPendingAge: Gauge<'endpoint'>;
   lastDeliveryAge: Gauge<'endpoint'>;
   databaseUp: Gauge<string>;
+  dispatchPaused: Gauge<'endpoint' | 'handler'>;
   /** With a transport. */
   queueJobs?: Gauge<'queue' | 'state'>;
   queueUp?: Gauge<'queue'>;
@@ -200,7 +202,21 @@ export function inboxGauges(
       },
     }),
   );
-  return { inboxDepth, oldestPendingAge, lastDeliveryAge, databaseUp };
+  const dispatchPaused: Gauge<'endpoint' | 'handler'> = new prom.Gauge(
+    named({
+      name: 'dispatch_paused',
+      help: '1 for each pause of dispatch in force, by endpoint and handler (* for every one), sampled from the database.',
+      labelNames: ['endpoint', 'handler'] as const,
+      async collect() {
+        const sample = await sampler.sample();
+        dispatchPaused.reset();
+        for (const pause of sample.paused) {
+          dispatchPaused.set({ endpoint: pause.endpoint, handler: pause.handler }, 1);
+        }
+      },
+    }),
+  );
+  return { inboxDepth, oldestPendingAge, lastDeliveryAge, databaseUp, dispatchPaused };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { OpenWebhookTransport, WebhookTransportStatus } from '../dispatch/webhook-transport';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
+import type { DispatchPause } from '../store/ports/event-history';
 import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
 /** One threshold check: the value seen, its limit, and whether it is within it. */
@@ -30,6 +31,11 @@ export type WebhooksHealthDetails = {
   readonly deadLetters: WebhooksHealthMeasure;
   /** Endpoints silent for longer than their `expectDeliveryWithin`. */
   readonly silentEndpoints: readonly SilentEndpoint[];
+  /**
+   * The pauses of dispatch in force (see `WebhookAdmin.pause()`): deliberate, so not a problem
+   * of their own, though the events they hold count in the backlog.
+   */
+  readonly paused: readonly DispatchPause[];
   /**
    * The broker of `dispatch.transport`, when one is set: whether it answered, and its queue's
    * job counts. Down while the events wait in the inbox for it.
@@ -149,6 +155,7 @@ export class WebhooksHealthIndicator {
       ),
       deadLetters: measure(up ? dead : null, thresholds.maxDeadLetters),
       silentEndpoints: this.sampler.silentEndpoints(now),
+      paused: sample.paused,
       ...(transport ? { transport } : {}),
       sampledAt: sample.takenAt,
     };
@@ -183,8 +190,9 @@ export class WebhooksHealthIndicator {
     }
     if (!deadLetters.ok) {
       problems.push(
-        `${deadLetters.value} events are dead, more than ${deadLetters.max}: fix the cause, then ` +
-          'WebhookAdmin.replay({ status: "dead" }).',
+        `${deadLetters.value} events are dead, more than ${deadLetters.max}: see why with ` +
+          '`npx nestjs-payment-webhooks events groups --status dead` (or GET /webhooks-admin/groups?status=dead), ' +
+          'fix the cause, then replay each group with `events replay --group <fingerprint>`.',
       );
     }
     if (details.transport && !details.transport.up) {

@@ -17,6 +17,7 @@ function fixedSampler(sample: Partial<InboxSample> = {}, lastDelivery?: Date): I
       databaseUp: true,
       depth: new Map([['stripe', { pending: 0, processing: 0, retrying: 0, dead: 0 }]]),
       oldestPendingAt: new Map(),
+      paused: [],
       ...sample,
     }),
     lastDeliveryAt: () => lastDelivery ?? null,
@@ -62,6 +63,30 @@ describe('WebhooksMetrics', () => {
     expect(metrics.contentType).toBe(registry.contentType);
     metrics.stop();
     expect(registry.getMetricsAsArray()).toHaveLength(0);
+  });
+
+  it('reports each pause of dispatch in force, and none once lifted', async () => {
+    const registry = new Registry();
+    const pause = { pausedAt: new Date(), pausedBy: 'carol', reason: 'ERP down' };
+    const metrics = metricsWith(
+      { metrics: { registry, prefix: 'shop_' } },
+      fixedSampler({
+        paused: [
+          { ...pause, endpoint: 'stripe', handler: '*' },
+          { ...pause, endpoint: '*', handler: 'Orders.onPaid' },
+        ],
+      }),
+    );
+    metrics.start();
+    const text = await metrics.metrics();
+    expect(text).toContain('shop_dispatch_paused{endpoint="stripe",handler="*"} 1');
+    expect(text).toContain('shop_dispatch_paused{endpoint="*",handler="Orders.onPaid"} 1');
+    metrics.stop();
+
+    const lifted = metricsWith({ metrics: { registry, prefix: 'shop_' } });
+    lifted.start();
+    expect(await lifted.metrics()).not.toMatch(/shop_dispatch_paused\{/);
+    lifted.stop();
   });
 
   it('reports the time since the last delivery, or since the start when none is known', async () => {

@@ -1,6 +1,11 @@
 /** What an alert is about. */
 export type WebhookAlertKind =
-  'dead_letter' | 'signature_failures' | 'endpoint_silent' | 'payment_event_storm';
+  | 'handler_failing'
+  | 'dead_letter'
+  | 'handler_recovered'
+  | 'signature_failures'
+  | 'endpoint_silent'
+  | 'payment_event_storm';
 
 /** What every alert carries. */
 interface WebhookAlertBase {
@@ -31,6 +36,36 @@ export interface DeadLetterAlert extends WebhookAlertBase {
   readonly attempt: number;
   /** The last error, masked and escaped as the message is. */
   readonly error: string;
+  /** The failure groups the event died in: `events groups --group <fingerprint>`. */
+  readonly fingerprints: readonly string[];
+}
+
+/**
+ * The first failure of a group: a handler on an endpoint failed with a cause (error
+ * fingerprint) this process has not seen failing since the handler last succeeded. The event
+ * is retried; later failures of the group raise nothing until it recovers.
+ */
+export interface HandlerFailingAlert extends WebhookAlertBase {
+  readonly kind: 'handler_failing';
+  /** The handler's key; null when events fail before their handlers run. */
+  readonly handler: string | null;
+  readonly fingerprint: string;
+  readonly errorClass: string;
+  /** The event that failed first: its inbox id, and the attempt. */
+  readonly id: string;
+  readonly attempt: number;
+}
+
+/**
+ * A handler that had failing groups succeeded again on the endpoint: the cause is gone (the
+ * events that went dead meanwhile still wait for a replay).
+ */
+export interface HandlerRecoveredAlert extends WebhookAlertBase {
+  readonly kind: 'handler_recovered';
+  readonly handler: string;
+  /** The groups that were failing, and since when the first of them was. */
+  readonly fingerprints: readonly string[];
+  readonly failingSince: Date;
 }
 
 /**
@@ -73,7 +108,12 @@ export interface PaymentEventStormAlert extends WebhookAlertBase {
 
 /** Something an operator should look at. Narrow on `kind`. */
 export type WebhookAlert =
-  DeadLetterAlert | SignatureFailuresAlert | EndpointSilentAlert | PaymentEventStormAlert;
+  | HandlerFailingAlert
+  | DeadLetterAlert
+  | HandlerRecoveredAlert
+  | SignatureFailuresAlert
+  | EndpointSilentAlert
+  | PaymentEventStormAlert;
 
 /** Receives alerts; may be asynchronous. Errors are logged and dropped. */
 export type WebhookAlertListener = (alert: WebhookAlert) => void | Promise<void>;

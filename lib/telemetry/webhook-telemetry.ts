@@ -93,6 +93,17 @@ export interface SettledRecord {
   readonly ageMs: number;
   readonly outcome?: string | null;
   readonly error?: string;
+  /** On `retrying` and `dead`: what failed, one entry per handler (or one for the event). */
+  readonly failures?: readonly SettledFailure[];
+}
+
+/** One failure of a settled attempt: which handler, and its cause. */
+export interface SettledFailure {
+  /** The handler's key; null when the event failed before its handlers ran. */
+  readonly handler: string | null;
+  readonly errorClass: string;
+  /** The failure group's fingerprint (see `events groups`). */
+  readonly fingerprint: string;
 }
 
 /** Receives telemetry; every method is optional. Errors thrown here are logged and dropped. */

@@ -1,4 +1,5 @@
-import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
+import { stripeEndpoint, WebhookAdmin, WebhooksHealthIndicator } from 'nestjs-payment-webhooks';
+import type { WebhookAlert } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
@@ -42,6 +43,7 @@ function refund(): SignedStripeEvent {
 describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (database) => {
   let app: TestApp;
   let admin: WebhookAdmin;
+  const alerts: WebhookAlert[] = [];
 
   beforeAll(async () => {
     app = await startTestApp({
@@ -53,6 +55,7 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
           pollIntervalMs: 20,
           retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 10, maxDelayMs: 20 },
         },
+        observability: { alerts: { onAlert: (alert) => void alerts.push(alert) } },
       },
     });
     admin = app.app.get(WebhookAdmin);
@@ -103,6 +106,10 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
       expect(entry.finishedAt!.getTime()).toBeGreaterThanOrEqual(entry.at.getTime());
     }
     expect(attempts[0].fingerprint).toBe(attempts[1].fingerprint);
+    // First failure of its group, then the final one, each naming the commands to run.
+    expect(alerts.map((alert) => alert.kind)).toEqual(['handler_failing', 'dead_letter']);
+    expect(alerts[0]).toMatchObject({ id, fingerprint: attempts[0].fingerprint, attempt: 1 });
+    expect(alerts[1].message).toContain(`events replay --group ${attempts[0].fingerprint}`);
 
     app.control.scripts.delete(event.id);
     expect(await admin.redeliver(id, { actor: 'alice@cli' })).toBe(true);
@@ -117,6 +124,11 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
       expect.objectContaining({ handlerKey: 'TestPaymentHandlers.onPayment', attempt: 1 }),
     ]);
     expect(await countEffects(app, event.id)).toBe(1);
+    expect(alerts.map((alert) => alert.kind)).toEqual([
+      'handler_failing',
+      'dead_letter',
+      'handler_recovered',
+    ]);
   });
 
   it('groups dead events by cause, replays one group after a dry run and discards another', async () => {
@@ -194,14 +206,18 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
       true,
     );
     expect(await admin.pause({ endpoint: 'stripe' })).toBe(false);
-    expect(await admin.pauses()).toEqual([
-      expect.objectContaining({
-        endpoint: 'stripe',
-        handler: '*',
-        pausedBy: 'carol',
-        reason: 'ERP down',
-      }),
-    ]);
+    const pause = expect.objectContaining({
+      endpoint: 'stripe',
+      handler: '*',
+      pausedBy: 'carol',
+      reason: 'ERP down',
+    });
+    expect(await admin.pauses()).toEqual([pause]);
+    await eventually(async () => {
+      const health = await app.app.get(WebhooksHealthIndicator).checkHealth();
+      return health.paused.length === 1;
+    });
+    expect((await app.app.get(WebhooksHealthIndicator).checkHealth()).paused).toEqual([pause]);
     // NOTE: a pause reaches the dispatcher within a second.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
 
