@@ -10,13 +10,13 @@ export interface AdminWriteRefusal {
 const SAME_SITE_FETCH = ['same-origin', 'none'];
 
 /**
- * Whether a request that changes events (settle, redeliver, replay) may go on. A browser
- * page of another site can send a form or a `text/plain` fetch with the operator's cookies, but
- * it cannot send `Content-Type: application/json` without a preflight, nor hide where it came
- * from: such a request is refused when `Sec-Fetch-Site` is present and neither `same-origin` nor
- * `none`, or (from a browser that sends no `Sec-Fetch-Site`) when `Origin` is present and names
- * another host than the request's `Host`. A
- * request with neither header (curl, a server, a script) passes that check. Then the content
+ * Whether a request that changes events or dispatch (redeliver, settle, replay, discard, pause,
+ * resume) may go on. A browser page of another site can send a form or a `text/plain` fetch with
+ * the operator's cookies, but it cannot send `Content-Type: application/json` without a
+ * preflight, nor hide where it came from: such a request is refused when `Sec-Fetch-Site` is
+ * present and neither `same-origin` nor `none`, or (from a browser that sends no
+ * `Sec-Fetch-Site`) when `Origin` is present and names another host than the request's `Host`.
+ * A request with neither header (curl, a server, a script) passes that check. Then the content
  * type must be `application/json`.
  * @returns the refusal, or undefined when the request may go on.
  */

@@ -1,3 +1,4 @@
+import type { FailureGroupFilter } from '../store/ports/event-history';
 import type { WebhookEventFilter } from '../store/ports/inbox-queries.port';
 import {
   REPLAYABLE_STATUSES,
@@ -5,11 +6,11 @@ import {
   type WebhookEventStatus,
 } from '../store/webhook-event-status';
 import {
+  FILTER_TIME_RANGE,
   LIMIT_INVALID,
   SINCE_AFTER_UNTIL,
   STATUS_INVALID,
   TEXT_INVALID,
-  TIME_INVALID,
   TIME_OUT_OF_RANGE,
   UNKNOWN_PARAMETER,
 } from './webhook-admin.messages';
@@ -17,7 +18,7 @@ import {
 /** Most events one list returns. */
 export const MAX_LIST_LIMIT = 1000;
 
-/** Longest text filter (endpoint, tenant, event id, type, payment or order reference) a query may give. */
+/** Longest text filter (endpoint, tenant, event id, handler, error text…) a query may give. */
 const MAX_TEXT_LENGTH = 1024;
 
 const EARLIEST_MS = Date.UTC(1970, 0, 1);
@@ -26,8 +27,43 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-const TEXT_KEYS = ['endpoint', 'tenant', 'eventId', 'type', 'paymentRef', 'merchantRef'] as const;
+/** Most events per second a replay may be asked for: more is the same as no limit. */
+const MAX_REPLAY_RATE = 100_000;
+
+const AGE = /^(\d+(?:\.\d+)?)(s|m|min|h|d|w)?$/;
+const UNIT_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+const TEXT_KEYS = [
+  'endpoint',
+  'tenant',
+  'eventId',
+  'type',
+  'paymentRef',
+  'merchantRef',
+  'handler',
+  'error',
+  'fingerprint',
+] as const;
 const FILTER_KEYS = [...TEXT_KEYS, 'status', 'since', 'until'] as const;
+const GROUP_KEYS = ['endpoint', 'tenant', 'handler', 'error', 'fingerprint', 'status', 'limit'];
+const FAILED_STATUSES: readonly WebhookEventStatus[] = ['dead', 'retrying'];
+
+const TIME_INVALID = (name: string, value: string) =>
+  `${name} must be an age such as 30d, 12h or 15m (units s, m, h, d, w; a bare number is days), ` +
+  `or an ISO 8601 time from ${FILTER_TIME_RANGE} such as 2026-11-29T10:00:00Z ` +
+  `(got ${JSON.stringify(value)})`;
+const RATE_INVALID = (got: string) =>
+  `rate must be a number of events per second above 0 and at most ${MAX_REPLAY_RATE}, ` +
+  `e.g. rate=20 or rate=0.5 (got ${JSON.stringify(got)})`;
+const FLAG_INVALID = (name: string, got: string) =>
+  `${name} must be true or false (got ${JSON.stringify(got)})`;
 
 /**
  * A filter value breaks its rule; the message states the rule and what was given. The HTTP
@@ -67,31 +103,75 @@ export function checkTimeOrder(
   }
 }
 
-/** Which admin route a query string filters, and so which keys and statuses it takes. */
-export type FilterRoute = 'list' | 'replay';
+/**
+ * A filter time given as an age before `now` (`24h`, `30m`, `7d`: units `s`, `m` or `min`, `h`,
+ * `d`, `w`; a bare number is days) or as an ISO 8601 time (`2026-11-28`,
+ * `2026-11-28T10:00:00Z`, a calendar day that exists), from 1970 to 9999. The admin routes read
+ * `since` and `until` with it, the CLI its `--since`, `--until` and `--older-than`.
+ * @param name the name the user gave the value by, for the message: `since`, `--since`.
+ * @throws WebhookFilterError naming both accepted forms, or the range.
+ * @example parseFilterTime('since', '24h', new Date()) // 24 hours ago
+ */
+export function parseFilterTime(name: string, text: string, now: Date): Date {
+  const trimmed = text.trim();
+  const age = AGE.exec(trimmed);
+  if (age) {
+    const ms = now.getTime() - Number(age[1]) * UNIT_MS[age[2] ?? 'd'];
+    return checkFilterTime(name, new Date(ms), text);
+  }
+  const match = ISO_TIME.exec(trimmed);
+  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+    throw new WebhookFilterError(TIME_INVALID(name, text));
+  }
+  const time = new Date(trimmed);
+  if (Number.isNaN(time.getTime())) {
+    throw new WebhookFilterError(TIME_INVALID(name, text));
+  }
+  return checkFilterTime(name, time, text);
+}
 
-/** A filter and, for the list, its limit, as read from a query string. */
+/** Which admin route a query string filters, and so which keys and statuses it takes. */
+export type FilterRoute = 'list' | 'replay' | 'discard';
+
+const ROUTE_RULES: Readonly<
+  Record<FilterRoute, { statuses: readonly WebhookEventStatus[]; extra: readonly string[] }>
+> = {
+  list: { statuses: WEBHOOK_EVENT_STATUSES, extra: ['limit'] },
+  replay: { statuses: REPLAYABLE_STATUSES, extra: ['dryRun', 'rate'] },
+  discard: { statuses: FAILED_STATUSES, extra: [] },
+};
+
+/** A filter and the route's own options, as read from a query string. */
 export interface EventFilterQuery extends WebhookEventFilter {
+  /** The list's limit. */
+  limit?: number;
+  /** A replay that only counts. */
+  dryRun?: boolean;
+  /** A replay's most events per second. */
+  ratePerSecond?: number;
+}
+
+/** A failure group filter and its limit, as read from a query string. */
+export interface FailureGroupQuery extends FailureGroupFilter {
   limit?: number;
 }
 
 /**
- * Reads the query string of the admin list or replay route, whatever parsed it (Express's `qs`,
- * Fastify, `URLSearchParams`): every key known, each text given once and non-empty, `status` one
- * or more known statuses (comma-separated or repeated), times ISO 8601 from 1970 to 9999 with
- * `since` before `until`, and `limit` a whole number from 1 to 1000 (list only).
+ * Reads the query string of the admin list, replay or discard route, whatever parsed it
+ * (Express's `qs`, Fastify, `URLSearchParams`): every key known, each text given once and
+ * non-empty, `status` one or more statuses the route takes (comma-separated or repeated), times
+ * as {@link parseFilterTime} reads them with `since` before `until`, `limit` a whole number from
+ * 1 to 1000 (list), `dryRun` true or false and `rate` events per second (replay).
+ * @param now what an age counts back from.
  * @throws WebhookFilterError stating the rule the first bad value breaks.
  */
-export function parseEventFilterQuery(query: unknown, route: FilterRoute): EventFilterQuery {
-  const values = (typeof query === 'object' && query !== null ? query : {}) as Record<
-    string,
-    unknown
-  >;
-  const known: readonly string[] = route === 'list' ? [...FILTER_KEYS, 'limit'] : FILTER_KEYS;
-  const unknown = Object.keys(values).find((key) => !known.includes(key));
-  if (unknown !== undefined) {
-    throw new WebhookFilterError(UNKNOWN_PARAMETER(unknown, known));
-  }
+export function parseEventFilterQuery(
+  query: unknown,
+  route: FilterRoute,
+  now: Date = new Date(),
+): EventFilterQuery {
+  const rules = ROUTE_RULES[route];
+  const values = knownValues(query, [...FILTER_KEYS, ...rules.extra]);
   const filter: EventFilterQuery = {};
   for (const key of TEXT_KEYS) {
     if (values[key] !== undefined) {
@@ -99,22 +179,65 @@ export function parseEventFilterQuery(query: unknown, route: FilterRoute): Event
     }
   }
   if (values.status !== undefined) {
-    filter.status = statusesOf(
-      values.status,
-      route === 'list' ? WEBHOOK_EVENT_STATUSES : REPLAYABLE_STATUSES,
-    );
+    filter.status = statusesOf(values.status, rules.statuses);
   }
   if (values.since !== undefined) {
-    filter.since = timeOf('since', values.since);
+    filter.since = parseFilterTime('since', textOf('since', values.since), now);
   }
   if (values.until !== undefined) {
-    filter.until = timeOf('until', values.until);
+    filter.until = parseFilterTime('until', textOf('until', values.until), now);
   }
   checkTimeOrder(filter);
   if (values.limit !== undefined) {
     filter.limit = limitOf(values.limit);
   }
+  if (values.dryRun !== undefined) {
+    filter.dryRun = flagOf('dryRun', values.dryRun);
+  }
+  if (values.rate !== undefined) {
+    filter.ratePerSecond = rateOf(values.rate);
+  }
   return filter;
+}
+
+/**
+ * Reads the query string of the failure groups route: `endpoint`, `tenant`, `handler`, `error`,
+ * `fingerprint` (each once, non-empty), `status` (`dead`, `retrying` or both) and `limit` (1 to
+ * 1000).
+ * @throws WebhookFilterError stating the rule the first bad value breaks.
+ */
+export function parseFailureGroupQuery(query: unknown): FailureGroupQuery {
+  const values = knownValues(query, GROUP_KEYS);
+  const filter: {
+    -readonly [K in keyof FailureGroupQuery]: FailureGroupQuery[K];
+  } = {};
+  for (const key of ['endpoint', 'tenant', 'handler', 'error', 'fingerprint'] as const) {
+    if (values[key] !== undefined) {
+      filter[key] = textOf(key, values[key]);
+    }
+  }
+  if (values.status !== undefined) {
+    const statuses = statusesOf(values.status, FAILED_STATUSES);
+    // NOTE: dead and retrying together are what the groups hold anyway: no filter.
+    filter.status = statuses.length === 1 ? (statuses[0] as 'dead' | 'retrying') : undefined;
+  }
+  if (values.limit !== undefined) {
+    filter.limit = limitOf(values.limit);
+  }
+  return filter;
+}
+
+/** The query's values, once every key is one of `known`. */
+function knownValues(query: unknown, known: readonly string[]): Record<string, unknown> {
+  const values = (typeof query === 'object' && query !== null ? query : {}) as Record<
+    string,
+    unknown
+  >;
+  const unknown = Object.keys(values).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    throw new WebhookFilterError(UNKNOWN_PARAMETER(unknown, known));
+  }
+  return values;
 }
 
 function textOf(name: string, value: unknown): string {
@@ -136,19 +259,6 @@ function statusesOf(value: unknown, allowed: readonly WebhookEventStatus[]): Web
   return [...new Set(statuses as WebhookEventStatus[])];
 }
 
-function timeOf(name: string, value: unknown): Date {
-  const text = typeof value === 'string' ? value : String(value);
-  const match = typeof value === 'string' ? ISO_TIME.exec(value) : null;
-  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-    throw new WebhookFilterError(TIME_INVALID(name, text));
-  }
-  const time = new Date(value as string);
-  if (Number.isNaN(time.getTime())) {
-    throw new WebhookFilterError(TIME_INVALID(name, text));
-  }
-  return checkFilterTime(name, time, text);
-}
-
 function isCalendarDate(year: number, month: number, day: number): boolean {
   return (
     month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
@@ -162,4 +272,23 @@ function limitOf(value: unknown): number {
     throw new WebhookFilterError(LIMIT_INVALID(MAX_LIST_LIMIT, text));
   }
   return limit;
+}
+
+function flagOf(name: string, value: unknown): boolean {
+  if (value === 'true' || value === 'false') {
+    return value === 'true';
+  }
+  throw new WebhookFilterError(
+    FLAG_INVALID(name, typeof value === 'string' ? value : String(value)),
+  );
+}
+
+function rateOf(value: unknown): number {
+  const text = typeof value === 'string' ? value : String(value);
+  const rate =
+    typeof value === 'string' && /^\d{1,6}(?:\.\d{1,6})?$/.test(value) ? Number(value) : NaN;
+  if (!(rate > 0 && rate <= MAX_REPLAY_RATE)) {
+    throw new WebhookFilterError(RATE_INVALID(text));
+  }
+  return rate;
 }

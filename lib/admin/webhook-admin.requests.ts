@@ -1,9 +1,28 @@
 import type { HandlerRunRecord } from '../store/ports/inbox-event';
+import type { EventHistoryEntry } from '../store/ports/event-history';
 import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
-import { parseEventFilterQuery, WebhookFilterError } from './event-filter-rules';
-import { WebhookAdmin } from './webhook-admin';
+import {
+  FilterRoute,
+  parseEventFilterQuery,
+  parseFailureGroupQuery,
+  WebhookFilterError,
+} from './event-filter-rules';
+import { describeScope, WebhookAdmin } from './webhook-admin';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What names the actor: the fields of an app's `req.user` looked at, in order. */
+const USER_FIELDS = ['id', 'username', 'email', 'sub', 'name'] as const;
+/** Most characters of an actor kept in the history. */
+const MAX_ACTOR = 64;
+/** Control, format and line-breaking characters, and lone surrogates: never in an actor. */
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]+/gu;
+
+/** Longest endpoint name and handler key a pause may name (their stored columns). */
+const MAX_ENDPOINT = 64;
+const MAX_HANDLER = 255;
+/** Longest reason a pause or a discard keeps. */
+const MAX_REASON = 500;
 
 /**
  * Most characters of a stored body the single-event route returns; past it the body is cut
@@ -34,6 +53,17 @@ export interface WebhookAdminSettleBody {
   reason?: string;
 }
 
+/**
+ * The request as the adapter has it (Express, Fastify or Node's own): the user an app's
+ * authentication put on it, and where it came from. Together they name the actor of a change.
+ */
+export interface WebhookAdminCaller {
+  readonly user?: unknown;
+  /** The client's address as the framework reads it (Express's `trust proxy` applies). */
+  readonly ip?: unknown;
+  readonly socket?: { readonly remoteAddress?: string };
+}
+
 /** One event as the single-event route returns it: every column, the body bounded. */
 export interface WebhookAdminEventView extends WebhookEventSummary {
   readonly bodySha256: string;
@@ -50,13 +80,18 @@ function badRequest(message: string): WebhookAdminRequestError {
   return new WebhookAdminRequestError(400, message);
 }
 
-/** The query's filter, a broken rule as a 400. */
-function filterOf(query: WebhookAdminFilterQuery, route: 'list' | 'replay') {
+/** `read()`, a broken filter rule as a 400. */
+function checked<T>(read: () => T): T {
   try {
-    return parseEventFilterQuery(query, route);
+    return read();
   } catch (error) {
     throw error instanceof WebhookFilterError ? badRequest(error.message) : error;
   }
+}
+
+/** The query's filter, a broken rule as a 400. */
+function filterOf(query: WebhookAdminFilterQuery, route: FilterRoute) {
+  return checked(() => parseEventFilterQuery(query, route));
 }
 
 /** The id of a stored event, as Nest's `ParseUUIDPipe` checks it. */
@@ -65,6 +100,51 @@ export function parseEventId(id: string): string {
     throw badRequest('Validation failed (uuid is expected)');
   }
   return id;
+}
+
+/**
+ * Who makes a change through the admin routes, as the event's history keeps it: the first of
+ * `id`, `username`, `email`, `sub`, `name` of the request's `user` that is a text (or a whole
+ * number), else `http <client address>`; without control characters, at most 64 characters.
+ */
+export function adminActor(caller: WebhookAdminCaller): string {
+  const { user } = caller;
+  if (typeof user === 'object' && user !== null) {
+    for (const field of USER_FIELDS) {
+      const value = (user as Record<string, unknown>)[field];
+      const text =
+        typeof value === 'string' || Number.isSafeInteger(value) ? safeActor(String(value)) : '';
+      if (text !== '') {
+        return text;
+      }
+    }
+  }
+  const address =
+    typeof caller.ip === 'string' && caller.ip !== '' ? caller.ip : caller.socket?.remoteAddress;
+  return safeActor(`http ${address ?? 'unknown'}`);
+}
+
+function safeActor(text: string): string {
+  const clean = text.replace(UNSAFE_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  return Array.from(clean).slice(0, MAX_ACTOR).join('').trim();
+}
+
+/**
+ * A signal that aborts when the connection closes before the answer was sent: the client (or a
+ * proxy) gave up. A replay stops on it between two batches.
+ * @param response Node's `ServerResponse` (Fastify's `reply.raw`).
+ */
+export function answerAbandoned(response: {
+  once(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) {
+      controller.abort();
+    }
+  });
+  return controller.signal;
 }
 
 /** `event` with its body cut to {@link SHOWN_BODY_CHARACTERS}. */
@@ -83,9 +163,45 @@ function eventView(event: WebhookEventDetails['event']): WebhookAdminEventView {
 }
 
 /**
+ * The JSON body of `route` as an object holding only `fields`.
+ * @throws WebhookAdminRequestError 400 naming the fields the route takes.
+ */
+function bodyOf(body: unknown, route: string, fields: readonly string[]): Record<string, unknown> {
+  const takes = fields.length === 0 ? 'takes a body of {}' : `takes ${fields.join(', ')}`;
+  if (body === undefined || body === null) {
+    return {};
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest(`The body of ${route} must be a JSON object: ${route} ${takes}`);
+  }
+  const unknown = Object.keys(body).find((key) => !fields.includes(key));
+  if (unknown !== undefined) {
+    throw badRequest(`Unknown body field ${JSON.stringify(unknown)}: ${route} ${takes}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** `value` when it is a non-empty text of at most `max` characters without control ones. */
+function bodyText(route: string, name: string, value: unknown, max: number): string {
+  if (
+    typeof value !== 'string' ||
+    value.trim() === '' ||
+    value.length > max ||
+    /\p{Cc}/u.test(value)
+  ) {
+    throw badRequest(
+      `${name} of ${route} must be a non-empty text of at most ${max} characters, ` +
+        'without control characters',
+    );
+  }
+  return value;
+}
+
+/**
  * What the admin routes do, whatever serves them (the Nest controller or the Express admin
- * router): parameters checked, `WebhookAdmin` called, and a refusal thrown as a
- * {@link WebhookAdminRequestError} the adapter answers with its status and message.
+ * router): parameters checked, `WebhookAdmin` called with the caller as the actor of a change,
+ * and a refusal thrown as a {@link WebhookAdminRequestError} the adapter answers with its status
+ * and message.
  */
 export class WebhookAdminRequests {
   constructor(private readonly admin: WebhookAdmin) {}
@@ -95,18 +211,25 @@ export class WebhookAdminRequests {
     return this.admin.list(filterOf(query, 'list'));
   }
 
-  async show(
-    id: string,
-  ): Promise<{ event: WebhookAdminEventView; handlerRuns: readonly HandlerRunRecord[] }> {
+  /** One event, its body bounded, with its handler runs and its history. */
+  async show(id: string): Promise<{
+    event: WebhookAdminEventView;
+    handlerRuns: readonly HandlerRunRecord[];
+    history: readonly EventHistoryEntry[];
+  }> {
     const details = await this.admin.show(parseEventId(id));
     if (!details) {
       throw new WebhookAdminRequestError(404, `No stored event ${id}`);
     }
-    return { event: eventView(details.event), handlerRuns: details.handlerRuns };
+    return {
+      event: eventView(details.event),
+      handlerRuns: details.handlerRuns,
+      history: details.history,
+    };
   }
 
-  async redeliver(id: string): Promise<{ redelivered: string }> {
-    if (!(await this.admin.redeliver(parseEventId(id)))) {
+  async redeliver(id: string, caller: WebhookAdminCaller): Promise<{ redelivered: string }> {
+    if (!(await this.admin.redeliver(parseEventId(id), { actor: adminActor(caller) }))) {
       throw new WebhookAdminRequestError(
         404,
         `Event ${id} was not put back: there is none, it is already waiting, or a worker holds it`,
@@ -118,6 +241,7 @@ export class WebhookAdminRequests {
   async settle(
     id: string,
     body: WebhookAdminSettleBody | undefined,
+    caller: WebhookAdminCaller,
   ): Promise<{ settled: string; status: 'dead' | 'ignored' }> {
     parseEventId(id);
     if (body?.status !== 'dead' && body?.status !== 'ignored') {
@@ -126,7 +250,10 @@ export class WebhookAdminRequests {
     if (typeof body.reason !== 'string' || body.reason.trim() === '') {
       throw badRequest('reason must say why the event is settled by hand');
     }
-    if (!(await this.admin.settle(id, body.status, body.reason))) {
+    const settled = await this.admin.settle(id, body.status, body.reason, {
+      actor: adminActor(caller),
+    });
+    if (!settled) {
       throw new WebhookAdminRequestError(
         404,
         `Event ${id} was not settled: there is none or a worker holds it`,
@@ -135,11 +262,101 @@ export class WebhookAdminRequests {
     return { settled: id, status: body.status };
   }
 
-  replay(query: WebhookAdminFilterQuery) {
-    return this.admin.replay(filterOf(query, 'replay'));
+  /**
+   * Puts the matching events back, or with `dryRun=true` counts them. The filter is the query's
+   * only: a body with fields is refused, so a filter sent there cannot widen the replay.
+   * @param signal stops the replay between two batches (see {@link answerAbandoned}).
+   */
+  replay(
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+    caller: WebhookAdminCaller,
+    signal?: AbortSignal,
+  ) {
+    const filter = filterOf(query, 'replay');
+    bodyOf(body, 'replay', []);
+    return this.admin.replay({ ...filter, signal, actor: adminActor(caller) });
+  }
+
+  /** Settles the matching dead or retrying events `ignored`, or with `dryRun` counts them. */
+  discard(query: WebhookAdminFilterQuery, body: unknown, caller: WebhookAdminCaller) {
+    const filter = filterOf(query, 'discard');
+    const { reason, dryRun } = bodyOf(body, 'discard', ['reason', 'dryRun']);
+    if (dryRun !== undefined && typeof dryRun !== 'boolean') {
+      throw badRequest('dryRun of discard must be true or false');
+    }
+    if (typeof reason !== 'string' || reason.trim() === '') {
+      throw badRequest('reason of discard must say why the events are settled without running');
+    }
+    return this.admin.discard(filter, {
+      reason: bodyText('discard', 'reason', reason, MAX_REASON),
+      dryRun,
+      actor: adminActor(caller),
+    });
+  }
+
+  /** The failure groups matching the query, largest first. */
+  groups(query: WebhookAdminFilterQuery) {
+    return this.admin.failureGroups(checked(() => parseFailureGroupQuery(query)));
+  }
+
+  /** Pauses dispatch for the scope of the body; `paused: false` when it was paused already. */
+  async pause(
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+    caller: WebhookAdminCaller,
+  ): Promise<{ paused: boolean; endpoint: string; handler: string }> {
+    const { scope, reason } = this.scopeOf('pause', query, body, ['endpoint', 'handler', 'reason']);
+    const paused = await this.admin.pause(scope, { actor: adminActor(caller), reason });
+    return { paused, endpoint: scope.endpoint ?? '*', handler: scope.handler ?? '*' };
+  }
+
+  /** Lifts the pause of the body's scope: how many held events fell due, 404 when none. */
+  async resume(
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+  ): Promise<{ resumed: number; endpoint: string; handler: string }> {
+    const { scope } = this.scopeOf('resume', query, body, ['endpoint', 'handler']);
+    const resumed = await this.admin.resume(scope);
+    if (resumed === null) {
+      throw new WebhookAdminRequestError(
+        404,
+        `Dispatch was not paused for ${describeScope(scope)}: nothing to resume`,
+      );
+    }
+    return { resumed, endpoint: scope.endpoint ?? '*', handler: scope.handler ?? '*' };
+  }
+
+  /** The pauses of dispatch in force, oldest first. */
+  pauses() {
+    return this.admin.pauses();
   }
 
   stats() {
     return this.admin.stats();
+  }
+
+  /** The scope (and reason) a pause or resume body names; left out or `*` is every one. */
+  private scopeOf(
+    route: 'pause' | 'resume',
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+    fields: readonly string[],
+  ): { scope: { endpoint?: string; handler?: string }; reason?: string } {
+    // NOTE: a scope in the query would be left out of the body, and pause every endpoint.
+    const key = Object.keys(query ?? {})[0];
+    if (key !== undefined) {
+      throw badRequest(
+        `${route} takes no query parameter (got ${JSON.stringify(key)}): give the scope in ` +
+          `the JSON body, e.g. { "endpoint": "stripe" }`,
+      );
+    }
+    const values = bodyOf(body, route, fields);
+    const text = (name: string, max: number) =>
+      values[name] === undefined ? undefined : bodyText(route, name, values[name], max);
+    return {
+      scope: { endpoint: text('endpoint', MAX_ENDPOINT), handler: text('handler', MAX_HANDLER) },
+      reason: text('reason', MAX_REASON),
+    };
   }
 }

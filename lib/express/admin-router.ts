@@ -1,6 +1,8 @@
+import type { ServerResponse } from 'node:http';
 import { URLSearchParams } from 'node:url';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
+  answerAbandoned,
   WebhookAdminFilterQuery,
   WebhookAdminRequestError,
   WebhookAdminRequests,
@@ -30,20 +32,40 @@ export interface WebhookAdminRouterOptions {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-type Route = (requests: WebhookAdminRequests, request: RouterRequest) => Promise<unknown>;
+type Route = (
+  requests: WebhookAdminRequests,
+  request: RouterRequest,
+  response: ServerResponse,
+) => Promise<unknown>;
+
+/** The routes on the mount point itself (`GET groups`, `POST pause`), by method and name. */
+const TOP_ROUTES: Readonly<Record<string, Route>> = {
+  'GET events': (requests, request) => requests.list(queryOf(request)),
+  'GET groups': (requests, request) => requests.groups(queryOf(request)),
+  'GET pauses': (requests) => requests.pauses(),
+  'GET stats': (requests) => requests.stats(),
+  'POST replay': async (requests, request, response) =>
+    requests.replay(
+      queryOf(request),
+      await jsonBodyOf(request),
+      request,
+      answerAbandoned(response),
+    ),
+  'POST discard': async (requests, request) =>
+    requests.discard(queryOf(request), await jsonBodyOf(request), request),
+  'POST pause': async (requests, request) =>
+    requests.pause(queryOf(request), await jsonBodyOf(request), request),
+  'POST resume': async (requests, request) =>
+    requests.resume(queryOf(request), await jsonBodyOf(request)),
+};
 
 /** The routes of the Nest admin controller, by method and path under the mount point. */
 function routeOf(method: string | undefined, path: string): Route | undefined {
   const parts = path.split('/').filter((part) => part !== '');
   const [first, id, action] = parts.map((part) => safeDecode(part));
-  if (method === 'GET' && parts.length === 1 && first === 'events') {
-    return (requests, request) => requests.list(queryOf(request));
-  }
-  if (method === 'GET' && parts.length === 1 && first === 'stats') {
-    return (requests) => requests.stats();
-  }
-  if (method === 'POST' && parts.length === 1 && first === 'replay') {
-    return (requests, request) => requests.replay(queryOf(request));
+  if (parts.length === 1) {
+    const key = `${method} ${first}`;
+    return Object.hasOwn(TOP_ROUTES, key) ? TOP_ROUTES[key] : undefined;
   }
   if (first !== 'events' || id === undefined) {
     return undefined;
@@ -52,10 +74,11 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
     return (requests) => requests.show(id);
   }
   if (method === 'POST' && parts.length === 3 && action === 'redeliver') {
-    return (requests) => requests.redeliver(id);
+    return (requests, request) => requests.redeliver(id, request);
   }
   if (method === 'POST' && parts.length === 3 && action === 'settle') {
-    return async (requests, request) => requests.settle(id, await settleBodyOf(request));
+    return async (requests, request) =>
+      requests.settle(id, (await jsonBodyOf(request)) as WebhookAdminSettleBody, request);
   }
   return undefined;
 }
@@ -63,7 +86,9 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
 /**
  * The admin routes of the Nest module's admin controller, as Express middleware over the
  * engine's `WebhookAdmin`: `GET events`, `GET events/:id`, `POST events/:id/redeliver`,
- * `POST events/:id/settle`, `POST replay`, `GET stats`, each behind `authorize`.
+ * `POST events/:id/settle`, `POST replay`, `POST discard`, `GET groups`, `POST pause`,
+ * `POST resume`, `GET pauses`, `GET stats`, each behind `authorize`. A change keeps `req.user`
+ * (as an authentication middleware mounted before sets it) or the client's address as its actor.
  * @throws WebhookConfigurationError when `authorize` is missing
  */
 export function adminRouter(
@@ -81,7 +106,7 @@ export function adminRouter(
       next();
       return;
     }
-    serve(options, requests, route, request, logger)
+    serve(options, requests, route, request, response, logger)
       .then(([status, body]) => writeJson(response, status, body))
       .catch(next);
   };
@@ -92,6 +117,7 @@ async function serve(
   requests: WebhookAdminRequests,
   route: Route,
   request: RouterRequest,
+  response: ServerResponse,
   logger: SafeLogger,
 ): Promise<[number, unknown]> {
   const allowed = await Promise.resolve()
@@ -111,7 +137,7 @@ async function serve(
     return [refused.status, errorBody(refused.status, refused.message)];
   }
   try {
-    return [200, await route(requests, request)];
+    return [200, await route(requests, request, response)];
   } catch (error) {
     if (error instanceof WebhookAdminRequestError) {
       return [error.status, errorBody(error.status, error.message)];
@@ -133,8 +159,8 @@ function queryOf(request: RouterRequest): WebhookAdminFilterQuery {
   return query;
 }
 
-/** The settle body: parsed already by `express.json()`, or read and parsed here. */
-async function settleBodyOf(request: RouterRequest): Promise<WebhookAdminSettleBody> {
+/** The JSON body: parsed already by `express.json()`, or read and parsed here. */
+async function jsonBodyOf(request: RouterRequest): Promise<Record<string, unknown>> {
   if (isObject(request.body)) {
     return request.body;
   }
@@ -154,7 +180,7 @@ async function settleBodyOf(request: RouterRequest): Promise<WebhookAdminSettleB
   return value;
 }
 
-function isObject(value: unknown): value is WebhookAdminSettleBody {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

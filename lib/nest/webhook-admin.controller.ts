@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import {
   BadRequestException,
   Body,
@@ -14,6 +14,8 @@ import {
   ParseUUIDPipe,
   Post,
   Query,
+  Req,
+  Res,
   Type,
   UnsupportedMediaTypeException,
   UseGuards,
@@ -23,6 +25,8 @@ import type { WebhookAdminRoutesOptions } from './webhooks-module-extras';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookAdmin } from '../admin/webhook-admin';
 import {
+  answerAbandoned,
+  WebhookAdminCaller,
   WebhookAdminFilterQuery,
   WebhookAdminRequestError,
   WebhookAdminRequests,
@@ -72,11 +76,18 @@ class WebhookAdminWriteGuard implements CanActivate {
 
 const WRITE_GUARD = new WebhookAdminWriteGuard();
 
+/** Node's `ServerResponse`: Express's response is one, Fastify's reply holds it as `raw`. */
+function nodeResponse(response: ServerResponse | { raw: ServerResponse }): ServerResponse {
+  return 'raw' in response ? response.raw : response;
+}
+
 /**
  * Builds the optional admin routes over `WebhookAdmin`, mounted only when the app gives guards:
  * `GET /{path}/events`, `GET /{path}/events/:id`, `POST /{path}/events/:id/redeliver`,
- * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `GET /{path}/stats`. The POST routes
- * take `Content-Type: application/json` only and refuse cross-site requests.
+ * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `POST /{path}/discard`,
+ * `GET /{path}/groups`, `POST /{path}/pause`, `POST /{path}/resume`, `GET /{path}/pauses`,
+ * `GET /{path}/stats`. The POST routes take `Content-Type: application/json` only, refuse
+ * cross-site requests, and keep the request's user (or address) as the actor of the change.
  * @throws WebhookConfigurationError when no guard is given.
  */
 export function createWebhookAdminController(options: WebhookAdminRoutesOptions): Type<unknown> {
@@ -110,22 +121,71 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     @Post('events/:id/redeliver')
     @UseGuards(WRITE_GUARD)
     @HttpCode(200)
-    redeliver(@Param('id', ParseUUIDPipe) id: string) {
-      return answer(() => this.requests.redeliver(id));
+    redeliver(@Param('id', ParseUUIDPipe) id: string, @Req() caller: WebhookAdminCaller) {
+      return answer(() => this.requests.redeliver(id, caller));
     }
 
     @Post('events/:id/settle')
     @UseGuards(WRITE_GUARD)
     @HttpCode(200)
-    settle(@Param('id', ParseUUIDPipe) id: string, @Body() body: WebhookAdminSettleBody) {
-      return answer(() => this.requests.settle(id, body));
+    settle(
+      @Param('id', ParseUUIDPipe) id: string,
+      @Body() body: WebhookAdminSettleBody,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.settle(id, body, caller));
     }
 
     @Post('replay')
     @UseGuards(WRITE_GUARD)
     @HttpCode(200)
-    replay(@Query() query: WebhookAdminFilterQuery) {
-      return answer(() => this.requests.replay(query));
+    replay(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+      @Res({ passthrough: true }) response: ServerResponse | { raw: ServerResponse },
+    ) {
+      const signal = answerAbandoned(nodeResponse(response));
+      return answer(() => this.requests.replay(query, body, caller, signal));
+    }
+
+    @Post('discard')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    discard(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.discard(query, body, caller));
+    }
+
+    @Get('groups')
+    groups(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.groups(query));
+    }
+
+    @Post('pause')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    pause(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.pause(query, body, caller));
+    }
+
+    @Post('resume')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    resume(@Query() query: WebhookAdminFilterQuery, @Body() body: unknown) {
+      return answer(() => this.requests.resume(query, body));
+    }
+
+    @Get('pauses')
+    pauses() {
+      return answer(() => this.requests.pauses());
     }
 
     @Get('stats')

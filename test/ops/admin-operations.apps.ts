@@ -1,0 +1,105 @@
+import { AddressInfo } from 'node:net';
+import { Server } from 'node:http';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import express from 'express';
+import { DataSource } from 'typeorm';
+import { stripeEndpoint } from 'nestjs-payment-webhooks';
+import { startRouterApp } from '../support/router-app';
+import { Database, HandlerControl, Platform, startTestApp } from '../support/test-app';
+
+/**
+ * The apps the admin operations spec runs on: the Nest module's admin controller and the Express
+ * admin router, each behind a check of `x-admin-token`, with `req.user` set from `x-user` (a
+ * URI-encoded JSON object) as an app's authentication would set it.
+ */
+
+export const SECRET = 'whsec_admin_operations';
+export const TOKEN = 'let-me-in';
+
+const endpoints = [stripeEndpoint({ name: 'stripe', secret: SECRET })];
+const dispatch = { pollIntervalMs: 20, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } };
+
+/** An app serving the webhooks and the admin routes, whichever entrance mounts them. */
+export interface AdminOpsApp {
+  /** Where Stripe delivers. */
+  webhooks: string;
+  /** Where the admin routes are mounted. */
+  admin: string;
+  dataSource: DataSource;
+  control: HandlerControl;
+  /** The ledger keys of the test handlers of payments and of refunds. */
+  handlers: { payments: string; refunds: string };
+  close(): Promise<void>;
+}
+
+/** The request's user, as the app's authentication found it. */
+function userOf(header: string | string[] | undefined): unknown {
+  return typeof header === 'string' ? JSON.parse(decodeURIComponent(header)) : undefined;
+}
+
+@Injectable()
+class AdminUserGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | undefined>; user?: unknown }>();
+    request.user = userOf(request.headers['x-user']);
+    return request.headers['x-admin-token'] === TOKEN;
+  }
+}
+
+/** The Nest module with `admin: { guards, path: 'ops/webhooks' }`. */
+export async function nestOpsApp(platform: Platform, database: Database): Promise<AdminOpsApp> {
+  const app = await startTestApp({
+    platform,
+    database,
+    extras: { admin: { guards: [AdminUserGuard], path: 'ops/webhooks' } },
+    webhooks: { endpoints, dispatch },
+  });
+  return {
+    webhooks: `${app.url}/webhooks/stripe`,
+    admin: `${app.url}/ops/webhooks`,
+    dataSource: app.dataSource,
+    control: app.control,
+    handlers: {
+      payments: 'TestPaymentHandlers.onPayment',
+      refunds: 'TestPaymentHandlers.onRefund',
+    },
+    close: () => app.close(),
+  };
+}
+
+/**
+ * A plain Express app mounting `router.adminRouter({ authorize })` at `/ops/webhooks`, after
+ * `express.json()` when `parseJson`, else reading the bodies itself.
+ */
+export async function routerOpsApp(database: Database, parseJson: boolean): Promise<AdminOpsApp> {
+  const t = await startRouterApp({ database, webhooks: { endpoints, dispatch } });
+  const app = express();
+  if (parseJson) {
+    app.use(express.json());
+  }
+  app.use((request: express.Request, _response: express.Response, next: express.NextFunction) => {
+    (request as { user?: unknown }).user = userOf(request.headers['x-user']);
+    next();
+  });
+  app.use(
+    '/ops/webhooks',
+    t.router.adminRouter({ authorize: (request) => request.headers['x-admin-token'] === TOKEN }),
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const listening: Server = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  return {
+    webhooks: `${t.url}/webhooks/stripe`,
+    admin: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops/webhooks`,
+    dataSource: t.dataSource,
+    control: t.control,
+    handlers: { payments: 'payments', refunds: 'refunds' },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    },
+  };
+}
