@@ -4,6 +4,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 /** Exit code of a command line that cannot be run as written. */
 export const EXIT_USAGE = 2;
+/** Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+export const EXIT_INTERRUPTED = 130;
 
 /**
  * The command line cannot be run as written (unknown command or option, missing or invalid

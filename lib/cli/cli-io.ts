@@ -19,6 +19,12 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** The current time. */
   now(): Date;
+  /**
+   * Calls `listener` on the first Ctrl-C (SIGINT) instead of ending the process; a second one
+   * ends it as usual. Left out where nobody can press it.
+   * @returns a function that stops listening.
+   */
+  onInterrupt?(listener: () => void): () => void;
 }
 
 /** The running process's streams and environment. */
@@ -35,6 +41,10 @@ export function processIo(): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
     now: () => new Date(),
+    onInterrupt(listener) {
+      process.once('SIGINT', listener);
+      return () => process.off('SIGINT', listener);
+    },
   };
 }
 
@@ -82,6 +92,33 @@ export function table(
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)];
+}
+
+/**
+ * Untrusted text of several lines (an error with its stack frames) as lines that each start
+ * with `indent`: line breaks stay line breaks, every other control character is escaped and
+ * card numbers are masked, as `safeText()` does.
+ * @example indentedLines('Error: boom\n    at f (src/a.ts:1:1)', '    ')
+ * // ['    Error: boom', '        at f (src/a.ts:1:1)']
+ */
+export function indentedLines(unsafe: string, indent: string): string[] {
+  return safeText(unsafe.replace(/\s+$/, ''), { keepLineFeeds: true })
+    .split('\n')
+    .map((line) => `${indent}${line}`.trimEnd());
+}
+
+/**
+ * A value as one word of a command to copy into a shell: as it is when it holds only plain
+ * characters, else in single quotes. Made safe for the terminal by `safeText()`.
+ * @example shellWord('Orders.paid') // 'Orders.paid'; shellWord("it's") // `'it'\''s'`
+ */
+export function shellWord(value: string): string {
+  return safeText(/^[\w.,:@/+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+}
+
+/** `850 ms`, `12 s`, `5 min 2 s`: how long something took, to the millisecond below a second. */
+export function describeElapsed(ms: number): string {
+  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : describeDuration(ms);
 }
 
 /** `2 d 3 h`, `5 min 2 s`, `12 s`: a duration in its two largest units. */

@@ -5,12 +5,12 @@ import { CLI_NAME, CliCommand } from './cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-errors';
 import { CliIo, printLines, processIo } from './cli-io';
 import { safeText } from '../telemetry/safe-text';
-import {
-  eventsListCommand,
-  eventsPurgeCommand,
-  eventsReplayCommand,
-  eventsShowCommand,
-} from './commands/events.command';
+import { eventsDiscardCommand } from './commands/events-discard.command';
+import { eventsGroupsCommand } from './commands/events-groups.command';
+import { eventsReplayCommand } from './commands/events-replay.command';
+import { eventsShowCommand } from './commands/events-show.command';
+import { eventsListCommand, eventsPurgeCommand } from './commands/events.command';
+import { pauseCommand, pausesCommand, resumeCommand } from './commands/pause.command';
 import { migrateCommand } from './commands/migrate.command';
 import { reconcileCommand } from './commands/reconcile.command';
 import { retentionRunCommand } from './commands/retention.command';
@@ -21,8 +21,13 @@ import { statsCommand } from './commands/stats.command';
 export const CLI_COMMANDS: readonly CliCommand[] = [
   eventsListCommand,
   eventsShowCommand,
+  eventsGroupsCommand,
   eventsReplayCommand,
+  eventsDiscardCommand,
   eventsPurgeCommand,
+  pauseCommand,
+  resumeCommand,
+  pausesCommand,
   statsCommand,
   retentionRunCommand,
   migrateCommand,
@@ -45,8 +50,11 @@ Run "${CLI_NAME} <command> --help" for a command's options. Every command takes 
 Database commands take --database-url <postgres://…> or --sqlite <file>, or read DATABASE_URL
 (postgres://… or sqlite:<file>).
 
+Commands that change the inbox (events replay, events discard, pause) keep who made the change
+in the events' history: --actor <name>, else $WEBHOOKS_ACTOR, else <os user>@cli.
+
 Exit codes: 0 done, 1 failed (database, network, a non-2xx answer, no such event),
-2 the command line is wrong (unknown option, missing or invalid value).`;
+2 the command line is wrong (unknown option, missing or invalid value), 130 stopped by Ctrl-C.`;
 }
 
 function groupHelp(group: string, commands: readonly CliCommand[]): string {

@@ -5,7 +5,7 @@ import { CliUsageError } from './cli-errors';
 import type { InboxQueries } from '../store/ports/inbox-queries.port';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
 
-/** The filter options `events list` and `events replay` share. */
+/** The filter options `events list`, `events replay` and `events discard` share. */
 export const FILTER_OPTIONS: OptionSpecs = {
   endpoint: { type: 'string' },
   tenant: { type: 'string' },
@@ -16,7 +16,13 @@ export const FILTER_OPTIONS: OptionSpecs = {
   merchant: { type: 'string' },
   since: { type: 'string' },
   until: { type: 'string' },
+  handler: { type: 'string' },
+  error: { type: 'string' },
+  group: { type: 'string' },
 };
+
+/** The options of `FILTER_OPTIONS` that name a failure, and so match dead and retrying events only. */
+const FAILURE_OPTIONS = ['handler', 'error', 'group'] as const;
 
 /** The filter options as the help lists them. */
 export const FILTER_HELP = `  --endpoint <name>      endpoint name
@@ -26,7 +32,10 @@ export const FILTER_HELP = `  --endpoint <name>      endpoint name
   --payment <ref>        the provider's payment id
   --merchant <ref>       the application's order id
   --since <time>         received at or after: an age (30d, 12h, 15m) or an ISO 8601 time
-  --until <time>         received before: an age or an ISO 8601 time`;
+  --until <time>         received before: an age or an ISO 8601 time
+  --handler <key>        failed last in this handler (ClassName.method; dead/retrying only)
+  --error <text>         failed last with an error containing this text (case-insensitive)
+  --group <fingerprint>  in this failure group (the FINGERPRINT column of "events groups")`;
 
 /**
  * The event filter given on the command line.
@@ -40,6 +49,11 @@ export function eventFilter(
   statuses: readonly WebhookEventStatus[],
   defaultStatuses?: readonly WebhookEventStatus[],
 ): WebhookEventFilter {
+  for (const name of FAILURE_OPTIONS) {
+    if (stringOption(parsed, name)?.trim() === '') {
+      throw new CliUsageError(`--${name} needs a value`, command);
+    }
+  }
   const status = stringOption(parsed, 'status');
   const since = stringOption(parsed, 'since');
   const until = stringOption(parsed, 'until');
@@ -54,6 +68,9 @@ export function eventFilter(
     merchantRef: stringOption(parsed, 'merchant'),
     since: since === undefined ? undefined : parseTime(command, '--since', since, now),
     until: until === undefined ? undefined : parseTime(command, '--until', until, now),
+    handler: stringOption(parsed, 'handler'),
+    error: stringOption(parsed, 'error'),
+    fingerprint: stringOption(parsed, 'group')?.trim(),
   };
   try {
     checkTimeOrder(filter, { since: '--since', until: '--until' });
@@ -61,6 +78,13 @@ export function eventFilter(
     throw error instanceof WebhookFilterError ? new CliUsageError(error.message, command) : error;
   }
   return filter;
+}
+
+/** The filter options given on the command line besides `--status`, as `--name`. */
+export function narrowingFilters(parsed: ParsedCommand): string[] {
+  return Object.keys(FILTER_OPTIONS)
+    .filter((name) => name !== 'status' && parsed.values[name] !== undefined)
+    .map((name) => `--${name}`);
 }
 
 /** The provider kinds of the stored events (of one endpoint, when given). */

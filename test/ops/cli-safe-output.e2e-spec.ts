@@ -140,3 +140,19 @@ it('an error quoting what was typed stays one safe line', async () => {
       '(ids are listed by "events list")\n',
   );
 });
+
+it('events groups and the timeline show the error escaped and masked, its line breaks indented', async () => {
+  const groups = await runCli(['events', 'groups', ...connection()]);
+  expect(groups.code).toBe(0);
+  expectSafe(groups);
+  // The first line of the error only.
+  expect(groups.stdout).toMatch(/ NonRetryableError: order order\n/);
+
+  const show = await runCli(['events', 'show', inboxId, ...connection()]);
+  expectSafe(show);
+  // The message's own line break stays one, indented under the attempt: it starts no line.
+  expect(show.stdout).toMatch(
+    /^ {6}NonRetryableError: order order\\r\n {6}\[Nest\] 1 - forged\\u202e400005\*{6}5556 \(card 411111\*{6}1111\) is unknown$/m,
+  );
+  expect(show.stdout).not.toMatch(/^\S.*forged/m);
+});

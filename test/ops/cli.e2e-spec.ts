@@ -108,7 +108,7 @@ describe('CLI without a database', () => {
 
   it.each([
     [['frobnicate'], /unknown command "frobnicate"/],
-    [['events'], /"events" needs a subcommand: list, show, replay, purge/],
+    [['events'], /"events" needs a subcommand: list, show, groups, replay, discard, purge/],
     [['events', 'list', '--bogus'], /unknown option --bogus/],
     [
       ['events', 'list', '--sqlite', 'x.sqlite', '--limit', '0'],
@@ -180,6 +180,7 @@ describe('CLI without a database', () => {
       'AddWebhookTransmissions1764600000000',
       'SplitEventWork1764700000000',
       'AddEventTenants1764800000000',
+      'AddEventHistory1764900000000',
     ]);
     expect(
       json<{ ran: string[] }>(await cli(['migrate', '--sqlite', sqlite, '--json'])).ran,
@@ -194,7 +195,7 @@ describe('CLI without a database', () => {
       );
       const migrate = await cli(['migrate'], { DATABASE_URL: postgres.url });
       expect(migrate.code).toBe(0);
-      expect(migrate.stdout).toMatch(/Ran 6 migration\(s\)/);
+      expect(migrate.stdout).toMatch(/Ran 7 migration\(s\)/);
       const after = await cli(['stats', '--json'], { DATABASE_URL: postgres.url });
       expect(after.code).toBe(0);
       expect(json<{ counts: unknown[] }>(after).counts).toEqual([]);

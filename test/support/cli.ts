@@ -53,6 +53,8 @@ export interface RunCliOptions {
   input?: string;
   /** Working directory. */
   cwd?: string;
+  /** Sends the CLI one SIGINT (Ctrl-C) as soon as what it wrote to stderr satisfies this. */
+  interruptWhen?: (stderr: string) => boolean;
 }
 
 /** Runs the built CLI in a child process, as `npx nestjs-payment-webhooks …` would. */
@@ -64,8 +66,15 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     });
     let stdout = '';
     let stderr = '';
+    let interrupted = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (!interrupted && options.interruptWhen?.(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');

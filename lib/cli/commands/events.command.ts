@@ -1,8 +1,7 @@
-import type { WebhookEventDetails } from '../../admin/webhook-admin';
 import { dedupFloorFor } from '../../providers/provider-retry-horizons';
 import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../options/retention.messages';
 import type { WebhookEventSummary } from '../../store/ports/inbox-queries.port';
-import { REPLAYABLE_STATUSES, WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
+import { isParked, WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
 import {
   DATABASE_OPTIONS,
   flagOption,
@@ -13,12 +12,10 @@ import {
   stringOption,
 } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
-import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
+import { CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
-import { safeText } from '../../telemetry/safe-text';
 import { CliInbox, databaseTarget, openInbox } from '../database';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '../event-filter';
-import { ProgressReporter } from '../progress';
 
 const PURGEABLE = ['processed', 'ignored', 'dead'] as const;
 const DAY_MS = 86_400_000;
@@ -60,7 +57,9 @@ export function eventSummary(event: WebhookEventSummary) {
     deliveryCount: event.deliveryCount,
     occurredAt: event.occurredAt,
     receivedAt: event.receivedAt,
-    nextAttemptAt: event.nextAttemptAt,
+    // NOTE: an event a pause holds is due at 9999-12-31, which no script should take literally.
+    nextAttemptAt: isParked(event.nextAttemptAt) ? null : event.nextAttemptAt,
+    paused: isParked(event.nextAttemptAt),
     processedAt: event.processedAt,
     lockedBy: event.lockedBy,
     lockedUntil: event.lockedUntil,
@@ -68,7 +67,6 @@ export function eventSummary(event: WebhookEventSummary) {
   };
 }
 
-const time = (value: Date | null) => (value === null ? '-' : value.toISOString());
 const text = (value: string | number | null) => (value === null ? '-' : String(value));
 
 /** `events list`: stored events, newest first, without payloads. */
@@ -91,7 +89,8 @@ ${DATABASE_HELP}
 
 Examples:
   ${CLI_NAME} events list --status dead --since 24h
-  ${CLI_NAME} events list --payment pi_3PqR2x --json`,
+  ${CLI_NAME} events list --payment pi_3PqR2x --json
+  ${CLI_NAME} events list --group 3f9c2a7e41b0d586`,
   async run(parsed, io) {
     const filter = eventFilter(this.name, parsed, io.now(), WEBHOOK_EVENT_STATUSES);
     const limit = integerOption(this.name, parsed, 'limit', 1, 1000);
@@ -116,7 +115,7 @@ Examples:
           endpointOf(event),
           event.eventId,
           event.type,
-          event.status,
+          isParked(event.nextAttemptAt) ? `${event.status} (paused)` : event.status,
           String(event.attempts),
           text(event.paymentRef),
         ]),
@@ -127,207 +126,9 @@ Examples:
 };
 
 /** The endpoint, and its tenant at a tenant endpoint: `merchants/acme`. */
-function endpointOf(event: { readonly endpoint: string; readonly tenant: string }): string {
+export function endpointOf(event: { readonly endpoint: string; readonly tenant: string }): string {
   return event.tenant === '' ? event.endpoint : `${event.endpoint}/${event.tenant}`;
 }
-
-function describeEvent(details: WebhookEventDetails): string[] {
-  const { event, handlerRuns } = details;
-  const fields: [string, string][] = [
-    ['endpoint', `${endpointOf(event)} (${event.provider})`],
-    ['event id', event.eventId],
-    ['type', `${event.type} (${event.nativeType})`],
-    ['status', event.status],
-    ['attempts', String(event.attempts)],
-    ['deliveries', String(event.deliveryCount)],
-    ['payment', text(event.paymentRef)],
-    ['order', text(event.merchantRef)],
-    [
-      'amount',
-      event.amount === null ? '-' : `${event.amount} ${event.currency ?? ''} (minor units)`.trim(),
-    ],
-    ['payment status', text(event.paymentStatus)],
-    ['outcome', text(event.outcome)],
-    ['provider status', text(event.providerStatus)],
-    ['occurred', time(event.occurredAt)],
-    ['received', time(event.receivedAt)],
-    ['next attempt', time(event.nextAttemptAt)],
-    ['processed', time(event.processedAt)],
-    [
-      'locked by',
-      event.lockedBy === null ? '-' : `${event.lockedBy} until ${time(event.lockedUntil)}`,
-    ],
-    ['last error', text(event.lastError)],
-  ];
-  const width = Math.max(...fields.map(([name]) => name.length));
-  const lines = [
-    `Event ${safeText(event.id)}`,
-    ...fields.map(([name, value]) => `  ${name.padEnd(width)}  ${safeText(value)}`),
-  ];
-  lines.push('', 'Handler runs');
-  if (handlerRuns.length === 0) {
-    lines.push('  none finished');
-  } else {
-    lines.push(
-      ...table(
-        ['HANDLER', 'ATTEMPT', 'FINISHED', 'OUTCOME'],
-        handlerRuns.map((run) => [
-          run.handlerKey,
-          String(run.attempt),
-          run.finishedAt.toISOString(),
-          text(run.outcome),
-        ]),
-      ).map((line) => `  ${line}`),
-    );
-  }
-  const headers = Object.entries(event.headers ?? {});
-  if (event.rawBody === '' && headers.length === 0) {
-    lines.push('', `Payload pruned by retention (body sha256 ${event.bodySha256})`);
-    return lines;
-  }
-  lines.push('', 'Headers (signatures and credentials are never stored)');
-  lines.push(
-    ...(headers.length === 0
-      ? ['  none']
-      : headers.map(([name, value]) => `  ${safeText(name)}: ${safeText(value)}`)),
-  );
-  lines.push(
-    '',
-    `Body (${Buffer.byteLength(event.rawBody, 'utf8')} bytes, sha256 ${event.bodySha256})`,
-    // NOTE: line feeds stay, so a pretty-printed body reads as it was sent.
-    safeText(event.rawBody, { keepLineFeeds: true }),
-  );
-  return lines;
-}
-
-/** `events show <id>`: one event with its handler runs, headers and raw body. */
-export const eventsShowCommand: CliCommand = {
-  name: 'events show',
-  summary: 'one event with its payload and handler runs',
-  maxPositionals: 1,
-  options: { ...DATABASE_OPTIONS },
-  help: `Usage: ${CLI_NAME} events show <id> [--json]
-
-Shows one stored event by its inbox id (the ID column of "events list"): every column, the
-handlers that finished for it, the stored headers and the raw body exactly as received.
-
-Options:
-${COMMON_HELP}
-
-${DATABASE_HELP}`,
-  async run(parsed, io) {
-    const id = parsed.positionals[0];
-    if (id === undefined) {
-      throw new CliUsageError('give the inbox id of the event: events show <id>', this.name);
-    }
-    const details = await withInbox(this.name, parsed, io, ({ admin }) => admin.show(id));
-    if (!details) {
-      throw new CliFailure(`no event with inbox id "${id}" (ids are listed by "events list")`);
-    }
-    if (flagOption(parsed, 'json')) {
-      printJson(io, {
-        ...eventSummary(details.event),
-        bodySha256: details.event.bodySha256,
-        headers: details.event.headers,
-        rawBody: details.event.rawBody,
-        handlerRuns: details.handlerRuns.map((run) => ({
-          handlerKey: run.handlerKey,
-          attempt: run.attempt,
-          finishedAt: run.finishedAt,
-          outcome: run.outcome,
-        })),
-      });
-      return EXIT_OK;
-    }
-    printLines(io, describeEvent(details));
-    return EXIT_OK;
-  },
-};
-
-async function redeliverOne(inbox: CliInbox, id: string): Promise<void> {
-  if (await inbox.admin.redeliver(id)) {
-    return;
-  }
-  const details = await inbox.admin.show(id);
-  if (!details) {
-    throw new CliFailure(`no event with inbox id "${id}" (ids are listed by "events list")`);
-  }
-  throw new CliFailure(
-    details.event.status === 'processing'
-      ? `event ${id} is being handled by a worker (${details.event.lockedBy}) right now; replay it once it settles`
-      : `event ${id} is already pending: the app's workers run it at their next poll`,
-  );
-}
-
-/** `events replay [<id>]`: puts one event, or every matching one, back through its handlers. */
-export const eventsReplayCommand: CliCommand = {
-  name: 'events replay',
-  summary: 'put events back through their handlers (default: dead ones)',
-  maxPositionals: 1,
-  options: { ...DATABASE_OPTIONS, ...FILTER_OPTIONS },
-  help: `Usage: ${CLI_NAME} events replay <id> [--json]
-       ${CLI_NAME} events replay [filters] [--json]
-
-Puts events back in the inbox as pending with a fresh attempt budget; the running app's
-workers pick them up at their next poll. Handlers already recorded in an event's ledger are
-skipped, so a handler that succeeded never runs twice. Without an id, every event matching the
-filters is replayed in batches, with progress on stderr.
-
-Filters:
-  --status <list>        ${REPLAYABLE_STATUSES.join(', ')} (comma-separated; default dead)
-${FILTER_HELP}
-${COMMON_HELP}
-
-${DATABASE_HELP}
-
-Examples:
-  ${CLI_NAME} events replay 0b7e4d2c-5f0a-4c1e-9d3b-2a6f8e1c4b90
-  ${CLI_NAME} events replay --status dead --since 2d --endpoint stripe`,
-  async run(parsed, io) {
-    const id = parsed.positionals[0];
-    const json = flagOption(parsed, 'json');
-    if (id !== undefined) {
-      const filtered = Object.keys(FILTER_OPTIONS).filter(
-        (name) => parsed.values[name] !== undefined,
-      );
-      if (filtered.length > 0) {
-        throw new CliUsageError(
-          `give an id or filters, not both (got --${filtered.join(', --')} with id ${id})`,
-          this.name,
-        );
-      }
-      await withInbox(this.name, parsed, io, (inbox) => redeliverOne(inbox, id));
-      if (json) {
-        printJson(io, { replayed: 1, ids: [id] });
-      } else {
-        printLines(io, [
-          `Event ${safeText(id)} put back in the inbox; the app's workers run it next.`,
-        ]);
-      }
-      return EXIT_OK;
-    }
-    const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE_STATUSES, ['dead']);
-    const report = await withInbox(this.name, parsed, io, async ({ admin }) => {
-      const total = await admin.count(filter);
-      const progress = new ProgressReporter(io.stderr, 'replayed', total);
-      try {
-        return await admin.replay({ ...filter, onProgress: (done) => progress.update(done) });
-      } finally {
-        progress.finish();
-      }
-    });
-    if (json) {
-      printJson(io, report);
-    } else {
-      printLines(io, [
-        report.replayed === 0
-          ? 'No events to replay.'
-          : `Replayed ${report.replayed} event(s); the app's workers run them next.`,
-      ]);
-    }
-    return EXIT_OK;
-  },
-};
 
 /** `events purge`: deletes settled events received before a time, outside the dedup window. */
 export const eventsPurgeCommand: CliCommand = {

@@ -1,0 +1,202 @@
+import type { WebhookEventFilter, WebhookReplayReport } from '../../admin/webhook-admin';
+import { REPLAYABLE_STATUSES } from '../../store/webhook-event-status';
+import { safeText } from '../../telemetry/safe-text';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor';
+import { DATABASE_OPTIONS, flagOption, ParsedCommand, stringOption } from '../arguments';
+import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
+import { CliFailure, CliUsageError, EXIT_INTERRUPTED, EXIT_OK } from '../cli-errors';
+import { CliIo, printJson, printLines } from '../cli-io';
+import { CliInbox } from '../database';
+import { eventFilter, FILTER_HELP, FILTER_OPTIONS, narrowingFilters } from '../event-filter';
+import { ProgressReporter } from '../progress';
+import { withInbox } from './events.command';
+
+const RATE = /^(\d+(?:\.\d+)?)(?:\/s)?$/;
+
+/** `--rate 50` or `--rate 50/s`: events per second, above 0. */
+function rateOption(command: string, parsed: ParsedCommand): number | undefined {
+  const text = stringOption(parsed, 'rate');
+  if (text === undefined) {
+    return undefined;
+  }
+  const rate = Number(RATE.exec(text.trim())?.[1] ?? Number.NaN);
+  if (!(rate > 0) || !Number.isFinite(rate)) {
+    throw new CliUsageError(
+      `--rate must be a number of events per second above 0, e.g. 50 or 50/s (got "${text}")`,
+      command,
+    );
+  }
+  return rate;
+}
+
+async function redeliverOne(inbox: CliInbox, id: string, actor: string): Promise<void> {
+  if (await inbox.admin.redeliver(id, { actor })) {
+    return;
+  }
+  const details = await inbox.admin.show(id);
+  if (!details) {
+    throw new CliFailure(`no event with inbox id "${id}" (ids are listed by "events list")`);
+  }
+  throw new CliFailure(
+    details.event.status === 'processing'
+      ? `event ${id} is being handled by a worker (${details.event.lockedBy}) right now; replay it once it settles`
+      : `event ${id} is already pending: the app's workers run it at their next poll`,
+  );
+}
+
+async function replayOne(
+  command: string,
+  id: string,
+  parsed: ParsedCommand,
+  io: CliIo,
+): Promise<number> {
+  const mixed = [
+    ...narrowingFilters(parsed),
+    ...['status', 'dry-run', 'rate']
+      .filter((name) => parsed.values[name] !== undefined)
+      .map((name) => `--${name}`),
+  ];
+  if (mixed.length > 0) {
+    throw new CliUsageError(
+      `give an id or filters, not both (got ${mixed.join(', ')} with id ${id})`,
+      command,
+    );
+  }
+  const actor = cliActor(command, parsed, io.env);
+  await withInbox(command, parsed, io, (inbox) => redeliverOne(inbox, id, actor));
+  if (flagOption(parsed, 'json')) {
+    printJson(io, { replayed: 1, ids: [id] });
+  } else {
+    printLines(io, [`Event ${safeText(id)} put back in the inbox; the app's workers run it next.`]);
+  }
+  return EXIT_OK;
+}
+
+function printDryRun(io: CliIo, report: WebhookReplayReport, json: boolean): void {
+  if (json) {
+    printJson(io, report);
+    return;
+  }
+  const count = report.wouldReplay ?? 0;
+  const sample = report.sample ?? [];
+  printLines(io, [
+    `Would replay ${count} event(s); nothing was changed.`,
+    ...(sample.length === 0
+      ? []
+      : [
+          `${count > sample.length ? `The first ${sample.length}` : 'They are'} ` +
+            '(see "events show <id>"):',
+          ...sample.map((id) => `  ${safeText(id)}`),
+        ]),
+  ]);
+}
+
+/**
+ * Replays every event `filter` matches, with progress on stderr; the first Ctrl-C stops it
+ * between two batches.
+ */
+async function replayMatching(
+  command: string,
+  filter: WebhookEventFilter,
+  parsed: ParsedCommand,
+  io: CliIo,
+): Promise<WebhookReplayReport> {
+  const ratePerSecond = rateOption(command, parsed);
+  const actor = cliActor(command, parsed, io.env);
+  return withInbox(command, parsed, io, async ({ admin }) => {
+    const total = await admin.count(filter);
+    const progress = new ProgressReporter(io.stderr, 'replayed', total);
+    const controller = new AbortController();
+    const stopListening = io.onInterrupt?.(() => {
+      progress.finish();
+      io.stderr.write('Stopping after this batch (Ctrl-C again to stop at once)…\n');
+      controller.abort();
+    });
+    try {
+      return await admin.replay({
+        ...filter,
+        actor,
+        ratePerSecond,
+        signal: controller.signal,
+        onProgress: (done) => progress.update(done),
+      });
+    } finally {
+      stopListening?.();
+      progress.finish();
+    }
+  });
+}
+
+/** `events replay [<id>]`: puts one event, or every matching one, back through its handlers. */
+export const eventsReplayCommand: CliCommand = {
+  name: 'events replay',
+  summary: 'put events back through their handlers (default: dead ones)',
+  maxPositionals: 1,
+  options: {
+    ...DATABASE_OPTIONS,
+    ...FILTER_OPTIONS,
+    ...ACTOR_OPTIONS,
+    'dry-run': { type: 'boolean' },
+    rate: { type: 'string' },
+  },
+  help: `Usage: ${CLI_NAME} events replay <id> [--actor <name>] [--json]
+       ${CLI_NAME} events replay [filters] [--dry-run] [--rate <n/s>] [--actor <name>] [--json]
+
+Puts events back in the inbox as pending with a fresh attempt budget; the running app's
+workers pick them up at their next poll. Handlers already recorded in an event's ledger are
+skipped, so a handler that succeeded never runs twice. Without an id, every event matching the
+filters is replayed in batches, with progress on stderr; Ctrl-C stops it between two batches
+(the events replayed so far stay replayed) and it exits with 130. Each replay is kept in the
+event's history with its actor and filter (see "events show").
+
+Filters:
+  --status <list>        ${REPLAYABLE_STATUSES.join(', ')} (comma-separated; default dead)
+${FILTER_HELP}
+
+Options:
+  --dry-run              count what would be replayed and list the first ids; change nothing
+  --rate <n/s>           put back at most n events per second (50 or 50/s), to spare what the
+                         handlers call
+${ACTOR_HELP}
+${COMMON_HELP}
+
+${DATABASE_HELP}
+
+Examples:
+  ${CLI_NAME} events replay 0b7e4d2c-5f0a-4c1e-9d3b-2a6f8e1c4b90
+  ${CLI_NAME} events replay --status dead --since 2d --endpoint stripe
+  ${CLI_NAME} events replay --group 3f9c2a7e41b0d586 --dry-run
+  ${CLI_NAME} events replay --group 3f9c2a7e41b0d586 --rate 20/s --actor alice`,
+  async run(parsed, io) {
+    const id = parsed.positionals[0];
+    if (id !== undefined) {
+      return replayOne(this.name, id, parsed, io);
+    }
+    const json = flagOption(parsed, 'json');
+    const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE_STATUSES, ['dead']);
+    if (flagOption(parsed, 'dry-run')) {
+      rateOption(this.name, parsed);
+      const report = await withInbox(this.name, parsed, io, ({ admin }) =>
+        admin.replay({ ...filter, dryRun: true }),
+      );
+      printDryRun(io, report, json);
+      return EXIT_OK;
+    }
+    const report = await replayMatching(this.name, filter, parsed, io);
+    if (json) {
+      printJson(io, report);
+    } else if (report.canceled) {
+      printLines(io, [
+        `Canceled: replayed ${report.replayed} event(s) before Ctrl-C; the app's workers run ` +
+          'them next. The others matching the filters were left as they were.',
+      ]);
+    } else {
+      printLines(io, [
+        report.replayed === 0
+          ? 'No events to replay.'
+          : `Replayed ${report.replayed} event(s); the app's workers run them next.`,
+      ]);
+    }
+    return report.canceled ? EXIT_INTERRUPTED : EXIT_OK;
+  },
+};
