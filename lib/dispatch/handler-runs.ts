@@ -5,6 +5,8 @@ import { ProviderPaymentStatus } from '../providers/payment-status-client.interf
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
+import { storedTraceParent, TraceParent } from '../telemetry/trace-context';
+import { webhookTracing, WebhookTracing } from '../telemetry/tracing';
 import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
 import { HandlerRunOutcome, HandlerSettlement } from '../store/ports/inbox-worker.port';
@@ -75,6 +77,7 @@ export class HandlerRuns {
     private readonly telemetry: Pick<WebhookTelemetry, 'attempt'>,
     private readonly logger: DispatchLogger,
     private readonly clock: Clock,
+    private readonly tracing: WebhookTracing = webhookTracing,
   ) {}
 
   async run(input: HandlerRunsInput): Promise<HandlerRunsResult> {
@@ -88,6 +91,7 @@ export class HandlerRuns {
       payload: event.payload,
       account: event.account,
     }));
+    const trace = storedTraceParent(entity.headers);
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
     let finished = input.finished;
@@ -114,7 +118,14 @@ export class HandlerRuns {
         : undefined;
       const startedAt = this.clock.now();
       try {
-        const { outcome, reported } = await this.runOne(input, event, lookups, handler, settle);
+        const { outcome, reported } = await this.runOne(
+          input,
+          event,
+          lookups,
+          handler,
+          settle,
+          trace,
+        );
         if (outcome === 'already_done') {
           finished = await this.worker.finishedHandlers(entity.id);
           outcomes.add(finished.get(handler.key));
@@ -131,19 +142,35 @@ export class HandlerRuns {
     return { settled: false, failures, outcome: outcomes.summary() };
   }
 
-  /** Runs one handler in its ledger transaction, reporting the attempt; rethrows its error. */
+  /**
+   * Runs one handler in its ledger transaction, under the attempt's span when one records (a
+   * child of the event's stored trace context, `trace`), reporting the attempt; rethrows its
+   * error.
+   */
   private async runOne(
     input: HandlerRunsInput,
     event: PaymentEvent,
     lookups: ProviderLookups,
     handler: RegisteredWebhookHandler,
     settle: HandlerSettlement | undefined,
+    trace: TraceParent | undefined,
   ): Promise<{ outcome: HandlerRunOutcome; reported: string | undefined }> {
     const { entity, attempt } = input;
     const started = this.clock.now().getTime();
+    const span = this.tracing.attempt(trace, {
+      inboxId: entity.id,
+      endpoint: entity.endpoint,
+      tenant: tenantOf(input.claimed),
+      provider: entity.provider,
+      eventId: entity.eventId,
+      type: entity.type,
+      handler: handler.key,
+      attempt,
+    });
+    const traceId = span?.traceId ?? trace?.traceId;
     let reported: string | undefined;
-    try {
-      const outcome = await this.worker.runHandler(
+    const run = () =>
+      this.worker.runHandler(
         entity.id,
         handler.key,
         attempt,
@@ -151,7 +178,7 @@ export class HandlerRuns {
           reported = undefined;
           await handler.invoke(
             event,
-            this.context(input, lookups, handler.key, manager, (value: string) => {
+            this.context(input, lookups, handler.key, manager, traceId, (value: string) => {
               reported = String(value).slice(0, 64);
             }),
           );
@@ -159,20 +186,19 @@ export class HandlerRuns {
         },
         settle,
       );
+    try {
+      const outcome = await (span ? span.within(run) : run());
       const ms = this.clock.now().getTime() - started;
-      this.report(
-        entity,
-        handler,
-        attempt,
-        outcome === 'already_done' ? outcome : (reported ?? 'ran'),
-        ms,
-      );
+      const summary = outcome === 'already_done' ? outcome : (reported ?? 'ran');
+      span?.end(summary);
+      this.report(entity, handler, attempt, summary, ms);
       this.logger.debug(
         `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${ms}`,
       );
       return { outcome, reported };
     } catch (error) {
       const ms = this.clock.now().getTime() - started;
+      span?.fail(error);
       this.report(entity, handler, attempt, 'failed', ms, describeError(error));
       this.logger.warn(
         `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=failed ` +
@@ -188,6 +214,7 @@ export class HandlerRuns {
     lookups: ProviderLookups,
     handlerKey: string,
     manager: EntityManager,
+    traceId: string | undefined,
     recordOutcome: (outcome: string) => void,
   ): WebhookContext {
     const { claimed, attempt } = input;
@@ -200,6 +227,7 @@ export class HandlerRuns {
         return lookups.account;
       },
       tenant: tenantOf(claimed),
+      traceId,
       fetchStatus: () => lookups.status(),
       fetchEvent: () => lookups.fetchEvent(),
       fetchRelatedObject: () => lookups.fetchRelatedObject(),

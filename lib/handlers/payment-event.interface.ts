@@ -85,6 +85,14 @@ export interface WebhookContext {
    */
   readonly tenant: string | null;
   /**
+   * The trace this attempt belongs to (32 hex digits), to put on your own log lines and calls:
+   * the trace id of this attempt's `process` span when an OpenTelemetry SDK records it, else
+   * that of the trace context stored with the event (the delivery's span, or the request's own
+   * `traceparent`); undefined when there is neither. See the Tracing section of
+   * docs/operations.md.
+   */
+  readonly traceId?: string;
+  /**
    * Asks the provider's API for the payment's current status.
    * @throws WebhookConfigurationError when the endpoint has no API credentials (no status
    * client); ProviderStatusError when the provider cannot answer.

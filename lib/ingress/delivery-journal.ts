@@ -7,11 +7,13 @@ import type { DeliveryRecord } from '../telemetry/webhook-telemetry';
  * Logs a delivery's journal entry in the chosen form: one `key=value` line, the entry as an
  * object for a logger that takes objects, or nothing. 5xx at `error`, 4xx at `warn`, the rest
  * at `log`.
+ * @param traceId the delivery's trace, when known: its span's, or the request's `traceparent`'s.
  */
 export function writeJournal(
   logger: SafeLogger,
   format: WebhookJournalFormat,
   record: DeliveryRecord,
+  traceId?: string,
 ): void {
   if (format === false) {
     return;
@@ -19,6 +21,7 @@ export function writeJournal(
   // NOTE: the logger masks card numbers and escapes control characters in every value.
   const entry = {
     requestId: record.requestId,
+    traceId,
     endpoint: record.endpoint,
     tenant: record.tenant,
     provider: record.provider,

@@ -20,6 +20,7 @@ import { dedupHorizonDays } from '../options/retention-options';
 import { EVENT_OLDER_THAN_DEDUP } from '../options/retention.messages';
 import { DeliveryDecision, DeliveryRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { DeliverySpans } from '../telemetry/delivery-spans';
 import { requestIdOf, writeJournal } from './delivery-journal';
 import {
   NO_TENANT_IN_URL,
@@ -47,6 +48,7 @@ export class WebhookIngress {
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     private readonly telemetry: WebhookTelemetry,
+    private readonly spans = new DeliverySpans(),
   ) {}
 
   /**
@@ -75,6 +77,16 @@ export class WebhookIngress {
    * takes, so the bytes stored are the bytes verified.
    */
   async verify(delivery: WebhookDelivery, admitted?: WebhookEndpoint): Promise<VerifiedDelivery> {
+    return this.spans.start(delivery)
+      ? this.spans.run(delivery, () => this.check(delivery, admitted))
+      : this.check(delivery, admitted);
+  }
+
+  /** What `verify()` does, under the delivery's span when it has one. */
+  private async check(
+    delivery: WebhookDelivery,
+    admitted: WebhookEndpoint | undefined,
+  ): Promise<VerifiedDelivery> {
     const endpoint = admitted ?? (await this.open(delivery));
     if (delivery.rawBody.length > endpoint.maxBodyBytes) {
       this.journal(delivery, 'too_large', 413);
@@ -107,7 +119,13 @@ export class WebhookIngress {
       this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });
       throw WebhookRefusal.payload('The delivery carries no notification');
     }
-    const headers = sanitizeHeaders(delivery.headers, endpoint.provider.storedHeaders);
+    const span = this.spans.of(delivery);
+    span?.verified();
+    const headers = sanitizeHeaders(
+      delivery.headers,
+      endpoint.provider.storedHeaders,
+      span?.storedContext(),
+    );
     const events = notifications
       .filter((notification) => notification.skip === undefined)
       .map((notification) => this.newEvent(endpoint, delivery, notification, headers));
@@ -123,6 +141,13 @@ export class WebhookIngress {
    * the store fails or does not answer within `storeTimeoutMs`.
    */
   async commit(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
+    return this.spans.of(verified.delivery)
+      ? this.spans.run(verified.delivery, () => this.commitEvents(verified))
+      : this.commitEvents(verified);
+  }
+
+  /** What `commit()` does, under the delivery's span when it has one. */
+  private async commitEvents(verified: VerifiedDelivery): Promise<WebhookAcknowledgement> {
     const { delivery, endpoint, events } = verified;
     if (events.length === 0) {
       return this.skip(verified);
@@ -130,12 +155,10 @@ export class WebhookIngress {
     if (verified.transmission) {
       await this.checkTransmission(verified, verified.transmission);
     }
+    const span = this.spans.of(delivery);
     let results: RecordResult[];
     try {
-      results =
-        events.length === 1
-          ? [await this.store.record(events[0])]
-          : await this.store.recordAll(events);
+      results = span ? await span.within(() => this.record(events)) : await this.record(events);
     } catch (error) {
       this.journal(delivery, 'store_failed', 503, {
         eventIds: events.map((event) => event.eventId),
@@ -143,6 +166,7 @@ export class WebhookIngress {
       });
       throw WebhookRefusal.storeUnavailable();
     }
+    span?.stored();
     let fresh = 0;
     results.forEach((result, i) => {
       const event = events[i];
@@ -172,6 +196,13 @@ export class WebhookIngress {
       this.signal.notify();
     }
     return endpoint.acknowledgement;
+  }
+
+  /** Stores the events of a delivery. */
+  private async record(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
+    return events.length === 1
+      ? [await this.store.record(events[0])]
+      : this.store.recordAll(events);
   }
 
   /** Answers a delivery whose every notification the endpoint does not take, storing nothing. */
@@ -440,7 +471,9 @@ export class WebhookIngress {
       receivedAt: delivery.receivedAt,
       ...extra,
     };
-    writeJournal(this.logger, this.options.observability.journal, record);
+    // NOTE: a delivery with its body has been through verify(), which started its span.
+    const traceId = this.spans.finish(delivery, record, 'rawBody' in delivery);
+    writeJournal(this.logger, this.options.observability.journal, record, traceId);
     this.telemetry.delivery(record);
   }
 }
