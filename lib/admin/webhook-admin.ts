@@ -12,6 +12,7 @@ import type {
   DispatchPauseScope,
   FailureGroup,
   FailureGroupFilter,
+  ReplayJob,
 } from '../store/ports/event-history';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
@@ -22,6 +23,7 @@ export type {
   EventHistoryEntry,
   FailureGroup,
   FailureGroupFilter,
+  ReplayJob,
 } from '../store/ports/event-history';
 export type {
   WebhookEventDetails,
@@ -107,6 +109,18 @@ export interface FailureGroupListOptions extends FailureGroupFilter {
   limit?: number;
 }
 
+/** What the admin tells the rest of its process about. */
+export interface WebhookAdminHooks {
+  readonly pausesChanged?: () => void;
+  readonly replayStarted?: () => void;
+}
+
+/** Options of `WebhookAdmin.startReplay()`. */
+export interface WebhookReplayJobOptions extends WebhookEventFilter, WebhookOperator {
+  /** Most events put back per second; no limit when left out. */
+  ratePerSecond?: number;
+}
+
 /** Most events a dry run lists by id. */
 const DRY_RUN_SAMPLE = 10;
 const DEFAULT_GROUP_LIMIT = 50;
@@ -133,13 +147,14 @@ export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
 
   /**
-   * @param pausesChanged tells this process's dispatcher that the pauses changed, so it reads
-   * them at once rather than within a second.
+   * @param hooks `pausesChanged` tells this process's dispatcher that the pauses changed, so it
+   * reads them at once rather than within a second; `replayStarted` tells this process's replay
+   * runner that a replay waits.
    */
   constructor(
     private readonly queries: InboxQueries,
     private readonly signal: InboxSignal,
-    private readonly pausesChanged: () => void = () => undefined,
+    private readonly hooks: WebhookAdminHooks = {},
   ) {}
 
   /** Summaries of the stored events matching `options`, newest first: no body, no headers. */
@@ -288,7 +303,7 @@ export class WebhookAdmin {
    */
   async pause(scope: DispatchPauseScope, options: WebhookPauseOptions = {}): Promise<boolean> {
     const paused = await this.queries.pause(scope, options.actor ?? null, options.reason ?? null);
-    this.pausesChanged();
+    this.hooks.pausesChanged?.();
     if (paused) {
       this.logger.warn(
         `Dispatch paused: ${describeScope(scope)}${options.reason ? ` (${options.reason})` : ''}`,
@@ -303,7 +318,7 @@ export class WebhookAdmin {
    */
   async resume(scope: DispatchPauseScope): Promise<number | null> {
     const woken = await this.queries.resume(scope);
-    this.pausesChanged();
+    this.hooks.pausesChanged?.();
     if (woken !== null) {
       this.logger.log(`Dispatch resumed: ${describeScope(scope)}; ${woken} held event(s) due now`);
       this.signal.notify();
@@ -314,6 +329,50 @@ export class WebhookAdmin {
   /** The pauses of dispatch in force, oldest first. */
   pauses(): Promise<DispatchPause[]> {
     return this.queries.pauses();
+  }
+
+  /**
+   * Starts a replay in the background and returns it at once: the events matching `options`
+   * now (received before it starts) are put back in batches by whichever instance takes it,
+   * at most `ratePerSecond` a second. Follow it with `replayJob(id)`, stop it with
+   * `cancelReplay(id)`; it carries on after a restart, and is safe with several instances.
+   */
+  async startReplay(options: WebhookReplayJobOptions = {}): Promise<ReplayJob> {
+    const { ratePerSecond, actor, ...rest } = options;
+    if (ratePerSecond !== undefined && !(Number.isInteger(ratePerSecond) && ratePerSecond > 0)) {
+      throw new RangeError(`ratePerSecond must be a positive whole number (got ${ratePerSecond})`);
+    }
+    const filter: WebhookEventFilter = { ...rest, status: options.status ?? 'dead' };
+    const job = await this.queries.startReplayJob({
+      filter,
+      total: await this.replayableCount(filter),
+      ratePerSecond: ratePerSecond ?? null,
+      actor: actor ?? null,
+    });
+    this.logger.log(`Replay ${job.id} started in the background: ${job.total} event(s)`);
+    this.hooks.replayStarted?.();
+    return job;
+  }
+
+  /** The replays in the background, newest first (at most `limit`, default 20). */
+  replayJobs(limit = 20): Promise<ReplayJob[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT} (got ${limit})`);
+    }
+    return this.queries.replayJobs(limit);
+  }
+
+  /** One replay in the background, with its progress; null when there is none. */
+  replayJob(id: string): Promise<ReplayJob | null> {
+    return this.queries.replayJob(id);
+  }
+
+  /**
+   * Cancels a running replay: no batch starts after this (the events put back so far stay put
+   * back). False when it was not running.
+   */
+  cancelReplay(id: string): Promise<boolean> {
+    return this.queries.cancelReplayJob(id);
   }
 
   private async replayableCount(filter: WebhookEventFilter): Promise<number> {

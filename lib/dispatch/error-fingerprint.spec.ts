@@ -49,6 +49,13 @@ describe('errorFingerprint', () => {
 });
 
 describe('the parts of a fingerprint', () => {
+  it('masks ids of several parts whatever letters their parts hold', () => {
+    expect(maskedMessage(new Error('order for evt_9128_mx78xtqk_2 can never be applied'))).toBe(
+      'order for <id> can never be applied',
+    );
+    expect(maskedMessage(new Error('no seat_map here'))).toBe('no seat_map here');
+  });
+
   it('masks ids and numbers, and keeps the words', () => {
     expect(maskedMessage(new Error('Order 1042 of acct_1AbCdEf234 refused: HTTP 503'))).toBe(
       'Order <n> of <id> refused: HTTP <n>',

@@ -6,7 +6,7 @@ import { describeError, stackFrames } from './handler-failure';
 const MASKS: readonly (readonly [RegExp, string])[] = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   // NOTE: provider ids (`pi_3Nk…`, `evt_1…`, `tr_WDqY…`) and long hex or base64-ish tokens.
-  [/\b[A-Za-z]{1,12}_[A-Za-z0-9]{6,}\b/g, '<id>'],
+  [/\b[A-Za-z]{1,12}_(?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{4,}\b/g, '<id>'],
   [/\b(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}\b/g, '<id>'],
   [/\d+/g, '<n>'],
 ];

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { ReplayJobRunner } from '../admin/replay-job-runner';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
@@ -70,6 +71,7 @@ export class WebhooksEngine {
   /** Present always; raises alerts only when `observability.alerts` is configured. */
   readonly alerts: WebhookAlerts;
   private readonly alertMonitor: WebhookAlertMonitor;
+  private readonly replays: ReplayJobRunner;
   private started = false;
 
   private constructor(
@@ -102,7 +104,11 @@ export class WebhooksEngine {
         clock: systemClock,
       }) ?? null;
     this.transactions = new WebhookTransactions(store);
-    this.admin = new WebhookAdmin(store.queries, this.signal, () => processor.pauses.forget());
+    this.replays = new ReplayJobRunner(store.queries, this.signal);
+    this.admin = new WebhookAdmin(store.queries, this.signal, {
+      pausesChanged: () => processor.pauses.forget(),
+      replayStarted: () => this.replays.kick(),
+    });
     this.reconciliation = new ReconciliationService(
       options,
       store,
@@ -156,6 +162,7 @@ export class WebhooksEngine {
     this.alertMonitor.start();
     this.reconciliation.start();
     this.retention.start();
+    this.replays.start();
     if (!this.options.dispatch.enabled) {
       return;
     }
@@ -191,7 +198,12 @@ export class WebhooksEngine {
     this.reconciliation.stop();
     this.metrics.stop();
     this.sampler.stop();
-    await Promise.all([this.dispatcher.stop(), this.transport?.stop(), this.retention.stop()]);
+    await Promise.all([
+      this.dispatcher.stop(),
+      this.transport?.stop(),
+      this.retention.stop(),
+      this.replays.stop(),
+    ]);
   }
 
   /** Closes what the store opened of its own (on SQLite its connection); the app's data source stays open. */

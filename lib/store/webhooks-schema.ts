@@ -2,13 +2,14 @@ import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { WebhookHistoryEntity } from './entities/webhook-history.entity';
 import { WebhookPauseEntity } from './entities/webhook-pause.entity';
+import { WebhookReplayEntity } from './entities/webhook-replay.entity';
 import { WebhookTransmissionEntity } from './entities/webhook-transmission.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { TableShape } from './schema-check';
 
 /**
- * The inbox, its work rows, the handler ledger, the transmissions seen, the events' history and
- * the pauses of dispatch, as `CreateWebhooksTables`, `AddEventOutcomes`,
+ * The inbox, its work rows, the handler ledger, the transmissions seen, the events' history,
+ * the pauses of dispatch and the replays in the background, as `CreateWebhooksTables`, `AddEventOutcomes`,
  * `AddWebhookTransmissions`, `SplitEventWork`, `AddEventTenants` and `AddEventHistory` make them.
  */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
@@ -56,6 +57,13 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     entity: WebhookPauseEntity,
     indexes: [],
     checks: 0,
+    references: [],
+  },
+  {
+    table: 'webhook_replays',
+    entity: WebhookReplayEntity,
+    indexes: [],
+    checks: 1,
     references: [],
   },
 ];

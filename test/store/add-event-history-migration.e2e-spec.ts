@@ -125,6 +125,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.3 on %s', (d
         expect((await admin.show(event.id))!.history).toEqual([]);
       }
       expect(await admin.pauses()).toEqual([]);
+      expect(await admin.replayJobs()).toEqual([]);
 
       // The failures recorded before the upgrade are one group, which a replay takes whole.
       const groups = await admin.failureGroups();
@@ -180,7 +181,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.3 on %s', (d
     }
   });
 
-  it('can be reverted: the history and the pauses go, every other row stays', async () => {
+  it('can be reverted: the history, the pauses and the replays go, every other row stays', async () => {
     const source = await new DataSource({
       ...dataSourceOptions(),
       entities: webhookEntities,
@@ -193,6 +194,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.3 on %s', (d
       expect(await inboxRows(source)).toEqual(before);
       await expect(source.query('SELECT 1 FROM webhook_history')).rejects.toThrow();
       await expect(source.query('SELECT 1 FROM webhook_pauses')).rejects.toThrow();
+      await expect(source.query('SELECT 1 FROM webhook_replays')).rejects.toThrow();
       // And it upgrades again.
       await source.runMigrations();
       expect(await appliedMigrations(source)).toContain(AddEventHistory1764900000000.name);

@@ -151,6 +151,8 @@ export interface TestApp {
   control: HandlerControl;
   databaseUrl?: string;
   sqliteFile?: string;
+  /** Closes the app and keeps its database, for another instance to go on with it. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -229,6 +231,8 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   await dataSource.query(effectsTable);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  let closing: Promise<void> | undefined;
+  const stop = () => (closing ??= app.close());
   return {
     app,
     url,
@@ -236,8 +240,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     control,
     databaseUrl,
     sqliteFile,
+    stop,
     async close() {
-      await app.close();
+      await stop();
       await database?.drop();
     },
   };

@@ -2,6 +2,7 @@ import { WebhookEventEntity } from './webhook-event.entity';
 import { WebhookHandlerRunEntity } from './webhook-handler-run.entity';
 import { WebhookHistoryEntity } from './webhook-history.entity';
 import { WebhookPauseEntity } from './webhook-pause.entity';
+import { WebhookReplayEntity } from './webhook-replay.entity';
 import { WebhookTransmissionEntity } from './webhook-transmission.entity';
 import { WebhookWorkEntity } from './webhook-work.entity';
 
@@ -10,12 +11,13 @@ export {
   WebhookHandlerRunEntity,
   WebhookHistoryEntity,
   WebhookPauseEntity,
+  WebhookReplayEntity,
   WebhookTransmissionEntity,
   WebhookWorkEntity,
 };
 
 /**
- * The entities of the inbox, its work rows, the handler ledger, the signed transmissions seen, the events' history and the pauses of dispatch; add them to `entities` when you do not use
+ * The entities of the inbox, its work rows, the handler ledger, the signed transmissions seen, the events' history, the pauses of dispatch and the replays in the background; add them to `entities` when you do not use
  * `autoLoadEntities`. The idempotency tables have their own: `idempotencyEntities`.
  */
 export const webhookEntities = [
@@ -25,4 +27,5 @@ export const webhookEntities = [
   WebhookTransmissionEntity,
   WebhookHistoryEntity,
   WebhookPauseEntity,
+  WebhookReplayEntity,
 ];

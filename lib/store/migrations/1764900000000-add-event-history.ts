@@ -8,7 +8,8 @@ export const BEFORE_HISTORY_FINGERPRINT = 'before-history';
  * Adds what operators read and change beyond the inbox itself. `webhook_history` keeps each
  * failed attempt of an event (its handler, times, error, fingerprint and worker), each replay
  * and each settlement by hand; `webhook_pauses` holds the pauses of dispatch, by endpoint and
- * handler, that every instance reads.
+ * handler, that every instance reads; `webhook_replays` holds the replays that run in the
+ * background, with their progress and where each stands, so any instance can carry one on.
  *
  * Every dead or retrying event keeps its failure: it gets one history row with its last error,
  * its attempt count and status, fingerprinted `before-history` (the error's cause was not
@@ -52,6 +53,24 @@ export class AddEventHistory1764900000000 implements MigrationInterface {
         "reason" varchar(500),
         PRIMARY KEY ("endpoint", "handler_key")
       )`);
+    await queryRunner.query(`
+      CREATE TABLE "webhook_replays" (
+        "id" varchar(36) NOT NULL PRIMARY KEY,
+        "filter" text NOT NULL,
+        "status" varchar(16) NOT NULL CHECK ("status" IN ('running', 'done', 'canceled')),
+        "total" integer NOT NULL,
+        "replayed" integer NOT NULL DEFAULT 0,
+        "rate_per_second" integer,
+        "actor" varchar(128),
+        "created_at" ${ts} NOT NULL,
+        "updated_at" ${ts} NOT NULL,
+        "finished_at" ${ts},
+        "cursor_at" ${ts},
+        "cursor_id" varchar(36),
+        "locked_by" varchar(128),
+        "locked_until" ${ts},
+        "error" text
+      )`);
     // NOTE: '0000' in place of the id's first four characters (the top of its time, or of a
     // random id) sorts before every id made from now on, and keeps ids unique.
     const failed = (
@@ -77,7 +96,9 @@ export class AddEventHistory1764900000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     // NOTE: events keep their status and last error on their own rows; what goes is the
-    // history behind them and the pauses (dispatch runs every event again).
+    // history behind them, the pauses (dispatch runs every event again) and the replays in the
+    // background (the events they put back stay put back).
+    await queryRunner.query('DROP TABLE "webhook_replays"');
     await queryRunner.query('DROP TABLE "webhook_pauses"');
     await queryRunner.query('DROP INDEX "ix_webhook_history_event"');
     await queryRunner.query('DROP TABLE "webhook_history"');

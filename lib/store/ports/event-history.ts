@@ -94,3 +94,44 @@ export interface DispatchPauseScope {
   readonly endpoint?: string;
   readonly handler?: string;
 }
+
+/** A replay in the background, as stored. */
+export interface ReplayJob {
+  readonly id: string;
+  /** The events it puts back: those its filter matched when it started. */
+  readonly filter: WebhookEventFilter;
+  /** `running`, `done` (every event put back) or `canceled`. */
+  readonly status: 'running' | 'done' | 'canceled';
+  /** How many events matched when it started, and how many it has put back. */
+  readonly total: number;
+  readonly replayed: number;
+  /** Most events put back a second; null for no limit. */
+  readonly ratePerSecond: number | null;
+  readonly actor: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly finishedAt: Date | null;
+  /** The instance running it now, while its lease lasts. */
+  readonly lockedBy: string | null;
+  /** Why its last batch failed, if it did (it is tried again). */
+  readonly error: string | null;
+}
+
+/** What a replay in the background starts with. */
+export interface NewReplayJob {
+  readonly filter: WebhookEventFilter;
+  readonly total: number;
+  readonly ratePerSecond: number | null;
+  readonly actor: string | null;
+}
+
+/** What one batch of a replay in the background did. */
+export interface ReplayBatch {
+  /** Events the batch put back. */
+  readonly replayed: number;
+  /**
+   * `running` while events are left; `done` once none is, `canceled` when it was canceled,
+   * `lost` when another instance holds it now: the batch then changed nothing.
+   */
+  readonly status: 'running' | 'done' | 'canceled' | 'lost';
+}

@@ -4,7 +4,10 @@ import type {
   EventHistoryEntry,
   FailureGroup,
   FailureGroupFilter,
+  NewReplayJob,
   OperatorAction,
+  ReplayBatch,
+  ReplayJob,
 } from './event-history';
 import type { HandlerRunRecord, InboxEvent, WorkLease } from './inbox-event';
 import type { WebhookEventStatus } from '../webhook-event-status';
@@ -152,6 +155,29 @@ export interface InboxQueries {
    * how many events were woken.
    */
   resume(scope: DispatchPauseScope): Promise<number | null>;
+  /** Stores a replay to run in the background, `running`, due to be taken by any instance. */
+  startReplayJob(job: NewReplayJob): Promise<ReplayJob>;
+  /** The replays in the background, newest first, at most `limit`. */
+  replayJobs(limit: number): Promise<ReplayJob[]>;
+  /** One replay in the background; null when there is none. */
+  replayJob(id: string): Promise<ReplayJob | null>;
+  /** Cancels a running replay: its next batch does not run. False when it was not running. */
+  cancelReplayJob(id: string): Promise<boolean>;
+  /**
+   * Takes a running replay nobody holds (or whose holder's lease ran out) for `holder` until
+   * `leaseMs` from now; null when there is none.
+   */
+  claimReplayJob(holder: string, leaseMs: number): Promise<ReplayJob | null>;
+  /**
+   * Puts back the next `limit` events of a replay `holder` holds, after its cursor, moving the
+   * cursor and its count in the same transaction, and renews the lease.
+   */
+  runReplayBatch(id: string, holder: string, limit: number, leaseMs: number): Promise<ReplayBatch>;
+  /**
+   * Gives up `holder`'s lease on a replay, so any instance carries it on, keeping why its last
+   * batch failed when one did.
+   */
+  releaseReplayJob(id: string, holder: string, error: string | null): Promise<void>;
   /** Deletes up to `limit` settled events of `selection`, with their ledger rows; their number. */
   purge(selection: SettledEventSelection, limit: number): Promise<number>;
   /** Counts per endpoint and status, and the oldest event waiting to run. */

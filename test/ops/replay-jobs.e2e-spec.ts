@@ -1,0 +1,157 @@
+import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
+import { post } from '../support/http';
+import { WebhookEventEntity } from '../support/internals';
+import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
+import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * A replay in the background: it counts what it will put back, keeps to its rate, can be
+ * canceled between batches, carries on after its instance stops (from where it was, by another
+ * instance), and puts back each event once however many instances share it.
+ */
+
+const SECRET = 'whsec_replay_jobs';
+const DEAD = 24;
+
+function delivery(): SignedStripeEvent {
+  const id = stripeEventId();
+  return signedStripeEvent(SECRET, { id, orderId: `o-${id}`, amount: 900, currency: 'eur' });
+}
+
+describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s', (database) => {
+  let app: TestApp;
+  let admin: WebhookAdmin;
+  let dead: SignedStripeEvent[];
+
+  const start = (shared?: TestApp, dispatch = true) =>
+    startTestApp({
+      platform: 'express',
+      database,
+      ...(shared ? { databaseUrl: shared.databaseUrl, sqliteFile: shared.sqliteFile } : {}),
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
+        dispatch: {
+          enabled: dispatch,
+          pollIntervalMs: 20,
+          retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 20 },
+        },
+      },
+    });
+
+  /** Stores `DEAD` events whose handler fails once, each dead after its one attempt. */
+  async function deadEvents(target: TestApp): Promise<SignedStripeEvent[]> {
+    const events = Array.from({ length: DEAD }, delivery);
+    for (const event of events) {
+      target.control.scripts.set(event.id, { alwaysFail: true });
+      expect((await post(`${target.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
+        200,
+      );
+    }
+    const rows = target.dataSource.getRepository(WebhookEventEntity);
+    await eventually(async () => (await rows.countBy({ status: 'dead' })) === events.length);
+    events.forEach((event) => target.control.scripts.delete(event.id));
+    return events;
+  }
+
+  /** How many replay rows each event's history has. */
+  async function replaysPerEvent(events: readonly SignedStripeEvent[]): Promise<number[]> {
+    const rows = app.dataSource.getRepository(WebhookEventEntity);
+    return Promise.all(
+      events.map(async (event) => {
+        const { id } = await rows.findOneByOrFail({ eventId: event.id });
+        return (await admin.show(id))!.history.filter((entry) => entry.kind === 'replay').length;
+      }),
+    );
+  }
+
+  beforeEach(async () => {
+    app = await start();
+    admin = app.app.get(WebhookAdmin);
+    dead = await deadEvents(app);
+  });
+
+  afterEach(() => app.close());
+
+  it('puts back every matching event once, at its rate, and reports its progress', async () => {
+    const job = await admin.startReplay({ status: 'dead', ratePerSecond: 10, actor: 'ops' });
+    expect(job).toMatchObject({
+      status: 'running',
+      total: DEAD,
+      replayed: 0,
+      ratePerSecond: 10,
+      actor: 'ops',
+    });
+
+    // Ten a second: part of the way after a second, all of it in about two and a half.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const midway = (await admin.replayJob(job.id))!;
+    expect(midway.replayed).toBeGreaterThanOrEqual(10);
+    expect(midway.replayed).toBeLessThan(DEAD);
+    expect(midway.status).toBe('running');
+
+    await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 10_000);
+    expect(await admin.replayJob(job.id)).toMatchObject({ replayed: DEAD, total: DEAD });
+    await eventually(async () => (await admin.count({ status: 'processed' })) === DEAD);
+    for (const event of dead) {
+      expect(await countEffects(app, event.id)).toBe(1);
+    }
+    expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
+    expect((await admin.replayJobs()).map((listed) => listed.id)).toEqual([job.id]);
+  });
+
+  it('stops at a cancel, keeping what it put back', async () => {
+    const job = await admin.startReplay({ ratePerSecond: 4 });
+    await eventually(async () => (await admin.replayJob(job.id))!.replayed >= 4);
+    expect(await admin.cancelReplay(job.id)).toBe(true);
+    expect(await admin.cancelReplay(job.id)).toBe(false);
+    const canceled = (await admin.replayJob(job.id))!;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await admin.replayJob(job.id)).toMatchObject({
+      status: 'canceled',
+      replayed: canceled.replayed,
+    });
+    expect(canceled.replayed).toBeLessThan(DEAD);
+    await eventually(
+      async () => (await admin.count({ status: 'processed' })) === canceled.replayed,
+    );
+    expect(await admin.count({ status: 'dead' })).toBe(DEAD - canceled.replayed);
+  });
+
+  it('carries on after its instance stops, from where it was, on the next instance', async () => {
+    const job = await admin.startReplay({ ratePerSecond: 8 });
+    await eventually(async () => (await admin.replayJob(job.id))!.replayed >= 8);
+    // The instance stops and gives its replay back; the next one carries it on.
+    await app.stop();
+    const stopped = app;
+    app = await start(stopped);
+    admin = app.app.get(WebhookAdmin);
+    const stoppedAt = (await admin.replayJob(job.id))!;
+    expect(stoppedAt.replayed).toBeLessThan(DEAD);
+    await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 15_000);
+    expect((await admin.replayJob(job.id))!.replayed).toBe(DEAD);
+    expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
+    await app.close();
+    app = stopped;
+  });
+
+  it('puts back each event once when two instances share the replays', async () => {
+    const second = await start(app);
+    try {
+      const job = await admin.startReplay({ ratePerSecond: 50 });
+      await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 15_000);
+      expect((await admin.replayJob(job.id))!.replayed).toBe(DEAD);
+      expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
+      await eventually(async () => (await admin.count({ status: 'processed' })) === DEAD);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses a rate that is not a positive whole number', async () => {
+    await expect(admin.startReplay({ ratePerSecond: 0 })).rejects.toThrow(/positive whole number/);
+    await expect(admin.startReplay({ ratePerSecond: 2.5 })).rejects.toThrow(
+      /positive whole number/,
+    );
+    expect(await admin.replayJobs()).toEqual([]);
+  });
+});
