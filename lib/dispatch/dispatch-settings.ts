@@ -13,6 +13,8 @@ export interface ResolvedDispatchOptions {
   readonly maxDelayMs: number;
   /** Null: each handler run commits on its own. */
   readonly batch: HandlerBatchSettings | null;
+  /** Consecutive failed attempts of a handler on an endpoint that pause it; 0 never. */
+  readonly pauseAfterFailures: number;
 }
 
 /** What the claim loop, the processor and a transport read of the resolved options. */

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ReplayJobRunner } from '../admin/replay-job-runner';
+import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
@@ -72,6 +73,7 @@ export class WebhooksEngine {
   readonly alerts: WebhookAlerts;
   private readonly alertMonitor: WebhookAlertMonitor;
   private readonly replays: ReplayJobRunner;
+  private readonly breaker: FailureBreaker;
   private started = false;
 
   private constructor(
@@ -122,6 +124,15 @@ export class WebhooksEngine {
     this.metrics = new WebhooksMetrics(options, this.telemetry, this.sampler, this.transport);
     this.alerts = new WebhookAlerts(options);
     this.alertMonitor = new WebhookAlertMonitor(options, this.telemetry, this.alerts, this.sampler);
+    this.breaker = new FailureBreaker(
+      options.dispatch.pauseAfterFailures,
+      this.telemetry,
+      {
+        pause: (scope, reason) => this.admin.pause(scope, { actor: 'circuit-breaker', reason }),
+        raise: (alert) => this.alerts.raise(alert),
+      },
+      logger,
+    );
   }
 
   /**
@@ -163,6 +174,7 @@ export class WebhooksEngine {
     this.reconciliation.start();
     this.retention.start();
     this.replays.start();
+    this.breaker.start();
     if (!this.options.dispatch.enabled) {
       return;
     }
@@ -195,6 +207,7 @@ export class WebhooksEngine {
   async stop(): Promise<void> {
     this.started = false;
     this.alertMonitor.stop();
+    this.breaker.stop();
     this.reconciliation.stop();
     this.metrics.stop();
     this.sampler.stop();

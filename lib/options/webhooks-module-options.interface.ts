@@ -95,6 +95,16 @@ export interface WebhookDispatchOptions {
    */
   batch?: boolean | WebhookBatchOptions;
   /**
+   * Pauses a handler on an endpoint after this many failed attempts of it in a row (counted by
+   * each process that runs handlers; a success starts the count again), as `pause` would: its
+   * events still arrive, are stored and answered, and wait instead of spending their attempts
+   * while what it calls is down. It stays paused until resumed (`resume --endpoint …
+   * --handler …`, `POST /webhooks-admin/resume` or `WebhookAdmin.resume()`), and raises a
+   * `dispatch_paused` alert. Left out or 0: never.
+   * @default 0
+   */
+  pauseAfterFailures?: number;
+  /**
    * Where handlers run. Left out, this process claims due events from the inbox and runs them
    * (any number of instances may share a PostgreSQL inbox). `bullmqTransport()` from
    * `nestjs-payment-webhooks/bullmq` hands them to BullMQ workers in other processes instead;

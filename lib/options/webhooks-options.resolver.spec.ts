@@ -19,6 +19,7 @@ describe('resolveWebhooksOptions', () => {
       maxDelayMs: 10_800_000,
       transport: null,
       batch: null,
+      pauseAfterFailures: 0,
     });
     expect(resolved.trustProxy).toBe(false);
     expect(resolved.storeTimeoutMs).toBe(2000);
@@ -78,6 +79,8 @@ describe('resolveWebhooksOptions', () => {
     [{ endpoints: [{ name: 'stripe' }] }, /stripeEndpoint\(\{ name, secret \}\)/],
     [{ endpoints: [stripe], dispatch: { concurrency: 0 } }, /dispatch.concurrency/],
     [{ endpoints: [stripe], dispatch: { retry: { maxAttempts: 1.5 } } }, /maxAttempts/],
+    [{ endpoints: [stripe], dispatch: { pauseAfterFailures: -1 } }, /dispatch.pauseAfterFailures/],
+    [{ endpoints: [stripe], dispatch: { pauseAfterFailures: 2.5 } }, /dispatch.pauseAfterFailures/],
     [
       { endpoints: [stripe], dispatch: { retry: { baseDelayMs: 10, maxDelayMs: 5 } } },
       /maxDelayMs/,

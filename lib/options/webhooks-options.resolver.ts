@@ -133,6 +133,10 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
       transport: resolveTransport(dispatch.transport),
       batch: resolveBatch(dispatch.batch),
+      pauseAfterFailures:
+        dispatch.pauseAfterFailures === undefined || dispatch.pauseAfterFailures === 0
+          ? 0
+          : positiveInteger('dispatch.pauseAfterFailures', dispatch.pauseAfterFailures, 0),
     },
     observability: resolveObservabilityOptions(options.observability, endpoints),
     storage: resolveStorage(options.storage),

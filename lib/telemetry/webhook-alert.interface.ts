@@ -3,6 +3,7 @@ export type WebhookAlertKind =
   | 'handler_failing'
   | 'dead_letter'
   | 'handler_recovered'
+  | 'dispatch_paused'
   | 'signature_failures'
   | 'endpoint_silent'
   | 'payment_event_storm';
@@ -111,9 +112,23 @@ export type WebhookAlert =
   | HandlerFailingAlert
   | DeadLetterAlert
   | HandlerRecoveredAlert
+  | DispatchPausedAlert
   | SignatureFailuresAlert
   | EndpointSilentAlert
   | PaymentEventStormAlert;
+
+/**
+ * A handler failed `dispatch.pauseAfterFailures` attempts in a row on an endpoint and was
+ * paused: its events wait until it is resumed.
+ */
+export interface DispatchPausedAlert extends WebhookAlertBase {
+  readonly kind: 'dispatch_paused';
+  readonly handler: string;
+  /** Failed attempts in a row when it was paused. */
+  readonly failures: number;
+  /** The last failure's error, masked and escaped as the message is. */
+  readonly error: string;
+}
 
 /** Receives alerts; may be asynchronous. Errors are logged and dropped. */
 export type WebhookAlertListener = (alert: WebhookAlert) => void | Promise<void>;
