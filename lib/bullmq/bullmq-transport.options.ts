@@ -51,7 +51,9 @@ export interface BullmqTransportOptions {
    */
   removeOnComplete?: boolean | number | KeepJobs;
   /**
-   * Which failed jobs BullMQ keeps. A failed job's event is retried from the inbox all the same.
+   * Which failed jobs BullMQ keeps: one per attempt that failed, its `failedReason` saying why.
+   * BullMQ never retries them; the inbox does (a new job for the next attempt), and keeps each
+   * failure in the event's history and its failure group whatever BullMQ removes.
    * @default { age: 86400, count: 5000 }
    */
   removeOnFail?: boolean | number | KeepJobs;
