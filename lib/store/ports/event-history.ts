@@ -1,4 +1,4 @@
-import type { WebhookEventFilter } from './inbox-queries.port';
+import type { WebhookEventFilter } from './event-filter';
 
 /** What a history row records: a failed attempt, a replay, or a settlement by hand. */
 export type EventHistoryKind = 'attempt' | 'replay' | 'settle';
