@@ -71,4 +71,16 @@ describe('redact', () => {
   ])('masks CVV-like fields: %s', (input, expected) => {
     expect(redact(input)).toBe(expected);
   });
+
+  it('keeps a trace id whole, and still masks a card number beside it', () => {
+    // The trace id's digits 4111111111111111 pass the Luhn check.
+    const traceId = 'ab4111111111111111cdef0123456789';
+    expect(redact(`traceId=${traceId} pan=4111111111111111`)).toBe(
+      `traceId=${traceId} pan=411111******1111`,
+    );
+    expect(redact(`00-${traceId}-00f067aa0ba902b7-01`)).toBe(`00-${traceId}-00f067aa0ba902b7-01`);
+    // Not a trace id: longer, upper case, or touching a letter.
+    expect(redact('x4111111111111111cdef0123456789abc')).toContain('411111******1111');
+    expect(redact('AB4111111111111111CDEF0123456789')).toContain('411111******1111');
+  });
 });
