@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { serveActivity } from '../admin/inbox-page';
 import { ReplayJobRunner } from '../admin/replay-job-runner';
 import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
@@ -12,6 +13,7 @@ import type { WebhookDelivery } from '../ingress/webhook-delivery';
 import { WebhookIngress } from '../ingress/webhook-ingress';
 import { IngressAnswer } from '../ingress/ingress-answer';
 import { WebhooksModuleOptions } from '../options/webhooks-module-options.interface';
+import { ActivityRecorder } from '../observability/activity-recorder';
 import { InboxSampler } from '../observability/inbox-sampler';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { WebhookAlertMonitor } from '../observability/webhook-alert.monitor';
@@ -71,6 +73,8 @@ export class WebhooksEngine {
   readonly metrics: WebhooksMetrics;
   /** Present always; raises alerts only when `observability.alerts` is configured. */
   readonly alerts: WebhookAlerts;
+  /** This process's deliveries and handler runs over the last hour, for the inbox page. */
+  readonly activity: ActivityRecorder;
   private readonly alertMonitor: WebhookAlertMonitor;
   private readonly replays: ReplayJobRunner;
   private readonly breaker: FailureBreaker;
@@ -123,6 +127,8 @@ export class WebhooksEngine {
     this.health = new WebhooksHealthIndicator(options, this.sampler, this.transport);
     this.metrics = new WebhooksMetrics(options, this.telemetry, this.sampler, this.transport);
     this.alerts = new WebhookAlerts(options);
+    this.activity = new ActivityRecorder(this.telemetry);
+    serveActivity(this.admin, this.activity);
     this.alertMonitor = new WebhookAlertMonitor(options, this.telemetry, this.alerts, this.sampler);
     this.breaker = new FailureBreaker(
       options.dispatch.pauseAfterFailures,
