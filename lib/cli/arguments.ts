@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { checkFilterTime, WebhookFilterError } from '../admin/event-filter-rules';
+import { parseFilterTime, WebhookFilterError } from '../admin/event-filter-rules';
 import { CliUsageError } from './cli-errors';
 
 /** One option of a command, as `node:util` `parseArgs` takes it. */
@@ -109,45 +109,16 @@ export function integerOption(
   return value;
 }
 
-const AGE = /^(\d+(?:\.\d+)?)(s|m|min|h|d|w)?$/;
-const UNIT_MS: Readonly<Record<string, number>> = {
-  s: 1000,
-  m: 60_000,
-  min: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
 /**
  * A point in time given as an age (`30d`, `12h`, `15m`; a bare number is days) before `now`,
- * or as an ISO 8601 time, from 1970 to 9999.
+ * or as an ISO 8601 time (a calendar day that exists, `T` between date and time), from 1970 to
+ * 9999: the rules of the admin routes' `since` and `until` (`parseFilterTime()`).
  * @throws CliUsageError naming the option and both accepted forms, or the range.
  * @example parseTime('events list', '--since', '24h', now) // now minus 24 hours
  */
 export function parseTime(command: string, option: string, text: string, now: Date): Date {
-  const trimmed = text.trim();
-  const age = AGE.exec(trimmed);
-  if (age) {
-    return inRange(command, option, text, now.getTime() - Number(age[1]) * UNIT_MS[age[2] ?? 'd']);
-  }
-  if (/^\d{4}-\d{2}-\d{2}/.test(trimmed)) {
-    const time = new Date(trimmed);
-    if (!Number.isNaN(time.getTime())) {
-      return inRange(command, option, text, time.getTime());
-    }
-  }
-  throw new CliUsageError(
-    `${option} must be an age such as 30d, 12h or 15m (a bare number is days), or an ISO 8601 ` +
-      `time such as 2025-01-31T12:00:00Z (got "${text}")`,
-    command,
-  );
-}
-
-/** The time `ms`, refused as a usage error when it lies outside 1970..9999. */
-function inRange(command: string, option: string, text: string, ms: number): Date {
   try {
-    return checkFilterTime(option, new Date(ms), text);
+    return parseFilterTime(option, text, now);
   } catch (error) {
     throw error instanceof WebhookFilterError ? new CliUsageError(error.message, command) : error;
   }
