@@ -62,6 +62,12 @@ const TIME_INVALID = (name: string, value: string) =>
 const RATE_INVALID = (got: string) =>
   `rate must be a number of events per second above 0 and at most ${MAX_REPLAY_RATE}, ` +
   `e.g. rate=20 or rate=0.5 (got ${JSON.stringify(got)})`;
+const WHOLE_RATE_INVALID = (got: string) =>
+  `rate of a replay in the background must be a whole number of events per second from 1 to ` +
+  `${MAX_REPLAY_RATE}, e.g. rate=20 (got ${JSON.stringify(got)})`;
+const NO_BACKGROUND_DRY_RUN =
+  'a replay in the background takes no dryRun: count what it would put back with ' +
+  'POST replay?dryRun=true and the same filter first';
 const FLAG_INVALID = (name: string, got: string) =>
   `${name} must be true or false (got ${JSON.stringify(got)})`;
 
@@ -130,14 +136,18 @@ export function parseFilterTime(name: string, text: string, now: Date): Date {
   return checkFilterTime(name, time, text);
 }
 
-/** Which admin route a query string filters, and so which keys and statuses it takes. */
-export type FilterRoute = 'list' | 'replay' | 'discard';
+/**
+ * Which admin route a query string filters, and so which keys and statuses it takes: `replays`
+ * starts a replay in the background.
+ */
+export type FilterRoute = 'list' | 'replay' | 'replays' | 'discard';
 
 const ROUTE_RULES: Readonly<
   Record<FilterRoute, { statuses: readonly WebhookEventStatus[]; extra: readonly string[] }>
 > = {
   list: { statuses: WEBHOOK_EVENT_STATUSES, extra: ['limit'] },
   replay: { statuses: REPLAYABLE_STATUSES, extra: ['dryRun', 'rate'] },
+  replays: { statuses: REPLAYABLE_STATUSES, extra: ['rate'] },
   discard: { statuses: FAILED_STATUSES, extra: [] },
 };
 
@@ -161,7 +171,8 @@ export interface FailureGroupQuery extends FailureGroupFilter {
  * (Express's `qs`, Fastify, `URLSearchParams`): every key known, each text given once and
  * non-empty, `status` one or more statuses the route takes (comma-separated or repeated), times
  * as {@link parseFilterTime} reads them with `since` before `until`, `limit` a whole number from
- * 1 to 1000 (list), `dryRun` true or false and `rate` events per second (replay).
+ * 1 to 1000 (list), `dryRun` true or false and `rate` events per second (replay), `rate` a whole
+ * number of events per second (replays, which take no `dryRun`).
  * @param now what an age counts back from.
  * @throws WebhookFilterError stating the rule the first bad value breaks.
  */
@@ -171,6 +182,9 @@ export function parseEventFilterQuery(
   now: Date = new Date(),
 ): EventFilterQuery {
   const rules = ROUTE_RULES[route];
+  if (route === 'replays' && typeof query === 'object' && query !== null && 'dryRun' in query) {
+    throw new WebhookFilterError(NO_BACKGROUND_DRY_RUN);
+  }
   const values = knownValues(query, [...FILTER_KEYS, ...rules.extra]);
   const filter: EventFilterQuery = {};
   for (const key of TEXT_KEYS) {
@@ -195,9 +209,19 @@ export function parseEventFilterQuery(
     filter.dryRun = flagOf('dryRun', values.dryRun);
   }
   if (values.rate !== undefined) {
-    filter.ratePerSecond = rateOf(values.rate);
+    filter.ratePerSecond = route === 'replays' ? wholeRateOf(values.rate) : rateOf(values.rate);
   }
   return filter;
+}
+
+/**
+ * Reads the query string of the route listing the replays in the background: `limit`, a whole
+ * number from 1 to 1000.
+ * @throws WebhookFilterError stating the rule the first bad value breaks.
+ */
+export function parseReplayListQuery(query: unknown): { limit?: number } {
+  const values = knownValues(query, ['limit']);
+  return values.limit === undefined ? {} : { limit: limitOf(values.limit) };
 }
 
 /**
@@ -281,6 +305,17 @@ function flagOf(name: string, value: unknown): boolean {
   throw new WebhookFilterError(
     FLAG_INVALID(name, typeof value === 'string' ? value : String(value)),
   );
+}
+
+/** A replay in the background's rate: `WebhookAdmin.startReplay()` takes whole numbers only. */
+function wholeRateOf(value: unknown): number {
+  const rate = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  if (!(rate >= 1 && rate <= MAX_REPLAY_RATE)) {
+    throw new WebhookFilterError(
+      WHOLE_RATE_INVALID(typeof value === 'string' ? value : String(value)),
+    );
+  }
+  return rate;
 }
 
 function rateOf(value: unknown): number {

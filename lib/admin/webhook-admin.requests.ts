@@ -1,10 +1,11 @@
 import type { HandlerRunRecord } from '../store/ports/inbox-event';
-import type { EventHistoryEntry } from '../store/ports/event-history';
+import type { EventHistoryEntry, ReplayJob } from '../store/ports/event-history';
 import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import {
   FilterRoute,
   parseEventFilterQuery,
   parseFailureGroupQuery,
+  parseReplayListQuery,
   WebhookFilterError,
 } from './event-filter-rules';
 import { describeScope, WebhookAdmin } from './webhook-admin';
@@ -276,6 +277,54 @@ export class WebhookAdminRequests {
     const filter = filterOf(query, 'replay');
     bodyOf(body, 'replay', []);
     return this.admin.replay({ ...filter, signal, actor: adminActor(caller) });
+  }
+
+  /**
+   * Starts a replay in the background of the events the query's filter matches, at most `rate` a
+   * second, and returns it at once (the adapters answer 202): the app's instances run it. Like
+   * `replay`, the filter is the query's only, and the caller is its actor.
+   */
+  startReplay(
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+    caller: WebhookAdminCaller,
+  ): Promise<ReplayJob> {
+    const { ratePerSecond, ...filter } = filterOf(query, 'replays');
+    bodyOf(body, 'replays', []);
+    return this.admin.startReplay({ ...filter, ratePerSecond, actor: adminActor(caller) });
+  }
+
+  /** The replays in the background, newest first (`limit`, default 20). */
+  replayJobs(query: WebhookAdminFilterQuery): Promise<ReplayJob[]> {
+    const { limit } = checked(() => parseReplayListQuery(query));
+    return this.admin.replayJobs(limit);
+  }
+
+  /** One replay in the background with its progress; 404 when there is none. */
+  async replayJob(id: string): Promise<ReplayJob> {
+    const job = await this.admin.replayJob(parseEventId(id));
+    if (!job) {
+      throw new WebhookAdminRequestError(404, `No replay ${id}`);
+    }
+    return job;
+  }
+
+  /** Cancels a running replay and returns it; 404 when there is none or it is not running. */
+  async cancelReplay(id: string, body: unknown): Promise<ReplayJob> {
+    parseEventId(id);
+    bodyOf(body, 'cancel', []);
+    const canceled = await this.admin.cancelReplay(id);
+    const job = await this.admin.replayJob(id);
+    if (!job) {
+      throw new WebhookAdminRequestError(404, `No replay ${id}`);
+    }
+    if (!canceled) {
+      throw new WebhookAdminRequestError(
+        404,
+        `Replay ${id} is ${job.status} already: only a running replay can be canceled`,
+      );
+    }
+    return job;
   }
 
   /** Settles the matching dead or retrying events `ignored`, or with `dryRun` counts them. */

@@ -11,6 +11,11 @@ import { eventsReplayCommand } from './commands/events-replay.command';
 import { eventsShowCommand } from './commands/events-show.command';
 import { eventsListCommand, eventsPurgeCommand } from './commands/events.command';
 import { pauseCommand, pausesCommand, resumeCommand } from './commands/pause.command';
+import {
+  replaysCancelCommand,
+  replaysCommand,
+  replaysShowCommand,
+} from './commands/replays.command';
 import { migrateCommand } from './commands/migrate.command';
 import { reconcileCommand } from './commands/reconcile.command';
 import { retentionRunCommand } from './commands/retention.command';
@@ -25,6 +30,9 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   eventsReplayCommand,
   eventsDiscardCommand,
   eventsPurgeCommand,
+  replaysCommand,
+  replaysShowCommand,
+  replaysCancelCommand,
   pauseCommand,
   resumeCommand,
   pausesCommand,
@@ -52,6 +60,9 @@ Database commands take --database-url <postgres://…> or --sqlite <file>, or re
 
 Commands that change the inbox (events replay, events discard, pause) keep who made the change
 in the events' history: --actor <name>, else $WEBHOOKS_ACTOR, else <os user>@cli.
+
+"events replay --background" only stores the replay: the app's running instances carry it
+out (follow it with "replays show <id>"), so it waits while no instance of the app is up.
 
 Exit codes: 0 done, 1 failed (database, network, a non-2xx answer, no such event),
 2 the command line is wrong (unknown option, missing or invalid value), 130 stopped by Ctrl-C.`;
@@ -128,7 +139,9 @@ export async function runCli(args: readonly string[], io: CliIo = processIo()): 
     return EXIT_OK;
   }
   const group = CLI_COMMANDS.filter((entry) => entry.name.startsWith(`${first} `));
-  if (group.length > 0 && (args[1] === '--help' || args[1] === '-h')) {
+  // NOTE: a group that is a command too ("replays") has help of its own, naming its subcommands.
+  const alone = CLI_COMMANDS.some((entry) => entry.name === first);
+  if (group.length > 0 && !alone && (args[1] === '--help' || args[1] === '-h')) {
     printLines(io, [groupHelp(first, group)]);
     return EXIT_OK;
   }

@@ -41,7 +41,7 @@ function failedAttempt(entry: EventHistoryEntry): TimelineEntry {
 }
 
 /** A replay's filter as its history keeps it (JSON), written `status=dead, handler=Orders.paid`. */
-function describeReplayFilter(detail: string | null): string {
+export function describeReplayFilter(detail: string | null): string {
   if (detail === null) {
     return 'no filter';
   }

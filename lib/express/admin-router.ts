@@ -38,6 +38,14 @@ type Route = (
   response: ServerResponse,
 ) => Promise<unknown>;
 
+/** A route's answer with another status than 200: 202 for work left to the background. */
+class RouteAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
 /** The routes on the mount point itself (`GET groups`, `POST pause`), by method and name. */
 const TOP_ROUTES: Readonly<Record<string, Route>> = {
   'GET events': (requests, request) => requests.list(queryOf(request)),
@@ -57,6 +65,12 @@ const TOP_ROUTES: Readonly<Record<string, Route>> = {
     requests.pause(queryOf(request), await jsonBodyOf(request), request),
   'POST resume': async (requests, request) =>
     requests.resume(queryOf(request), await jsonBodyOf(request)),
+  'GET replays': (requests, request) => requests.replayJobs(queryOf(request)),
+  'POST replays': async (requests, request) =>
+    new RouteAnswer(
+      202,
+      await requests.startReplay(queryOf(request), await jsonBodyOf(request), request),
+    ),
 };
 
 /** The routes of the Nest admin controller, by method and path under the mount point. */
@@ -66,6 +80,9 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
   if (parts.length === 1) {
     const key = `${method} ${first}`;
     return Object.hasOwn(TOP_ROUTES, key) ? TOP_ROUTES[key] : undefined;
+  }
+  if (first === 'replays' && id !== undefined) {
+    return replayRouteOf(method, parts.length, id, action);
   }
   if (first !== 'events' || id === undefined) {
     return undefined;
@@ -83,11 +100,28 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
   return undefined;
 }
 
+/** `GET replays/:id` and `POST replays/:id/cancel`. */
+function replayRouteOf(
+  method: string | undefined,
+  length: number,
+  id: string,
+  action: string | undefined,
+): Route | undefined {
+  if (method === 'GET' && length === 2) {
+    return (requests) => requests.replayJob(id);
+  }
+  if (method === 'POST' && length === 3 && action === 'cancel') {
+    return async (requests, request) => requests.cancelReplay(id, await jsonBodyOf(request));
+  }
+  return undefined;
+}
+
 /**
  * The admin routes of the Nest module's admin controller, as Express middleware over the
  * engine's `WebhookAdmin`: `GET events`, `GET events/:id`, `POST events/:id/redeliver`,
  * `POST events/:id/settle`, `POST replay`, `POST discard`, `GET groups`, `POST pause`,
- * `POST resume`, `GET pauses`, `GET stats`, each behind `authorize`. A change keeps `req.user`
+ * `POST resume`, `GET pauses`, `GET stats`, `POST replays` (202), `GET replays`,
+ * `GET replays/:id`, `POST replays/:id/cancel`, each behind `authorize`. A change keeps `req.user`
  * (as an authentication middleware mounted before sets it) or the client's address as its actor.
  * @throws WebhookConfigurationError when `authorize` is missing
  */
@@ -137,7 +171,8 @@ async function serve(
     return [refused.status, errorBody(refused.status, refused.message)];
   }
   try {
-    return [200, await route(requests, request, response)];
+    const answer = await route(requests, request, response);
+    return answer instanceof RouteAnswer ? [answer.status, answer.body] : [200, answer];
   } catch (error) {
     if (error instanceof WebhookAdminRequestError) {
       return [error.status, errorBody(error.status, error.message)];

@@ -86,8 +86,10 @@ function nodeResponse(response: ServerResponse | { raw: ServerResponse }): Serve
  * `GET /{path}/events`, `GET /{path}/events/:id`, `POST /{path}/events/:id/redeliver`,
  * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `POST /{path}/discard`,
  * `GET /{path}/groups`, `POST /{path}/pause`, `POST /{path}/resume`, `GET /{path}/pauses`,
- * `GET /{path}/stats`. The POST routes take `Content-Type: application/json` only, refuse
- * cross-site requests, and keep the request's user (or address) as the actor of the change.
+ * `GET /{path}/stats`, `POST /{path}/replays` (202), `GET /{path}/replays`,
+ * `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`. The POST routes take
+ * `Content-Type: application/json` only, refuse cross-site requests, and keep the request's user
+ * (or address) as the actor of the change.
  * @throws WebhookConfigurationError when no guard is given.
  */
 export function createWebhookAdminController(options: WebhookAdminRoutesOptions): Type<unknown> {
@@ -191,6 +193,34 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     @Get('stats')
     stats() {
       return answer(() => this.requests.stats());
+    }
+
+    @Post('replays')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(202)
+    startReplay(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.startReplay(query, body, caller));
+    }
+
+    @Get('replays')
+    replayJobs(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.replayJobs(query));
+    }
+
+    @Get('replays/:id')
+    replayJob(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.replayJob(id));
+    }
+
+    @Post('replays/:id/cancel')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    cancelReplay(@Param('id', ParseUUIDPipe) id: string, @Body() body: unknown) {
+      return answer(() => this.requests.cancelReplay(id, body));
     }
   }
   return WebhookAdminController;

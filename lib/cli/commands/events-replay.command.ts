@@ -10,6 +10,7 @@ import { CliInbox } from '../database';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, narrowingFilters } from '../event-filter';
 import { ProgressReporter } from '../progress';
 import { withInbox } from './events.command';
+import { BACKGROUND_NOTE, followLines } from './replays.command';
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/s)?$/;
 
@@ -27,6 +28,44 @@ function rateOption(command: string, parsed: ParsedCommand): number | undefined 
     );
   }
   return rate;
+}
+
+/** `--rate` of a replay in the background: a whole number, as `startReplay()` stores it. */
+function wholeRateOption(command: string, parsed: ParsedCommand): number | undefined {
+  const rate = rateOption(command, parsed);
+  if (rate !== undefined && !Number.isSafeInteger(rate)) {
+    throw new CliUsageError(
+      `--rate of a replay in the background must be a whole number of events per second, ` +
+        `e.g. 20 or 20/s (got "${stringOption(parsed, 'rate')}")`,
+      command,
+    );
+  }
+  return rate;
+}
+
+/** Stores a replay of the events `filter` matches, for the app's instances to run. */
+async function startInBackground(
+  command: string,
+  filter: WebhookEventFilter,
+  parsed: ParsedCommand,
+  io: CliIo,
+): Promise<number> {
+  const ratePerSecond = wholeRateOption(command, parsed);
+  const actor = cliActor(command, parsed, io.env);
+  const job = await withInbox(command, parsed, io, ({ admin }) =>
+    admin.startReplay({ ...filter, ratePerSecond, actor }),
+  );
+  if (flagOption(parsed, 'json')) {
+    printJson(io, job);
+    return EXIT_OK;
+  }
+  const rate = ratePerSecond === undefined ? '' : `, at most ${ratePerSecond} a second`;
+  printLines(io, [
+    `Replay ${safeText(job.id)} stored: ${job.total} event(s) to put back${rate}.`,
+    "The app's running instances run it; it waits while none is up.",
+    ...followLines(job.id),
+  ]);
+  return EXIT_OK;
 }
 
 async function redeliverOne(inbox: CliInbox, id: string, actor: string): Promise<void> {
@@ -52,7 +91,7 @@ async function replayOne(
 ): Promise<number> {
   const mixed = [
     ...narrowingFilters(parsed),
-    ...['status', 'dry-run', 'rate']
+    ...['status', 'dry-run', 'rate', 'background']
       .filter((name) => parsed.values[name] !== undefined)
       .map((name) => `--${name}`),
   ];
@@ -138,9 +177,11 @@ export const eventsReplayCommand: CliCommand = {
     ...ACTOR_OPTIONS,
     'dry-run': { type: 'boolean' },
     rate: { type: 'string' },
+    background: { type: 'boolean' },
   },
   help: `Usage: ${CLI_NAME} events replay <id> [--actor <name>] [--json]
        ${CLI_NAME} events replay [filters] [--dry-run] [--rate <n/s>] [--actor <name>] [--json]
+       ${CLI_NAME} events replay [filters] --background [--rate <n/s>] [--actor <name>] [--json]
 
 Puts events back in the inbox as pending with a fresh attempt budget; the running app's
 workers pick them up at their next poll. Handlers already recorded in an event's ledger are
@@ -149,6 +190,11 @@ filters is replayed in batches, with progress on stderr; Ctrl-C stops it between
 (the events replayed so far stay replayed) and it exits with 130. Each replay is kept in the
 event's history with its actor and filter (see "events show").
 
+With --background it stores the replay and returns at once, printing its id and the commands
+that follow ("replays show <id>") and stop ("replays cancel <id>") it; the events matching now
+are put back batch by batch at --rate, whether or not this terminal stays open.
+${BACKGROUND_NOTE}
+
 Filters:
   --status <list>        ${REPLAYABLE_STATUSES.join(', ')} (comma-separated; default dead)
 ${FILTER_HELP}
@@ -156,7 +202,9 @@ ${FILTER_HELP}
 Options:
   --dry-run              count what would be replayed and list the first ids; change nothing
   --rate <n/s>           put back at most n events per second (50 or 50/s), to spare what the
-                         handlers call
+                         handlers call; a whole number with --background
+  --background           store the replay for the app's instances to run, and return at once;
+                         with --dry-run, the dry run alone: it counts, and stores nothing
 ${ACTOR_HELP}
 ${COMMON_HELP}
 
@@ -166,7 +214,8 @@ Examples:
   ${CLI_NAME} events replay 0b7e4d2c-5f0a-4c1e-9d3b-2a6f8e1c4b90
   ${CLI_NAME} events replay --status dead --since 2d --endpoint stripe
   ${CLI_NAME} events replay --group 3f9c2a7e41b0d586 --dry-run
-  ${CLI_NAME} events replay --group 3f9c2a7e41b0d586 --rate 20/s --actor alice`,
+  ${CLI_NAME} events replay --group 3f9c2a7e41b0d586 --rate 20/s --actor alice
+  ${CLI_NAME} events replay --status dead --since 7d --background --rate 50`,
   async run(parsed, io) {
     const id = parsed.positionals[0];
     if (id !== undefined) {
@@ -174,13 +223,18 @@ Examples:
     }
     const json = flagOption(parsed, 'json');
     const filter = eventFilter(this.name, parsed, io.now(), REPLAYABLE_STATUSES, ['dead']);
+    const background = flagOption(parsed, 'background');
     if (flagOption(parsed, 'dry-run')) {
-      rateOption(this.name, parsed);
+      // NOTE: --dry-run wins over --background: it changes nothing and stores nothing.
+      (background ? wholeRateOption : rateOption)(this.name, parsed);
       const report = await withInbox(this.name, parsed, io, ({ admin }) =>
         admin.replay({ ...filter, dryRun: true }),
       );
       printDryRun(io, report, json);
       return EXIT_OK;
+    }
+    if (background) {
+      return startInBackground(this.name, filter, parsed, io);
     }
     const report = await replayMatching(this.name, filter, parsed, io);
     if (json) {
