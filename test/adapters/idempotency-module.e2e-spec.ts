@@ -312,6 +312,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
       'AddWebhookTransmissions1764600000000',
       'SplitEventWork1764700000000',
       'AddEventTenants1764800000000',
+      'AddEventHistory1764900000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
@@ -382,6 +383,7 @@ describe('the built package', () => {
         'AddWebhookTransmissions1764600000000',
         'SplitEventWork1764700000000',
         'AddEventTenants1764800000000',
+        'AddEventHistory1764900000000',
       ],
     });
   });
