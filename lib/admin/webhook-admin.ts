@@ -465,19 +465,30 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** One line per pause in force, as the startup log says them, with the command that lifts it. */
+/**
+ * One line per pause in force, as the startup log says them, with the command and the route
+ * (with its JSON body) that lift it, each between backticks exactly as it runs.
+ */
 export function pauseLines(pauses: readonly DispatchPause[]): string[] {
+  // NOTE: an endpoint or handler named over HTTP may hold any character: quoted for the shell.
+  const word = (value: string) =>
+    /^[\w.,:@/+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
   return pauses.map((pause) => {
     const flags = [
-      pause.endpoint === '*' ? '' : ` --endpoint ${pause.endpoint}`,
-      pause.handler === '*' ? '' : ` --handler ${pause.handler}`,
+      pause.endpoint === '*' ? '' : ` --endpoint ${word(pause.endpoint)}`,
+      pause.handler === '*' ? '' : ` --handler ${word(pause.handler)}`,
     ].join('');
+    const body = JSON.stringify({
+      ...(pause.endpoint === '*' ? {} : { endpoint: pause.endpoint }),
+      ...(pause.handler === '*' ? {} : { handler: pause.handler }),
+    });
     const by = pause.pausedBy ? ` by ${pause.pausedBy}` : '';
     const why = pause.reason ? ` (${pause.reason})` : '';
     return (
       `Dispatch is paused for ${describeScope(pause)} since ${pause.pausedAt.toISOString()}${by}${why}: ` +
       `deliveries are stored and answered, the handlers held do not run. Lift it with ` +
-      `npx nestjs-payment-webhooks resume${flags || ' --all'} (or POST /webhooks-admin/resume).`
+      `\`npx nestjs-payment-webhooks resume${flags || ' --all'}\` ` +
+      `(or \`POST /webhooks-admin/resume ${body}\`).`
     );
   });
 }

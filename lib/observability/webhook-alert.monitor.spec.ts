@@ -170,11 +170,21 @@ describe('WebhookAlertMonitor', () => {
         errorClass: 'TypeError',
         id: 'e1',
       });
-      expect(failing.message).toContain(`events replay --group ${failure.fingerprint} --dry-run`);
+      const cli = 'npx nestjs-payment-webhooks';
       expect(failing.message).toContain(
-        `POST /webhooks-admin/replay?fingerprint=${failure.fingerprint}`,
+        `\`${cli} events replay --group ${failure.fingerprint} --dry-run\`, then ` +
+          `\`${cli} events replay --group ${failure.fingerprint}\``,
       );
-      expect(failing.message).toContain('pause --endpoint stripe --handler Orders.onPaid');
+      expect(failing.message).toContain(
+        `\`POST /webhooks-admin/replay?fingerprint=${failure.fingerprint}&dryRun=true {}\``,
+      );
+      expect(failing.message).toContain(
+        `\`POST /webhooks-admin/replays?fingerprint=${failure.fingerprint} {}\``,
+      );
+      expect(failing.message).toContain(
+        `\`${cli} pause --endpoint stripe --handler Orders.onPaid\` ` +
+          '(or `POST /webhooks-admin/pause {"endpoint":"stripe","handler":"Orders.onPaid"}`)',
+      );
       expect(failing.message).not.toContain('WebhookAdmin');
 
       settled('e1', 'dead', 3);
@@ -211,8 +221,22 @@ describe('WebhookAlertMonitor', () => {
         { handler: 'Mail.onPaid', errorClass: 'Error', fingerprint: 'ffff000011112222' },
       ]);
       const dead = raised.find((alert) => alert.kind === 'dead_letter')!;
-      expect(dead.message).toContain('events show e9');
-      expect(dead.message).toContain('POST /webhooks-admin/events/e9/redeliver');
+      expect(dead.message).toContain('`npx nestjs-payment-webhooks events show e9`');
+      expect(dead.message).toContain('`npx nestjs-payment-webhooks events replay e9`');
+      expect(dead.message).toContain('`POST /webhooks-admin/events/e9/redeliver {}`');
+    });
+
+    it('quotes a handler name the shell would split, and names it whole in the route body', () => {
+      settled('e10', 'retrying', 1, [
+        { handler: "send Ann's receipt", errorClass: 'Error', fingerprint: '0123456789abcdef' },
+      ]);
+      const failing = raised.find((alert) => alert.kind === 'handler_failing')!;
+      expect(failing.message).toContain(
+        `pause --endpoint stripe --handler 'send Ann'\\''s receipt'\``,
+      );
+      expect(failing.message).toContain(
+        `\`POST /webhooks-admin/pause {"endpoint":"stripe","handler":"send Ann's receipt"}\``,
+      );
     });
   });
 });

@@ -33,12 +33,23 @@ interface FailingGroup {
   readonly since: number;
 }
 
-/** What to run to look at a group and replay it, on the CLI and over HTTP. */
+/** A value as one word of a command to copy into a shell: in single quotes unless plain. */
+function shellWord(value: string): string {
+  return /^[\w.,:@/+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What to run to look at a group and replay it, on the CLI and over HTTP: each command and each
+ * route (with its JSON body) between backticks, exactly as it runs.
+ */
 export function groupHints(fingerprint: string): string {
+  const group = shellWord(fingerprint);
+  const query = encodeURIComponent(fingerprint);
   return (
-    `See it: ${CLI} events groups --group ${fingerprint} (or GET ${ADMIN}/groups?fingerprint=${fingerprint}); ` +
-    `once the cause is fixed: ${CLI} events replay --group ${fingerprint} --dry-run, then without --dry-run ` +
-    `(or POST ${ADMIN}/replay?fingerprint=${fingerprint}&dryRun=true, then without dryRun)`
+    `See it: \`${CLI} events groups --group ${group}\` (or \`GET ${ADMIN}/groups?fingerprint=${query}\`); ` +
+    `once the cause is fixed: \`${CLI} events replay --group ${group} --dry-run\`, then ` +
+    `\`${CLI} events replay --group ${group}\` (or \`POST ${ADMIN}/replay?fingerprint=${query}&dryRun=true {}\`, ` +
+    `then \`POST ${ADMIN}/replays?fingerprint=${query} {}\` to replay it in the background)`
   );
 }
 
@@ -267,8 +278,8 @@ export class WebhookAlertMonitor {
       message:
         `Handler ${record.handler} on endpoint "${record.endpoint}" succeeded again (event ${record.id}), ` +
         `failing since ${new Date(since).toISOString()} in group(s) ${fingerprints.join(', ')}. ` +
-        `Events that went dead meanwhile still wait: ${CLI} events groups --status dead ` +
-        `(or GET ${ADMIN}/groups?status=dead).`,
+        `Events that went dead meanwhile still wait: \`${CLI} events groups --status dead\` ` +
+        `(or \`GET ${ADMIN}/groups?status=dead\`).`,
       handler: record.handler,
       fingerprints,
       failingSince: new Date(since),
@@ -292,8 +303,9 @@ export class WebhookAlertMonitor {
     const next =
       fingerprints.length === 1
         ? groupHints(fingerprints[0])
-        : `See it: ${CLI} events show ${record.id} (or GET ${ADMIN}/events/${record.id}); once the cause ` +
-          `is fixed: ${CLI} events replay --id ${record.id} (or POST ${ADMIN}/events/${record.id}/redeliver)`;
+        : `See it: \`${CLI} events show ${record.id}\` (or \`GET ${ADMIN}/events/${record.id}\`); once the ` +
+          `cause is fixed: \`${CLI} events replay ${record.id}\` ` +
+          `(or \`POST ${ADMIN}/events/${record.id}/redeliver {}\`)`;
     this.alerts.raise({
       kind: 'dead_letter',
       endpoint: record.endpoint,
@@ -321,6 +333,7 @@ export class WebhookAlertMonitor {
       return;
     }
     const who = failure.handler === null ? 'Events' : `Handler ${failure.handler}`;
+    const scope = failure.handler === null ? {} : { handler: failure.handler };
     this.alerts.raise({
       kind: 'handler_failing',
       endpoint: record.endpoint,
@@ -329,8 +342,9 @@ export class WebhookAlertMonitor {
       message:
         `${who} on endpoint "${record.endpoint}" started failing: ${failure.errorClass} on event ${record.id} ` +
         `(${record.eventId}, attempt ${record.attempt}), retried with backoff. ${groupHints(failure.fingerprint)}. ` +
-        `If a system it calls is down: ${CLI} pause --endpoint ${record.endpoint}` +
-        `${failure.handler === null ? '' : ` --handler ${failure.handler}`} (or POST ${ADMIN}/pause).`,
+        `If a system it calls is down: \`${CLI} pause --endpoint ${shellWord(record.endpoint)}` +
+        `${failure.handler === null ? '' : ` --handler ${shellWord(failure.handler)}`}\` ` +
+        `(or \`POST ${ADMIN}/pause ${JSON.stringify({ endpoint: record.endpoint, ...scope })}\`).`,
       handler: failure.handler,
       fingerprint: failure.fingerprint,
       errorClass: failure.errorClass,

@@ -191,8 +191,9 @@ export class WebhooksHealthIndicator {
     if (!deadLetters.ok) {
       problems.push(
         `${deadLetters.value} events are dead, more than ${deadLetters.max}: see why with ` +
-          '`npx nestjs-payment-webhooks events groups --status dead` (or GET /webhooks-admin/groups?status=dead), ' +
-          'fix the cause, then replay each group with `events replay --group <fingerprint>`.',
+          '`npx nestjs-payment-webhooks events groups --status dead` (or ' +
+          '`GET /webhooks-admin/groups?status=dead`), fix the cause, then replay each group with ' +
+          '`npx nestjs-payment-webhooks events replay --group <fingerprint>`.',
       );
     }
     if (details.transport && !details.transport.up) {
