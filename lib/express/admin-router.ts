@@ -10,12 +10,20 @@ import {
 } from '../admin/webhook-admin.requests';
 import { WebhookAdmin } from '../admin/webhook-admin';
 import { refuseAdminWrite } from '../admin/admin-write-check';
+import {
+  adminActivity,
+  INBOX_PAGE_HEADERS,
+  INBOX_PAGE_ROUTES,
+  InboxPageFile,
+  inboxPageFile,
+  InboxPageRoute,
+} from '../admin/inbox-page';
 import { AUTHORIZE_THREW } from '../admin/webhook-admin.messages';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { WebhookRefusal } from '../ingress/webhook-refusal';
 import { RequestHandler } from './delivery-handler';
 import { ADMIN_BODY_INVALID, ADMIN_FORBIDDEN, ADMIN_NEEDS_AUTHORIZE } from './express.messages';
-import { errorBody, writeJson } from './http-answer';
+import { errorBody, writeJson, writeText } from './http-answer';
 import { readRequestBody, RouterRequest } from './request-body';
 
 /** Who may use the admin routes. */
@@ -121,7 +129,8 @@ function replayRouteOf(
  * engine's `WebhookAdmin`: `GET events`, `GET events/:id`, `POST events/:id/redeliver`,
  * `POST events/:id/settle`, `POST replay`, `POST discard`, `GET groups`, `POST pause`,
  * `POST resume`, `GET pauses`, `GET stats`, `POST replays` (202), `GET replays`,
- * `GET replays/:id`, `POST replays/:id/cancel`, each behind `authorize`. A change keeps `req.user`
+ * `GET replays/:id`, `POST replays/:id/cancel`, `GET activity` and the inbox page
+ * (`GET inbox`, see docs/operations.md), each behind `authorize`. A change keeps `req.user`
  * (as an authentication middleware mounted before sets it) or the client's address as its actor.
  * @throws WebhookConfigurationError when `authorize` is missing
  */
@@ -135,15 +144,49 @@ export function adminRouter(
   const requests = new WebhookAdminRequests(admin);
   const logger = new SafeLogger('WebhookAdmin');
   return (request, response, next) => {
-    const route = routeOf(request.method, (request.url ?? '').split('?')[0]);
+    const path = (request.url ?? '').split('?')[0];
+    const route = routeOf(request.method, path) ?? pageRouteOf(admin, request.method, path);
     if (!route) {
       next();
       return;
     }
     serve(options, requests, route, request, response, logger)
-      .then(([status, body]) => writeJson(response, status, body))
+      .then(([status, body]) =>
+        body instanceof InboxPageFile
+          ? writePage(response, body)
+          : writeJson(response, status, body),
+      )
       .catch(next);
   };
+}
+
+/** `GET activity` and the inbox page's files (`GET inbox`, `inbox/inbox.js`, `inbox/inbox.css`). */
+function pageRouteOf(
+  admin: WebhookAdmin,
+  method: string | undefined,
+  path: string,
+): Route | undefined {
+  const name = path
+    .split('/')
+    .filter((part) => part !== '')
+    .join('/');
+  if (method !== 'GET') {
+    return undefined;
+  }
+  if (name === 'activity') {
+    return async () => adminActivity(admin);
+  }
+  return Object.hasOwn(INBOX_PAGE_ROUTES, name)
+    ? async () => inboxPageFile(name as InboxPageRoute, path)
+    : undefined;
+}
+
+/** Writes a file of the inbox page with the page's security headers. */
+function writePage(response: ServerResponse, file: InboxPageFile): void {
+  for (const [name, value] of Object.entries(INBOX_PAGE_HEADERS)) {
+    response.setHeader(name, value);
+  }
+  writeText(response, 200, file.contentType, file.body);
 }
 
 async function serve(

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import {
+  applyDecorators,
   BadRequestException,
   Body,
   CanActivate,
@@ -7,6 +8,7 @@ import {
   ExecutionContext,
   ForbiddenException,
   Get,
+  Header,
   HttpCode,
   HttpException,
   NotFoundException,
@@ -21,6 +23,13 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { refuseAdminWrite } from '../admin/admin-write-check';
+import {
+  adminActivity,
+  INBOX_PAGE_HEADERS,
+  INBOX_PAGE_ROUTES,
+  inboxPageFile,
+  InboxPageRoute,
+} from '../admin/inbox-page';
 import type { WebhookAdminRoutesOptions } from './webhooks-module-extras';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookAdmin } from '../admin/webhook-admin';
@@ -81,13 +90,23 @@ function nodeResponse(response: ServerResponse | { raw: ServerResponse }): Serve
   return 'raw' in response ? response.raw : response;
 }
 
+/** A `GET` route serving a file of the inbox page, with the page's security headers. */
+function PageFile(route: InboxPageRoute): MethodDecorator {
+  return applyDecorators(
+    Get(route),
+    ...Object.entries(INBOX_PAGE_HEADERS).map(([name, value]) => Header(name, value)),
+    Header('Content-Type', INBOX_PAGE_ROUTES[route].contentType),
+  );
+}
+
 /**
  * Builds the optional admin routes over `WebhookAdmin`, mounted only when the app gives guards:
  * `GET /{path}/events`, `GET /{path}/events/:id`, `POST /{path}/events/:id/redeliver`,
  * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `POST /{path}/discard`,
  * `GET /{path}/groups`, `POST /{path}/pause`, `POST /{path}/resume`, `GET /{path}/pauses`,
  * `GET /{path}/stats`, `POST /{path}/replays` (202), `GET /{path}/replays`,
- * `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`. The POST routes take
+ * `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`, `GET /{path}/activity` and the
+ * inbox page (`GET /{path}/inbox`, see docs/operations.md). The POST routes take
  * `Content-Type: application/json` only, refuse cross-site requests, and keep the request's user
  * (or address) as the actor of the change.
  * @throws WebhookConfigurationError when no guard is given.
@@ -106,7 +125,7 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
   class WebhookAdminController {
     private readonly requests: WebhookAdminRequests;
 
-    constructor(admin: WebhookAdmin) {
+    constructor(private readonly admin: WebhookAdmin) {
       this.requests = new WebhookAdminRequests(admin);
     }
 
@@ -188,6 +207,26 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     @Get('pauses')
     pauses() {
       return answer(() => this.requests.pauses());
+    }
+
+    @Get('activity')
+    activity() {
+      return answer(() => adminActivity(this.admin));
+    }
+
+    @PageFile('inbox')
+    page(@Req() request: { url?: string }) {
+      return inboxPageFile('inbox', request.url).body;
+    }
+
+    @PageFile('inbox/inbox.js')
+    pageScript() {
+      return inboxPageFile('inbox/inbox.js').body;
+    }
+
+    @PageFile('inbox/inbox.css')
+    pageStyle() {
+      return inboxPageFile('inbox/inbox.css').body;
     }
 
     @Get('stats')

@@ -191,7 +191,10 @@
   async function followReplay(job) {
     let current = job;
     while (current.status === 'running') {
-      say(`Replaying: ${current.replayed} of ${plural(current.total, 'event')} put back`);
+      const failed = current.error
+        ? ` (its last batch failed and is tried again: ${current.error})`
+        : '';
+      say(`Replaying: ${current.replayed} of ${plural(current.total, 'event')} put back${failed}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
       current = await api(`replays/${encodeURIComponent(current.id)}`);
     }
