@@ -1,3 +1,4 @@
+import { shellWord as quotedWord } from '../telemetry/operator-hints';
 import { safeJson, safeText } from '../telemetry/safe-text';
 
 /** A stream the CLI writes to. */
@@ -113,7 +114,7 @@ export function indentedLines(unsafe: string, indent: string): string[] {
  * @example shellWord('Orders.paid') // 'Orders.paid'; shellWord("it's") // `'it'\''s'`
  */
 export function shellWord(value: string): string {
-  return safeText(/^[\w.,:@/+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  return safeText(quotedWord(value));
 }
 
 /** `850 ms`, `12 s`, `5 min 2 s`: how long something took, to the millisecond below a second. */

@@ -3,6 +3,7 @@ import type { WebhookAlert } from '../telemetry/webhook-alert.interface';
 import { safeText } from '../telemetry/safe-text';
 import type { AttemptRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import type { DispatchLogger } from './dispatch-logger';
+import { ADMIN, CLI, shellWord } from '../telemetry/operator-hints';
 
 /** Longest error a `dispatch_paused` alert carries. */
 const MAX_ALERT_ERROR = 500;
@@ -83,8 +84,8 @@ export class FailureBreaker {
       message:
         `Handler ${record.handler} on endpoint "${record.endpoint}" failed ${failures} attempts in a row ` +
         `(the last: ${error}) and is paused: its events are stored and answered and wait. Once the ` +
-        `cause is fixed: npx nestjs-payment-webhooks resume --endpoint ${record.endpoint} --handler ` +
-        `${record.handler} (or POST /webhooks-admin/resume).`,
+        `cause is fixed: \`${CLI} resume --endpoint ${shellWord(record.endpoint)} --handler ` +
+        `${shellWord(record.handler)}\` (or \`POST ${ADMIN}/resume ${JSON.stringify(scope)}\`).`,
       handler: record.handler,
       failures,
       error,

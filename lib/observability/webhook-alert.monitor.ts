@@ -2,6 +2,7 @@ import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolv
 import { InboxSampler, isAcknowledged } from './inbox-sampler';
 import { RecentKeys } from './recent-keys';
 import { safeText } from '../telemetry/safe-text';
+import { ADMIN, CLI, shellWord } from '../telemetry/operator-hints';
 import { WebhookAlerts } from './webhook-alerts';
 import {
   AttemptRecord,
@@ -21,9 +22,6 @@ const MAX_SILENCE_CHECK_MS = 60_000;
 
 /** Failure groups remembered as failing; past this many the oldest are forgotten. */
 const REMEMBERED_GROUPS = 10_000;
-/** The CLI and the admin routes' default path, as alert hints name them. */
-const CLI = 'npx nestjs-payment-webhooks';
-const ADMIN = '/webhooks-admin';
 
 /** A failure group this process saw failing, since its handler last succeeded. */
 interface FailingGroup {
@@ -31,11 +29,6 @@ interface FailingGroup {
   readonly handler: string | null;
   readonly fingerprint: string;
   readonly since: number;
-}
-
-/** A value as one word of a command to copy into a shell: in single quotes unless plain. */
-function shellWord(value: string): string {
-  return /^[\w.,:@/+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -258,7 +251,12 @@ export class WebhookAlertMonitor {
 
   /** A handler that ran (or found its run in the ledger) ends the failing groups it had. */
   private onAttempt(record: AttemptRecord): void {
-    if (record.outcome === 'failed' || this.failing.size === 0) {
+    // NOTE: a run found in the ledger (`already_done`) ran nothing now: it tells nothing of the cause.
+    if (
+      record.outcome === 'failed' ||
+      record.outcome === 'already_done' ||
+      this.failing.size === 0
+    ) {
       return;
     }
     const ended = [...this.failing.entries()].filter(
