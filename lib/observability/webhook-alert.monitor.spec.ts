@@ -196,6 +196,8 @@ describe('WebhookAlertMonitor', () => {
       expect(raised[1].message).toContain(`events replay --group ${failure.fingerprint}`);
 
       ran('e3', 'failed');
+      // A run found in the ledger ran nothing: not a recovery.
+      ran('e1', 'already_done');
       expect(raised).toHaveLength(2);
       ran('e3', 'ran');
       expect(raised[2]).toMatchObject({
