@@ -62,6 +62,10 @@ describe.each<MatrixPlatform>(['express', 'router'])(
     };
     const effects = (eventId: string) =>
       t.dataSource.getRepository(TestEffect).countBy({ eventId });
+    const adminOf = () =>
+      platform === 'router'
+        ? (t as unknown as { router: { admin: WebhookAdmin } }).router.admin
+        : (t as unknown as { app: { get(token: unknown): WebhookAdmin } }).app.get(WebhookAdmin);
 
     function options(): WebhooksModuleOptions {
       return {
@@ -161,10 +165,18 @@ describe.each<MatrixPlatform>(['express', 'router'])(
         ),
       );
       t.control.scripts.delete(id);
-      const admin =
-        platform === 'router'
-          ? (t as unknown as { router: { admin: WebhookAdmin } }).router.admin
-          : (t as unknown as { app: { get(token: unknown): WebhookAdmin } }).app.get(WebhookAdmin);
+      const admin = adminOf();
+      // Each failed attempt is in the event's history, with the worker that ran it.
+      const { history } = (await admin.show(stored.id))!;
+      expect(history.map((entry) => [entry.kind, entry.attempt, entry.outcome])).toEqual([
+        ['attempt', 1, 'retrying'],
+        ['attempt', 2, 'retrying'],
+        ['attempt', 3, 'dead'],
+      ]);
+      expect(history.every((entry) => typeof entry.worker === 'string')).toBe(true);
+      expect(await admin.failureGroups({ fingerprint: history[2].fingerprint! })).toEqual([
+        expect.objectContaining({ count: 1, dead: 1, handlerKey: history[2].handlerKey }),
+      ]);
       await admin.replay({ status: 'dead', merchantRef: order });
       await eventually(async () => (await row(id))?.status === 'processed');
       expect(await effects(id)).toBe(1);
@@ -176,6 +188,27 @@ describe.each<MatrixPlatform>(['express', 'router'])(
         '2:failed',
         '3:failed',
       ]);
+    });
+
+    it('holds the events of a paused endpoint on the workers without spending attempts, and runs them once resumed', async () => {
+      const admin = adminOf();
+      expect(await admin.pause({ endpoint: 'stripe' }, { actor: 'ops', reason: 'ERP down' })).toBe(
+        true,
+      );
+      // NOTE: the workers read the pauses at most once a second.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const { id, body, headers } = signedEvent(`order-paused-${platform}`);
+      expect((await post(url(), body, headers)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const held = await row(id);
+      expect(held.status).toBe('pending');
+      expect(Number(held.attempts)).toBe(0);
+      expect(await effects(id)).toBe(0);
+
+      expect(await admin.resume({ endpoint: 'stripe' })).toBe(1);
+      await eventually(async () => (await row(id))?.status === 'processed');
+      expect(await effects(id)).toBe(1);
+      expect(Number((await row(id)).attempts)).toBe(1);
     });
   },
 );
