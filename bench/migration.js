@@ -134,6 +134,17 @@ async function count(source, sql) {
 const LEASED =
   "SELECT count(*) FROM webhook_work WHERE status = 'processing' AND locked_by = 'worker-1'";
 
+/** The counts of an inbox whose events have work rows (0.2 and later). */
+const SPLIT_INBOX = {
+  events: 'SELECT count(*) FROM webhook_events',
+  ledger: 'SELECT count(*) FROM webhook_handler_runs',
+  work: 'SELECT count(*) FROM webhook_work',
+  leased: LEASED,
+};
+
+/** Dead and retrying events, by their work rows. */
+const FAILED = "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')";
+
 /**
  * The upgrades the bench times: the migration, how the inbox before it is filled, and the
  * counts that must be the same after it (`before`: read before the migration; `expected`: what
@@ -148,19 +159,10 @@ const UPGRADES = {
       ledgerSql(kind, { ids: false }),
       ...workSql(kind),
     ],
-    before: {
-      events: 'SELECT count(*) FROM webhook_events',
-      ledger: 'SELECT count(*) FROM webhook_handler_runs',
-      work: 'SELECT count(*) FROM webhook_work',
-      leased: LEASED,
-      failed: "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')",
-    },
+    before: { ...SPLIT_INBOX, failed: FAILED },
     after: {
-      events: 'SELECT count(*) FROM webhook_events',
-      ledger: 'SELECT count(*) FROM webhook_handler_runs',
-      work: 'SELECT count(*) FROM webhook_work',
-      leased: LEASED,
-      failed: "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')",
+      ...SPLIT_INBOX,
+      failed: FAILED,
       history: "SELECT count(*) FROM webhook_history WHERE kind = 'attempt'",
     },
     expected: (before) => ({ ...before, history: before.failed }),
@@ -173,19 +175,8 @@ const UPGRADES = {
       ledgerSql(kind, { ids: false }),
       ...workSql(kind),
     ],
-    before: {
-      events: 'SELECT count(*) FROM webhook_events',
-      ledger: 'SELECT count(*) FROM webhook_handler_runs',
-      work: 'SELECT count(*) FROM webhook_work',
-      leased: LEASED,
-    },
-    after: {
-      events: 'SELECT count(*) FROM webhook_events',
-      ledger: 'SELECT count(*) FROM webhook_handler_runs',
-      work: 'SELECT count(*) FROM webhook_work',
-      leased: LEASED,
-      tenantless: "SELECT count(*) FROM webhook_events WHERE tenant = ''",
-    },
+    before: SPLIT_INBOX,
+    after: { ...SPLIT_INBOX, tenantless: "SELECT count(*) FROM webhook_events WHERE tenant = ''" },
     expected: (before) => ({ ...before, tenantless: before.events }),
   },
   work: {

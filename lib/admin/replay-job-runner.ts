@@ -16,7 +16,7 @@ export interface ReplayJobSettings {
 }
 
 export const REPLAY_JOB_SETTINGS: ReplayJobSettings = {
-  pollMs: 5_000,
+  pollMs: 1_000,
   leaseMs: 15_000,
   batch: 500,
 };

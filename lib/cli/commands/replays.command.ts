@@ -9,7 +9,7 @@ import { withInbox } from './events.command';
 
 /** Who runs a replay in the background, as every command about them says it. */
 export const BACKGROUND_NOTE = `A replay in the background is run by the app's running instances (the first one to look
-takes it, within 5 seconds); the CLI only stores it, so it waits while no instance of the app
+takes it, within a second); the CLI only stores it, so it waits while no instance of the app
 is up, and carries on from where it was after a restart.`;
 
 /** The commands that follow and stop the replay `id`, to copy. */
