@@ -82,5 +82,8 @@ describe('redact', () => {
     // Not a trace id: longer, upper case, or touching a letter.
     expect(redact('x4111111111111111cdef0123456789abc')).toContain('411111******1111');
     expect(redact('AB4111111111111111CDEF0123456789')).toContain('411111******1111');
+    expect(redact(`_${traceId}`)).toContain('411111******1111');
+    expect(redact(`${traceId}_`)).toContain('411111******1111');
+    expect(redact(`[${traceId}]`)).toBe(`[${traceId}]`);
   });
 });

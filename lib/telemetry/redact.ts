@@ -103,21 +103,61 @@ export function redact(text: string): string {
   // NOTE: a W3C trace id (32 lower-case hex characters, a letter among them, standing alone)
   // is kept whole: about one in 580 holds a Luhn-valid run of digits, and a masked trace id
   // no longer finds its trace.
-  if (TRACE_ID.test(text)) {
-    TRACE_ID.lastIndex = 0;
-    let out = '';
-    let kept = 0;
-    for (const match of text.matchAll(TRACE_ID)) {
-      out += redactText(text.slice(kept, match.index)) + match[0];
-      kept = match.index + match[0].length;
-    }
-    return out + redactText(text.slice(kept));
+  const ids = traceIds(text);
+  if (ids.length === 0) {
+    return redactText(text);
   }
-  return redactText(text);
+  let out = '';
+  let kept = 0;
+  for (const start of ids) {
+    out += redactText(text.slice(kept, start)) + text.slice(start, start + 32);
+    kept = start + 32;
+  }
+  return out + redactText(text.slice(kept));
 }
 
-/** A trace id as W3C trace context writes it, not part of a longer word. */
-const TRACE_ID = /(?<![0-9A-Za-z_])(?=[0-9a-f]*[a-f])[0-9a-f]{32}(?![0-9A-Za-z_])/g;
+/**
+ * Where `text` has a trace id: 32 lower-case hex characters with a letter among them, not part
+ * of a longer word (letters, digits, `_`). NOTE: one pass over the characters; a regular
+ * expression with a lookaround tried at every position cost each log line several times more.
+ */
+function traceIds(text: string): number[] {
+  const starts: number[] = [];
+  let run = 0;
+  let letters = 0;
+  for (let index = 0; index <= text.length; index += 1) {
+    const code = index < text.length ? text.charCodeAt(index) : -1;
+    const digit = code >= 48 && code <= 57;
+    const letter = code >= 97 && code <= 102;
+    if (digit || letter) {
+      run += 1;
+      letters += letter ? 1 : 0;
+      continue;
+    }
+    const word = (code >= 65 && code <= 90) || (code >= 103 && code <= 122) || code === 95;
+    if (run === 32 && letters > 0 && !word) {
+      starts.push(index - 32);
+    }
+    run = 0;
+    letters = 0;
+    // NOTE: a hex run that a word character touches is part of that word: skip to its end.
+    if (word) {
+      while (index + 1 < text.length && isWordCode(text.charCodeAt(index + 1))) {
+        index += 1;
+      }
+    }
+  }
+  return starts;
+}
+
+function isWordCode(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95
+  );
+}
 
 function redactText(text: string): string {
   const cards = replaceFolded(text, PAN_CANDIDATE, (match) => {
