@@ -1,19 +1,12 @@
-import { EntityManager, In } from 'typeorm';
+import { In } from 'typeorm';
 import { WebhookEventEntity } from './entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
 import { WebhookWorkEntity } from './entities/webhook-work.entity';
 import { WebhookHistoryEntity } from './entities/webhook-history.entity';
 import { WebhookPauseEntity } from './entities/webhook-pause.entity';
-import { WebhookReplayEntity } from './entities/webhook-replay.entity';
-import {
-  batchError,
-  filterText,
-  freeReplay,
-  lockedReplay,
-  nextReplayed,
-  replayJobOf,
-} from './replay-jobs';
-import { timeOrderedId } from '../core/time-ordered-id';
+
+import { ReplayJobQueries } from './replay-job-queries';
+import { requeueEvents } from './requeue';
 import { filteredEvents } from './event-filter-query';
 import {
   pauseKey,
@@ -91,7 +84,11 @@ const MAX_ERROR_LENGTH = 2000;
 
 /** {@link InboxQueries} on PostgreSQL or SQLite through the store's connection. */
 export class TypeOrmInboxQueries implements InboxQueries {
-  constructor(private readonly connection: StoreConnection) {}
+  private readonly jobs: ReplayJobQueries;
+
+  constructor(private readonly connection: StoreConnection) {
+    this.jobs = new ReplayJobQueries(connection);
+  }
 
   list(filter: WebhookEventFilter, limit: number): Promise<WebhookEventSummary[]> {
     return this.connection.transaction(async (manager) =>
@@ -149,7 +146,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
       return 0;
     }
     return this.connection.transaction(async (manager) => {
-      const requeued = await this.requeue(manager, ids);
+      const requeued = await requeueEvents(this.connection, manager, ids);
       const at = new Date();
       await writeHistory(
         this.connection,
@@ -325,138 +322,31 @@ export class TypeOrmInboxQueries implements InboxQueries {
   }
 
   startReplayJob(job: NewReplayJob): Promise<ReplayJob> {
-    return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const row = manager.create(WebhookReplayEntity, {
-        id: timeOrderedId(now.getTime()),
-        filter: filterText(job.filter),
-        status: 'running',
-        total: job.total,
-        replayed: 0,
-        ratePerSecond: job.ratePerSecond,
-        actor: job.actor?.slice(0, 128) ?? null,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
-        cursorAt: null,
-        cursorId: null,
-        lockedBy: null,
-        lockedUntil: null,
-        error: null,
-      });
-      await manager.insert(WebhookReplayEntity, row);
-      return replayJobOf(row);
-    });
+    return this.jobs.start(job);
   }
 
-  async replayJobs(limit: number): Promise<ReplayJob[]> {
-    const rows = await this.connection.read((manager) =>
-      manager.find(WebhookReplayEntity, { order: { createdAt: 'DESC' }, take: limit }),
-    );
-    return rows.map(replayJobOf);
+  replayJobs(limit: number): Promise<ReplayJob[]> {
+    return this.jobs.list(limit);
   }
 
-  async replayJob(id: string): Promise<ReplayJob | null> {
-    const row = await this.connection.read((manager) =>
-      manager.findOneBy(WebhookReplayEntity, { id }),
-    );
-    return row ? replayJobOf(row) : null;
+  replayJob(id: string): Promise<ReplayJob | null> {
+    return this.jobs.find(id);
   }
 
   cancelReplayJob(id: string): Promise<boolean> {
-    return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const result = await manager
-        .createQueryBuilder()
-        .update(WebhookReplayEntity)
-        .set({
-          status: 'canceled',
-          finishedAt: now,
-          updatedAt: now,
-          lockedBy: null,
-          lockedUntil: null,
-        })
-        .where("id = :id AND status = 'running'", { id })
-        .execute();
-      return (result.affected ?? 0) > 0;
-    });
+    return this.jobs.cancel(id);
   }
 
   claimReplayJob(holder: string, leaseMs: number): Promise<ReplayJob | null> {
-    return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const row = await freeReplay(manager, now);
-      if (!row) {
-        return null;
-      }
-      const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
-      await manager.update(WebhookReplayEntity, { id: row.id }, lease);
-      return replayJobOf({ ...row, ...lease });
-    });
+    return this.jobs.claim(holder, leaseMs);
   }
 
   runReplayBatch(id: string, holder: string, limit: number, leaseMs: number): Promise<ReplayBatch> {
-    return this.connection.transaction(async (manager) => {
-      const job = await lockedReplay(manager, id);
-      if (!job || job.status !== 'running') {
-        return { replayed: 0, status: job?.status === 'done' ? 'done' : 'canceled' };
-      }
-      if (job.lockedBy !== holder) {
-        return { replayed: 0, status: 'lost' };
-      }
-      const next = await nextReplayed(manager, job, limit);
-      const requeued =
-        next.length === 0
-          ? []
-          : await this.requeue(
-              manager,
-              next.map((event) => event.id),
-            );
-      const at = new Date();
-      await writeHistory(
-        this.connection,
-        manager,
-        requeued.map(({ id: eventId, from }) => ({
-          eventId,
-          kind: 'replay',
-          at,
-          outcome: from,
-          actor: job.actor,
-          detail: JSON.stringify({ replay: job.id, ...JSON.parse(job.filter) }),
-        })),
-      );
-      const last = next.at(-1);
-      const status = next.length < limit ? 'done' : 'running';
-      await manager.update(
-        WebhookReplayEntity,
-        { id },
-        {
-          replayed: Number(job.replayed) + requeued.length,
-          updatedAt: at,
-          error: null,
-          ...(last ? { cursorAt: last.receivedAt, cursorId: last.id } : {}),
-          ...(status === 'done'
-            ? { status, finishedAt: at, lockedBy: null, lockedUntil: null }
-            : { lockedUntil: new Date(at.getTime() + leaseMs) }),
-        },
-      );
-      return { replayed: requeued.length, status };
-    });
+    return this.jobs.runBatch(id, holder, limit, leaseMs);
   }
 
-  async releaseReplayJob(id: string, holder: string, error: string | null): Promise<void> {
-    await this.connection.transaction((manager) =>
-      manager.update(
-        WebhookReplayEntity,
-        { id, lockedBy: holder },
-        {
-          ...(error === null ? {} : { error: batchError(error) }),
-          updatedAt: new Date(),
-          lockedBy: null,
-          lockedUntil: null,
-        },
-      ),
-    );
+  releaseReplayJob(id: string, holder: string, error: string | null): Promise<void> {
+    return this.jobs.release(id, holder, error);
   }
 
   deleteSettled(before: Date, limit: number): Promise<DeletedEvents> {
@@ -490,54 +380,5 @@ export class TypeOrmInboxQueries implements InboxQueries {
       return query.getRawMany<{ provider: string }>();
     });
     return rows.map((row) => row.provider);
-  }
-
-  /**
-   * Puts the replayable events among `ids` back as pending, due now, with a fresh attempt
-   * budget: a retrying or dead event's work row is reset, a processed or ignored event gets one
-   * anew, and the event's own row says `pending`.
-   */
-  private async requeue(
-    manager: EntityManager,
-    ids: readonly string[],
-  ): Promise<{ id: string; from: string }[]> {
-    const { connection } = this;
-    const { dialect } = connection;
-    const now = dialect.date(new Date());
-    const reset = parameterList(dialect);
-    const waiting = (await connection.rows(
-      manager,
-      `UPDATE webhook_work SET status = 'pending', attempts = 0, next_attempt_at = ${reset.bind(now)}, ` +
-        `locked_by = NULL, locked_until = NULL WHERE event_id IN (${ids.map(reset.bind).join(', ')}) ` +
-        "AND status IN ('retrying', 'dead') RETURNING event_id",
-      reset.params,
-      { prepare: false },
-    )) as { event_id: string }[];
-    const again = parameterList(dialect);
-    const queued = (await connection.rows(
-      manager,
-      'INSERT INTO webhook_work (event_id, status, attempts, next_attempt_at) ' +
-        `SELECT id, 'pending', 0, ${again.bind(now)} FROM webhook_events ` +
-        `WHERE id IN (${ids.map(again.bind).join(', ')}) AND status IN ('processed', 'ignored') ` +
-        'ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
-      again.params,
-      { prepare: false },
-    )) as { event_id: string }[];
-    const requeued = [...waiting, ...queued].map((row) => row.event_id);
-    if (requeued.length === 0) {
-      return [];
-    }
-    // NOTE: the event's own row still says how it was last settled: what the replay undid.
-    const before = await manager.find(WebhookEventEntity, {
-      select: { id: true, status: true },
-      where: { id: In(requeued) },
-    });
-    await manager
-      .createQueryBuilder()
-      .update(WebhookEventEntity)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: new Date(), processedAt: null })
-      .where({ id: In(requeued) })
-      .execute();
-    return before.map((event) => ({ id: event.id, from: event.status }));
   }
 }
