@@ -106,8 +106,9 @@ export class WebhookIngress {
       if (error instanceof WebhookVerificationError) {
         const decision =
           error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';
-        this.journal(delivery, decision, 400, { reason: error.message });
-        throw WebhookRefusal.signature(error.message);
+        const status = endpoint.provider.signatureRefusalStatus ?? 400;
+        this.journal(delivery, decision, status, { reason: error.message });
+        throw WebhookRefusal.signature(error.message, status);
       }
       if (error instanceof WebhookPayloadError) {
         this.journal(delivery, 'invalid', 400, { reason: error.message });

@@ -29,6 +29,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   408: 'Request Timeout',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  498: 'Invalid Token',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -105,8 +106,12 @@ export class WebhookRefusal extends Error {
     );
   }
 
-  static signature(message: string): WebhookRefusal {
-    return new WebhookRefusal('signature', 400, message);
+  /**
+   * 400 (or the provider's own status for a signature it refuses: GoCardless asks for 498): the
+   * signature or its timestamp does not check out.
+   */
+  static signature(message: string, status = 400): WebhookRefusal {
+    return new WebhookRefusal('signature', status, message);
   }
 
   static payload(message: string): WebhookRefusal {

@@ -128,6 +128,12 @@ export interface WebhookProvider {
    */
   readonly storedHeaders?: readonly string[];
   /**
+   * The status a delivery gets when `verify()` refuses it, for a provider that documents one
+   * (GoCardless: 498). Nothing is stored either way.
+   * @default 400
+   */
+  readonly signatureRefusalStatus?: number;
+  /**
    * The signed transmission of a verified delivery, when the signature covers a transmission id
    * but not the body byte for byte (PayPal signs the body's CRC-32, which another body can be
    * made to match). The ingress then remembers the SHA-256 of the body each transmission came
