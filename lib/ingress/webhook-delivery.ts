@@ -1,4 +1,7 @@
-import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import type {
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+} from '../providers/webhook-provider.interface';
 import type { NewTransmission, NewWebhookEvent } from '../store/ports/inbox-writer.port';
 
 /** What is known of a delivery before its body is read. */
@@ -44,4 +47,9 @@ export interface VerifiedDelivery {
   readonly skipped?: readonly SkippedNotification[];
   /** The signed transmission to check before the events are stored, when the provider has one. */
   readonly transmission?: NewTransmission;
+  /**
+   * The success answer when it names what this delivery carried (Robokassa's `OK{InvId}`);
+   * otherwise the endpoint's.
+   */
+  readonly acknowledgement?: WebhookAcknowledgement;
 }

@@ -134,7 +134,11 @@ export class WebhookIngress {
       skip === undefined ? [] : [{ eventId, type, reason: skip }],
     );
     const transmission = transmissionOf(endpoint, delivery);
-    return { delivery, endpoint, events, skipped, transmission };
+    const acknowledgement = endpoint.provider.acknowledgementBody && {
+      ...endpoint.acknowledgement,
+      body: endpoint.provider.acknowledgementBody(notifications),
+    };
+    return { delivery, endpoint, events, skipped, transmission, acknowledgement };
   }
 
   /**
@@ -196,7 +200,7 @@ export class WebhookIngress {
     if (fresh > 0) {
       this.signal.notify();
     }
-    return endpoint.acknowledgement;
+    return verified.acknowledgement ?? endpoint.acknowledgement;
   }
 
   /** Stores the events of a delivery. */
@@ -207,14 +211,19 @@ export class WebhookIngress {
   }
 
   /** Answers a delivery whose every notification the endpoint does not take, storing nothing. */
-  private skip({ delivery, endpoint, skipped = [] }: VerifiedDelivery): WebhookAcknowledgement {
+  private skip({
+    delivery,
+    endpoint,
+    skipped = [],
+    acknowledgement,
+  }: VerifiedDelivery): WebhookAcknowledgement {
     this.journal(delivery, 'skipped', endpoint.acknowledgement.status, {
       provider: endpoint.provider.kind,
       eventIds: skipped.map((notification) => notification.eventId),
       types: skipped.map((notification) => notification.type),
       reason: [...new Set(skipped.map((notification) => notification.reason))].join('; '),
     });
-    return endpoint.acknowledgement;
+    return acknowledgement ?? endpoint.acknowledgement;
   }
 
   /**

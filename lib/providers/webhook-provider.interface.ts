@@ -128,6 +128,14 @@ export interface WebhookProvider {
    */
   readonly storedHeaders?: readonly string[];
   /**
+   * The success answer's body for one verified delivery, when the provider expects the answer to
+   * name what it sent (Robokassa: `OK{InvId}`). The status and content type stay the endpoint's
+   * acknowledgement's. Called with what `normalize()` returned, for a new, duplicate or skipped
+   * delivery alike.
+   * @default the acknowledgement's body
+   */
+  acknowledgementBody?(notifications: readonly NormalizedNotification[]): string;
+  /**
    * The status a delivery gets when `verify()` refuses it, for a provider that documents one
    * (GoCardless: 498). Nothing is stored either way.
    * @default 400
