@@ -75,6 +75,11 @@ function addFolder(root: string, name: string, files: Record<string, string>): v
   }
 }
 
+/** A test kit for the folder: the catalog only needs the file to be there. */
+function addKit(root: string, name: string): void {
+  writeFileSync(join(root, 'test/providers', `${name}.kit.ts`), 'export const kit = {};\n');
+}
+
 function catalog(root: string): Record<string, string> {
   return Object.fromEntries(
     CATALOG_FILES.map((file) => [file, readFileSync(join(root, CATALOG, file), 'utf8')]),
@@ -127,6 +132,7 @@ describe('provider catalog (npm run providers:catalog)', () => {
     const root = copy();
     expect(runDocScript('provider-catalog', ['--check', '--root', root]).code).toBe(0);
     addFolder(root, 'acme', ACME);
+    addKit(root, 'acme');
 
     const stale = runDocScript('provider-catalog', ['--check', '--root', root]);
     expect(stale.code).toBe(1);
@@ -154,6 +160,9 @@ describe('provider catalog (npm run providers:catalog)', () => {
     // Folders in name order: acme comes before adyen, first in the CLI's list.
     expect(files['descriptors.ts']).toMatch(/= \[\n {2}acmeDescriptor,\n {2}adyenDescriptor,\n/);
     expect(files['testing-entry.ts']).toContain("export * from '../acme/testing';");
+    const kits = readFileSync(join(root, 'test/providers/kits.ts'), 'utf8');
+    expect(kits).toContain("import { kit as acme } from './acme.kit';");
+    expect(kits).toMatch(/= \[\n {2}acme,\n {2}adyen,\n/);
     for (const file of CATALOG_FILES.filter((name) => name !== 'descriptors.ts')) {
       expect(files[file]).not.toContain('acmeDescriptor');
     }
@@ -189,7 +198,10 @@ export type { AcmeEndpointOptions } from './acme.provider';
 
     const run = runDocScript('provider-catalog', ['--root', root]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('4 problem(s) in the provider folders; nothing written:');
+    expect(run.stderr).toContain('5 problem(s) in the provider folders; nothing written:');
+    expect(run.stderr).toContain(
+      'test/providers/acme.kit.ts is missing: every provider folder has a test kit',
+    );
     expect(run.stderr).toContain(
       'lib/providers/acme/index.ts:2: @entries names root, express, providers (given: root fastify).',
     );

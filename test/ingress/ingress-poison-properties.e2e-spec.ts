@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { WebhookTestClient } from 'nestjs-payment-webhooks/testing';
+import { PROVIDER_KITS } from '../providers/kits';
+import { PoisonValues, ProviderKit } from '../providers/provider-kit';
 import { WebhookEventEntity } from '../support/internals';
-import {
-  POISON_CASES,
-  PoisonCase,
-  PoisonValues,
-  poisonEndpoints,
-} from '../support/poison-deliveries';
 import { SeeingHandlers, seenFor } from '../support/seen-events';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
@@ -16,7 +12,7 @@ import { Database, eventually, startTestApp, TestApp } from '../support/test-app
  * column, with NUL and other control characters, astral and (where the encoding can carry
  * them) unpaired UTF-16 halves. Whatever they hold, the answer is the provider's success, never
  * a 5xx; a re-delivery gets the same answer and is stored once; the handler sees every value
- * as the delivery carried it.
+ * as the delivery carried it. Every provider folder's test kit (test/providers/) gives its case.
  */
 
 const RUNS = Number(process.env.POISON_PROPERTY_RUNS ?? 20);
@@ -96,7 +92,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
         database,
         handlers: [SeeingHandlers],
         webhooks: {
-          endpoints: poisonEndpoints(),
+          endpoints: PROVIDER_KITS.map((kit) => kit.endpoint(kit.kind)),
           dispatch: { pollIntervalMs: 50 },
           retention: { intervalMs: 0 },
         },
@@ -112,19 +108,19 @@ describe.each<Database>(['sqlite', 'postgres'])(
       SeeingHandlers.seen = [];
     });
 
-    it.each(POISON_CASES.map((c): [string, PoisonCase] => [c.endpoint, c]))(
+    it.each(PROVIDER_KITS.map((kit): [string, ProviderKit] => [kit.kind, kit]))(
       'stores %s deliveries with any value in any stored field once, and the handler sees them whole',
-      async (_name, poisonCase) => {
+      async (_name, kit) => {
         await fc.assert(
-          fc.asyncProperty(valuesArb(poisonCase.form === true), async (values) => {
+          fc.asyncProperty(valuesArb(kit.poison.form === true), async (values) => {
             sequence += 1;
-            const { delivery, expected } = poisonCase.build(
+            const { delivery, expected } = kit.poison.build(
               values,
               `${UNIQUE}-${database}-${sequence}`,
             );
-            const first = await client.send(poisonCase.endpoint, delivery);
-            expect(first.status).toBe(200);
-            const again = await client.send(poisonCase.endpoint, delivery);
+            const first = await client.send(kit.kind, delivery);
+            expect(first.status).toBe(kit.answer.status);
+            const again = await client.send(kit.kind, delivery);
             expect({ status: again.status, body: again.body }).toEqual({
               status: first.status,
               body: first.body,

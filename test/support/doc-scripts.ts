@@ -45,6 +45,8 @@ export function docsTree(files: Record<string, string>): string {
 export function libCopy(): string {
   const root = mkdtempSync(join(tmpdir(), 'docs-lib-'));
   cpSync(join(ROOT, 'lib'), join(root, 'lib'), { recursive: true });
+  // NOTE: the provider catalog also lists each provider folder's test kit.
+  cpSync(join(ROOT, 'test/providers'), join(root, 'test/providers'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   return root;
 }

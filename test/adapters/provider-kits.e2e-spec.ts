@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
+import { PROVIDER_KITS } from '../providers/kits';
+import { ProviderKit } from '../providers/provider-kit';
+import { WebhookEventEntity } from '../support/internals';
+import { MatrixApp, MatrixPlatform, startMatrixApp } from '../support/router-app';
+import { countEffects, Database, eventually } from '../support/test-app';
+
+/**
+ * Every provider folder, end to end, through the Nest module and the plain Express router on
+ * SQLite and PostgreSQL, from its test kit (test/providers/<folder>.kit.ts): a genuine delivery
+ * signed the provider's way is answered exactly, stored once however often it comes, and
+ * handled once; a tampered one and one signed with another secret get the provider's refusal
+ * and store nothing. A new provider folder is in this suite once its kit is listed by
+ * `npm run providers:catalog`.
+ */
+
+const MATRIX: [MatrixPlatform, Database][] = [
+  ['express', 'sqlite'],
+  ['router', 'sqlite'],
+  ['express', 'postgres'],
+  ['router', 'postgres'],
+];
+
+/** The kit's endpoint, and its twin configured with another secret. */
+const wrongName = (kit: ProviderKit) => `${kit.kind}-wrong`;
+
+describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
+  let app: MatrixApp;
+  let client: WebhookTestClient;
+
+  beforeAll(async () => {
+    app = await startMatrixApp({
+      platform,
+      database,
+      webhooks: {
+        endpoints: PROVIDER_KITS.flatMap((kit) => [
+          kit.endpoint(kit.kind),
+          kit.endpoint(wrongName(kit), 'wrong'),
+        ]),
+        dispatch: { pollIntervalMs: 50 },
+        retention: { intervalMs: 0 },
+      },
+    });
+    client = new WebhookTestClient(app.url);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const rows = (endpoint: string) =>
+    app.dataSource.getRepository(WebhookEventEntity).countBy({ endpoint });
+
+  it.each(PROVIDER_KITS.map((kit): [string, string, ProviderKit] => [kit.kind, kit.signedBy, kit]))(
+    '%s (signed by %s): answers a delivery and its re-delivery exactly, stores one event with its fields and handles it once',
+    async (_kind, _signedBy, kit) => {
+      const orderId = `order-${randomUUID().slice(0, 8)}`;
+      const { delivery, expected, answer = kit.answer } = kit.paid(orderId);
+      const first = await client.send(kit.kind, delivery);
+      const again = await client.send(kit.kind, delivery);
+      expect([first.status, first.body]).toEqual([answer.status, answer.body]);
+      expect([again.status, again.body]).toEqual([answer.status, answer.body]);
+
+      const repository = app.dataSource.getRepository(WebhookEventEntity);
+      const stored = await repository.findBy({ endpoint: kit.kind, eventId: expected.eventId });
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({
+        provider: kit.kind,
+        type: expected.type,
+        deliveryCount: 2,
+        ...(expected.paymentRef === undefined ? {} : { paymentRef: expected.paymentRef }),
+        ...(expected.merchantRef === undefined ? {} : { merchantRef: expected.merchantRef }),
+        ...(expected.amount === undefined ? {} : { amount: expected.amount }),
+        ...(expected.currency === undefined ? {} : { currency: expected.currency }),
+      });
+      await eventually(async () => (await countEffects(app, expected.eventId)) === 1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await countEffects(app, expected.eventId)).toBe(1);
+    },
+  );
+
+  it.each(PROVIDER_KITS.map((kit): [string, ProviderKit] => [kit.kind, kit]))(
+    '%s: refuses a tampered delivery and one signed with another secret, and stores neither',
+    async (_kind, kit) => {
+      const refused = kit.refusedStatus ?? 400;
+      const before = [await rows(kit.kind), await rows(wrongName(kit))];
+      const forged = kit.paid(`order-${randomUUID().slice(0, 8)}`).delivery;
+      expect((await client.send(wrongName(kit), forged)).status).toBe(refused);
+      // NOTE: a kit has no tampered delivery only where the provider signs nothing (YooKassa).
+      const tampered: SignedDelivery | undefined = kit.tampered?.(
+        `order-${randomUUID().slice(0, 8)}`,
+      );
+      if (tampered) expect((await client.send(kit.kind, tampered)).status).toBe(refused);
+      expect([await rows(kit.kind), await rows(wrongName(kit))]).toEqual(before);
+    },
+  );
+});
