@@ -1,0 +1,209 @@
+import { constantTimeIncludes } from '../../core/constant-time';
+import { hmacSha256 } from '../../core/hmac';
+import { ownValue } from '../../core/own-value';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { WebhookVerificationError } from '../../core/webhook-errors';
+import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyArray, nonEmptyString, optional, string } from '../envelope-rules';
+import {
+  JsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readObject,
+  readString,
+} from '../parse-payload';
+import { resolveNonEmptyString } from '../provider-options';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+
+const KIND = 'gocardless';
+const SIGNATURE_HEADER = 'webhook-signature';
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+/** GoCardless's status for a webhook whose signature does not match: "498 Token Invalid". */
+const TOKEN_INVALID = 498;
+
+/** Options of the GoCardless protocol, shared by `goCardlessEndpoint()` and the provider. */
+export interface GoCardlessProviderOptions {
+  /**
+   * The webhook endpoint's secret (Dashboard → Developers → Webhook endpoints → your endpoint →
+   * Secret), used verbatim as the HMAC key. Pass a list while replacing a secret: a delivery is
+   * accepted when any secret matches. Required.
+   */
+  webhookSecret: string | readonly string[];
+  /**
+   * Key of the resource's metadata (`resource_metadata`, the payment's `metadata` as your
+   * integration set it when creating the payment) that holds your order id; it becomes
+   * `merchantRef`.
+   * @default 'orderId'
+   */
+  merchantRefKey?: string;
+}
+
+/** Options of `goCardlessEndpoint()`. */
+export interface GoCardlessEndpointOptions extends BaseEndpointOptions, GoCardlessProviderOptions {}
+
+const GOCARDLESS_WEBHOOK = defineEnvelope({
+  events: nonEmptyArray(),
+  meta: optional(jsonObject()),
+});
+
+const GOCARDLESS_EVENT = defineEnvelope({
+  id: nonEmptyString(),
+  created_at: optional(string()),
+  resource_type: nonEmptyString(),
+  action: nonEmptyString(),
+  links: optional(jsonObject()),
+  details: optional(jsonObject()),
+  metadata: optional(jsonObject()),
+  resource_metadata: optional(jsonObject()),
+});
+
+/** Normalized types by `<resource_type>.<action>`. */
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  // NOTE: "confirmed" is when the banks can no longer return an error for the collection: the
+  // money is collected. "paid_out" (GoCardless passing it on to the merchant) comes days later
+  // and stays native, so a handler sees one payment.succeeded per payment.
+  'payments.confirmed': 'payment.succeeded',
+  // NOTE: a late failure (after "confirmed") also comes as "failed", with its own event id.
+  'payments.failed': 'payment.failed',
+  'payments.cancelled': 'payment.canceled',
+  'payments.charged_back': 'dispute.opened',
+  'payments.chargeback_cancelled': 'dispute.closed',
+  'refunds.paid': 'refund.succeeded',
+  'refunds.failed': 'refund.failed',
+  'refunds.bounced': 'refund.failed',
+};
+
+/** Reads every event of a webhook, or refuses the whole webhook for one bad event. */
+function readEvents(rawBody: Buffer): { events: JsonObject[]; meta: JsonObject | undefined } {
+  const body = parseJsonObject(rawBody, 'GoCardless webhook body');
+  const webhook = checkEnvelope(GOCARDLESS_WEBHOOK, body, 'GoCardless webhook');
+  const events = webhook.events.map((event, index) =>
+    checkEnvelope(GOCARDLESS_EVENT, event, `GoCardless event ${index}`),
+  );
+  return { events, meta: webhook.meta ?? undefined };
+}
+
+/**
+ * GoCardless webhooks: `Webhook-Signature` is the hex HMAC-SHA256 of the raw body keyed by the
+ * webhook endpoint's secret. One request carries up to 250 events (`{"events":[…]}`), each with
+ * its own id (`EV…`), the dedup key; one malformed event refuses the whole request, so nothing
+ * of it is stored and GoCardless sends it again. A wrong signature is answered 498, as
+ * GoCardless documents. Events carry links, not amounts.
+ */
+export class GoCardlessWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** GoCardless counts any 2xx within 10 s; its docs answer 204 No Content. */
+  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
+    status: 204,
+    body: '',
+    contentType: 'text/plain; charset=utf-8',
+  });
+  /** GoCardless documents "498 Token Invalid" for a webhook whose signature does not match. */
+  readonly signatureRefusalStatus = TOKEN_INVALID;
+
+  private readonly secrets: readonly string[];
+  private readonly merchantRefKey: string;
+
+  /**
+   * @param options the GoCardless options, checked here.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret or `merchantRefKey` cannot work.
+   */
+  constructor(options: GoCardlessProviderOptions, endpointName = KIND) {
+    const secrets = requireSecrets(endpointName, KIND, 'webhookSecret', options?.webhookSecret);
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'webhookSecret',
+      secrets,
+      'Copy the secret from the GoCardless Dashboard → Developers → Webhook endpoints → your endpoint',
+    );
+    this.secrets = secrets;
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options.merchantRefKey,
+      'orderId',
+    );
+  }
+
+  /**
+   * Checks `Webhook-Signature` against the raw body, in constant time.
+   * @throws WebhookVerificationError
+   */
+  verify(request: InboundWebhook): void {
+    const header = request.headers[SIGNATURE_HEADER]?.trim();
+    if (header === undefined || header === '') {
+      throw new WebhookVerificationError('missing_signature', 'Missing Webhook-Signature header');
+    }
+    if (!HEX_SHA256.test(header)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed Webhook-Signature header: expected 64 hex digits (HMAC-SHA256)',
+      );
+    }
+    const expected = this.secrets.map((secret) =>
+      hmacSha256(secret, [request.rawBody]).toString('hex'),
+    );
+    if (!constantTimeIncludes(expected, header.toLowerCase())) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        "Webhook-Signature does not match the payload and the webhook endpoint's secret",
+      );
+    }
+  }
+
+  /**
+   * One notification per event, each stored as the one-event webhook GoCardless would have
+   * sent for it alone (`storedBody`), which this method accepts back unchanged.
+   * @throws WebhookPayloadError when the body or any event is malformed.
+   */
+  normalize(request: InboundWebhook): NormalizedNotification[] {
+    const { events, meta } = readEvents(request.rawBody);
+    return events.map((event) => {
+      const payload: JsonObject = { events: [event], ...(meta === undefined ? {} : { meta }) };
+      const resourceType = event.resource_type as string;
+      const action = event.action as string;
+      const nativeType = `${resourceType}.${action}`;
+      return {
+        eventId: event.id as string,
+        type: ownValue(EVENT_TYPES, nativeType) ?? `${KIND}:${nativeType}`,
+        nativeType,
+        paymentRef: readString(readObject(event, 'links'), 'payment'),
+        merchantRef: readString(readObject(event, 'resource_metadata'), this.merchantRefKey),
+        // NOTE: GoCardless events name the resource, never its amount or currency.
+        amount: undefined,
+        currency: undefined,
+        status: action,
+        occurredAt: parseIsoDate(event.created_at),
+        // NOTE: the signature covers the whole body, created_at included; no delivery time is signed.
+        occurredAtSigned: true,
+        payload,
+        storedBody: JSON.stringify(payload),
+      };
+    });
+  }
+}
+
+/**
+ * A GoCardless webhook endpoint (Dashboard → Developers → Webhook endpoints).
+ * @throws WebhookConfigurationError at startup when an option cannot work.
+ * @example
+ * goCardlessEndpoint({ name: 'gocardless', webhookSecret: process.env.GOCARDLESS_WEBHOOK_SECRET! })
+ */
+export function goCardlessEndpoint(options: GoCardlessEndpointOptions): WebhookEndpoint {
+  return defineEndpoint(options, new GoCardlessWebhookProvider(options, options?.name));
+}
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+goCardlessEndpoint.kind = 'gocardless';
