@@ -1,0 +1,11 @@
+/**
+ * Lemon Squeezy: what this folder gives the package. Each export names the entries that export
+ * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run
+ * providers:catalog` lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { lemonSqueezyEndpoint } from './lemon-squeezy.provider';
+/** @entries express providers */
+export type { LemonSqueezyEndpointOptions } from './lemon-squeezy.provider';
+export { lemonSqueezyDescriptor } from './lemon-squeezy.descriptor';
