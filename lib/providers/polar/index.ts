@@ -1,0 +1,11 @@
+/**
+ * Polar: what this folder gives the package. Each export names the entries that export it; the
+ * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { polarEndpoint } from './polar.provider';
+/** @entries express providers */
+export type { PolarEndpointOptions } from './polar.provider';
+export { polarDescriptor } from './polar.descriptor';
