@@ -1,0 +1,15 @@
+/**
+ * Razorpay: what this folder gives the package. Each export names the entries that export it;
+ * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { razorpayEndpoint } from './razorpay.provider';
+/** @entries express providers */
+export type { RazorpayEndpointOptions } from './razorpay.provider';
+/** @entries providers */
+export { RazorpayStatusClient } from './razorpay-status.client';
+/** @entries providers */
+export type { RazorpayStatusClientOptions } from './razorpay-status.client';
+export { razorpayDescriptor } from './razorpay.descriptor';
