@@ -1,0 +1,323 @@
+import { hmacSha256 } from '../../core/hmac';
+import {
+  ProviderStatusError,
+  WebhookConfigurationError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from '../../core/webhook-errors';
+import {
+  assertNoWhitespaceInSecrets,
+  defineEndpoint,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from '../define-endpoint';
+import { parseFormBody } from '../form-body';
+import { parseJsonObject } from '../parse-payload';
+import { resolveNonEmptyString } from '../provider-options';
+import { assertAnySignatureMatches } from '../signature-header';
+import {
+  BaseEndpointOptions,
+  InboundWebhook,
+  NormalizedNotification,
+  WebhookAcknowledgement,
+  WebhookEndpoint,
+  WebhookProvider,
+} from '../webhook-provider.interface';
+import { normalizeMollieEvent, normalizeMolliePayment } from './mollie-event';
+import { DEFAULT_MERCHANT_REF_KEY } from './mollie-payment';
+import { MolliePayment, MollieStatusClient } from './mollie-status.client';
+
+const KIND = 'mollie';
+const SIGNATURE_HEADER = 'x-mollie-signature';
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+// NOTE: Mollie ids are a lower-case prefix, "_" and letters or digits (tr_…, ord_…, sub_…).
+const MOLLIE_ID = /^([a-z]{1,10})_[A-Za-z0-9]{1,100}$/;
+/** Mollie waits 15 s for the answer; the API check must end well before. */
+const LONGEST_API_WAIT_MS = 12_000;
+
+/** Options of the Mollie protocol, shared by `mollieEndpoint()` and `MollieWebhookProvider`. */
+export interface MollieProviderOptions {
+  /**
+   * The signing secret of a next-gen webhook (Dashboard → Developers → Webhooks → your webhook,
+   * or the `webhookSecret` the Webhooks API returns when it creates one), used verbatim. Pass a
+   * list while rotating: Mollie signs with both secrets for 24 hours, and a delivery is accepted
+   * when any signature matches any secret. Required to take next-gen webhooks (signed,
+   * `X-Mollie-Signature`); leave it out for classic webhooks only.
+   */
+  signingSecret?: string | readonly string[];
+  /**
+   * Key of the payment's `metadata` entry (set by your app when creating the payment) that holds
+   * your order id; it becomes `merchantRef`.
+   * @default 'order_id'
+   */
+  merchantRefKey?: string;
+}
+
+/**
+ * Options of `mollieEndpoint()`. One endpoint takes both kinds of Mollie webhook: next-gen
+ * webhooks (signed with `signingSecret`) and classic webhooks (`id=tr_…`, confirmed with the API
+ * through `apiKey`). Give at least one of the two.
+ */
+export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProviderOptions {
+  /**
+   * A Mollie API key (`live_…` or `test_…`, Dashboard → Developers → API keys) or an organization
+   * access token (`access_…`) of the account the payments belong to, in the same mode as the
+   * webhooks. Required to take classic webhooks, which carry only the payment's id: the payment
+   * is fetched while the call is answered, and its state is what is stored. Also the status
+   * client of `verifyWithProvider` and `ctx.fetchStatus()`.
+   */
+  apiKey?: string;
+  /**
+   * Base URL of the Mollie API, version included.
+   * @default 'https://api.mollie.com/v2'
+   */
+  apiUrl?: string;
+  /**
+   * Milliseconds to wait for the Mollie API. A classic webhook waits for it before it is
+   * answered, and Mollie waits 15 s for that answer, so at most 12000.
+   * @default 10000
+   */
+  timeoutMs?: number;
+  /**
+   * Asks the Mollie API for the payment's status again before handlers run (`event.verified`).
+   * @default true when `apiKey` is set, false otherwise
+   */
+  verifyWithProvider?: boolean;
+}
+
+/** What `verify()` found out about a delivery, for `normalize()` of the same request. */
+type Confirmation =
+  | { readonly kind: 'signed' }
+  | { readonly kind: 'payment'; readonly payment: MolliePayment }
+  | { readonly kind: 'skip'; readonly id: string; readonly reason: string };
+
+function endpointLabel(name: unknown): string {
+  return `Webhook endpoint ${JSON.stringify(name)} (${KIND})`;
+}
+
+/** The signatures of an `X-Mollie-Signature` value: one, or one per secret while rotating. */
+function readSignatures(value: string): string[] {
+  // NOTE: Mollie sends the header twice during a rotation; Node joins repeated headers with ", ".
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .map((item) => (item.startsWith('sha256=') ? item.slice('sha256='.length) : item))
+    .filter((item) => HEX_SHA256.test(item))
+    .map((item) => item.toLowerCase());
+}
+
+/** The `id` of a classic webhook's form body. */
+function readClassicId(rawBody: Buffer): string {
+  const fields = parseFormBody(rawBody, 'Mollie webhook');
+  const id = Object.hasOwn(fields, 'id') ? fields.id : '';
+  if (!MOLLIE_ID.test(id)) {
+    throw new WebhookPayloadError(
+      'Mollie webhook is not valid: a classic webhook is the form field id=<Mollie id> ' +
+        '(e.g. id=tr_5B8cwPMGnU6qLbRvo7qEZo), and a next-gen one carries X-Mollie-Signature',
+    );
+  }
+  return id;
+}
+
+/**
+ * Mollie webhooks, both kinds:
+ * - next-gen (`X-Mollie-Signature: sha256=<hex HMAC-SHA256 of the raw body>`): the signed event's
+ *   `id` (`event_…`) is the dedup key;
+ * - classic (form body `id=tr_…`, unsigned): `verify()` fetches the payment from the API (an id
+ *   the API does not know is answered 200 and not stored); the payment's state is stored in the
+ *   call's place and keys it (see `paymentStateKey`).
+ */
+export class MollieWebhookProvider implements WebhookProvider {
+  /** Provider kind. */
+  readonly kind = KIND;
+  /** Mollie counts a 200 (classic: "only have to return 200 OK") as delivered. */
+  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+
+  private readonly secrets: readonly string[] | undefined;
+  private readonly merchantRefKey: string;
+  // NOTE: verify() and normalize() get the same request object from the ingress.
+  private readonly confirmations = new WeakMap<InboundWebhook, Confirmation>();
+
+  /**
+   * @param options the Mollie options, checked here.
+   * @param api the client classic webhooks are confirmed with; none takes next-gen ones only.
+   * @param endpointName names the endpoint in configuration errors.
+   * @throws WebhookConfigurationError when a secret cannot work, or there is neither a secret
+   * nor an API client.
+   */
+  constructor(
+    options: MollieProviderOptions,
+    private readonly api?: MollieStatusClient,
+    endpointName = KIND,
+  ) {
+    if (options?.signingSecret === undefined && api === undefined) {
+      throw new WebhookConfigurationError(
+        `${endpointLabel(endpointName)} takes no Mollie webhook: set signingSecret (the next-gen ` +
+          "webhook's signing secret, Dashboard → Developers → Webhooks) for signed webhooks, " +
+          'apiKey (Dashboard → Developers → API keys) for classic webhooks (id=tr_…), or both.',
+      );
+    }
+    if (options.signingSecret !== undefined) {
+      const secrets = requireSecrets(endpointName, KIND, 'signingSecret', options.signingSecret);
+      assertNoWhitespaceInSecrets(
+        endpointName,
+        KIND,
+        'signingSecret',
+        secrets,
+        "Copy the webhook's signing secret from the Mollie Dashboard → Developers → Webhooks",
+      );
+      this.secrets = secrets;
+    }
+    this.merchantRefKey = resolveNonEmptyString(
+      endpointName,
+      KIND,
+      'merchantRefKey',
+      options.merchantRefKey,
+      DEFAULT_MERCHANT_REF_KEY,
+    );
+  }
+
+  /**
+   * A next-gen delivery: checks `X-Mollie-Signature`. A classic one: fetches the payment it names
+   * from the Mollie API.
+   * @throws WebhookVerificationError (as a rejection) when the signature does not match, or the
+   * API cannot confirm a classic webhook now (Mollie calls again); WebhookPayloadError for a
+   * classic body that is not `id=<Mollie id>`.
+   */
+  async verify(request: InboundWebhook): Promise<void> {
+    const header = request.headers[SIGNATURE_HEADER];
+    if (header !== undefined && header.trim() !== '') {
+      this.verifySignature(request, header);
+      this.confirmations.set(request, { kind: 'signed' });
+      return;
+    }
+    if (this.api === undefined) {
+      throw new WebhookVerificationError(
+        'missing_signature',
+        'Missing X-Mollie-Signature header (a classic Mollie webhook, id=…, is taken only by an ' +
+          'endpoint with apiKey, which confirms it with the Mollie API)',
+      );
+    }
+    this.confirmations.set(request, await this.confirmClassic(this.api, request.rawBody));
+  }
+
+  /**
+   * A next-gen event keyed by its `id`; a classic webhook's payment keyed by its state; a stored
+   * event read back from the body it was stored with.
+   * @throws WebhookPayloadError
+   */
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const confirmation = this.confirmations.get(request);
+    if (confirmation?.kind === 'skip') {
+      return {
+        eventId: confirmation.id,
+        type: `${KIND}:webhook`,
+        nativeType: 'webhook',
+        paymentRef: confirmation.id,
+        payload: { id: confirmation.id },
+        skip: confirmation.reason,
+      };
+    }
+    if (confirmation?.kind === 'payment') {
+      const text = JSON.stringify(confirmation.payment);
+      return normalizeMolliePayment(confirmation.payment, this.merchantRefKey, text);
+    }
+    const body = parseJsonObject(request.rawBody, 'Mollie webhook body');
+    // NOTE: a stored classic webhook is its payment (resource "payment"); a live one never is.
+    if (confirmation === undefined && body.resource === 'payment') {
+      return normalizeMolliePayment(body, this.merchantRefKey);
+    }
+    return normalizeMollieEvent(body, this.merchantRefKey);
+  }
+
+  private verifySignature(request: InboundWebhook, header: string): void {
+    if (this.secrets === undefined) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'X-Mollie-Signature cannot be checked: the endpoint has no signingSecret (set it to the ' +
+          "next-gen webhook's signing secret, Dashboard → Developers → Webhooks)",
+      );
+    }
+    const signatures = readSignatures(header);
+    if (signatures.length === 0) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed X-Mollie-Signature header: expected sha256=<64 hex digits>',
+      );
+    }
+    const expected = this.secrets.map((secret) =>
+      hmacSha256(secret, [request.rawBody]).toString('hex'),
+    );
+    assertAnySignatureMatches(expected, signatures, 'sha256', 'X-Mollie-Signature');
+  }
+
+  private async confirmClassic(api: MollieStatusClient, rawBody: Buffer): Promise<Confirmation> {
+    const id = readClassicId(rawBody);
+    if (!id.startsWith('tr_')) {
+      return {
+        kind: 'skip',
+        id,
+        reason: `a classic webhook about ${id.split('_')[0]}_… objects; only payments (tr_…) are confirmed`,
+      };
+    }
+    try {
+      return { kind: 'payment', payment: await api.fetchPayment(id) };
+    } catch (error) {
+      if (error instanceof ProviderStatusError && error.failure === 'not_found') {
+        return {
+          kind: 'skip',
+          id,
+          reason: `Mollie's API does not know payment ${id} for this apiKey (another account or mode, or not from Mollie)`,
+        };
+      }
+      throw new WebhookVerificationError(
+        'bad_signature',
+        `Could not confirm the classic Mollie webhook for ${id} with the Mollie API: ` +
+          `${error instanceof Error ? error.message : String(error)}; refused, so Mollie calls again`,
+      );
+    }
+  }
+}
+
+/** The status client of `apiKey`, or none; a startup error for a wait Mollie would not allow. */
+function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | undefined {
+  if (options?.apiKey === undefined) {
+    return undefined;
+  }
+  if (typeof options.timeoutMs === 'number' && options.timeoutMs > LONGEST_API_WAIT_MS) {
+    throw new WebhookConfigurationError(
+      `${endpointLabel(options.name)}: timeoutMs ${options.timeoutMs} is longer than a classic ` +
+        `webhook can wait for the Mollie API (Mollie waits 15 s for the answer); use at most ` +
+        `${LONGEST_API_WAIT_MS}, or leave it out for 10000.`,
+    );
+  }
+  return new MollieStatusClient({
+    apiKey: options.apiKey,
+    apiUrl: options.apiUrl,
+    timeoutMs: options.timeoutMs,
+  });
+}
+
+/**
+ * A Mollie webhook endpoint for next-gen webhooks (`signingSecret`), classic webhooks
+ * (`apiKey`), or both at one URL.
+ * @throws WebhookConfigurationError at startup when an option cannot work, or neither
+ * `signingSecret` nor `apiKey` is given.
+ * @example
+ * mollieEndpoint({
+ *   name: 'mollie',
+ *   signingSecret: process.env.MOLLIE_WEBHOOK_SECRET!,
+ *   apiKey: process.env.MOLLIE_API_KEY!,
+ * })
+ */
+export function mollieEndpoint(options: MollieEndpointOptions): WebhookEndpoint {
+  const statusClient = statusClientOf(options);
+  const provider = new MollieWebhookProvider(options, statusClient, options?.name);
+  return defineEndpoint(options, provider, {
+    statusClient,
+    verifyWithProviderByDefault: statusClient !== undefined,
+  });
+}
+
+/** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
+mollieEndpoint.kind = 'mollie';

@@ -1,0 +1,53 @@
+import { hmacSha256 } from '../../core/hmac';
+import { SignedDelivery } from '../signed-delivery';
+
+/** Options of `signMollieDelivery()`. */
+export interface SignMollieDeliveryOptions {
+  /** The next-gen event: the exact body text, or an object sent as `JSON.stringify(payload)`. */
+  payload: string | object;
+  /**
+   * The webhook's signing secret, used verbatim. A list signs with each, as Mollie does for 24
+   * hours while a secret is rotated: the signatures go in one header joined by `, `, the way
+   * Node hands a repeated header to the app.
+   */
+  signingSecret: string | readonly string[];
+}
+
+/**
+ * Signs a next-gen webhook delivery the way Mollie does: `X-Mollie-Signature: sha256=<hex>`, the
+ * HMAC-SHA256 of the raw body keyed by the webhook's signing secret. Classic webhooks
+ * (`id=tr_…`) are not signed: an endpoint confirms them with the Mollie API.
+ * @example
+ * signMollieDelivery({
+ *   payload: mollieFixtures.paymentEvent('payment.paid', { orderId: 'order-42' }),
+ *   signingSecret: process.env.MOLLIE_WEBHOOK_SECRET!,
+ * })
+ */
+export function signMollieDelivery(options: SignMollieDeliveryOptions): SignedDelivery {
+  const body =
+    typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
+  const secrets: readonly string[] =
+    typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
+  const signature = secrets
+    .map((secret) => `sha256=${hmacSha256(secret, [body]).toString('hex')}`)
+    .join(', ');
+  const eventId = eventIdOf(body);
+  return {
+    provider: 'mollie',
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-mollie-signature': signature },
+    ...(eventId === undefined ? {} : { eventId }),
+  };
+}
+
+/** The event's `id`, the dedup key, when the body is an event that has one. */
+function eventIdOf(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const id = (parsed as { id?: unknown } | null)?.id;
+    return typeof id === 'string' && id.length > 0 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
