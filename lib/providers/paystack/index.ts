@@ -1,0 +1,13 @@
+/**
+ * Paystack: what this folder gives the package. Each export names the entries that export it;
+ * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { paystackEndpoint } from './paystack.provider';
+/** @entries providers */
+export { PAYSTACK_IP_ADDRESSES } from './paystack.provider';
+/** @entries express providers */
+export type { PaystackEndpointOptions } from './paystack.provider';
+export { paystackDescriptor } from './paystack.descriptor';

@@ -1,0 +1,34 @@
+import { SignedDelivery } from '../signed-delivery';
+import { paystackSignature } from './paystack.provider';
+
+/** Options of `signPaystackDelivery()`. */
+export interface SignPaystackDeliveryOptions {
+  /** The event (`{"event":…,"data":{…}}`): the exact text, or an object sent as `JSON.stringify(payload)`. */
+  payload: string | object;
+  /** The account's secret key (`sk_test_…` or `sk_live_…`), used verbatim. */
+  secretKey: string;
+}
+
+/**
+ * Signs a delivery the way Paystack does: `x-paystack-signature` is the hex HMAC-SHA512 of the
+ * body under the account's secret key. Paystack publishes no SDK; the scheme is the one its
+ * webhook documentation shows with node:crypto.
+ * @example
+ * signPaystackDelivery({
+ *   payload: paystackFixtures.chargeSuccess({ reference: 'order-42', amount: 500000 }),
+ *   secretKey: process.env.PAYSTACK_SECRET_KEY!,
+ * })
+ */
+export function signPaystackDelivery(options: SignPaystackDeliveryOptions): SignedDelivery {
+  const body =
+    typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
+  return {
+    provider: 'paystack',
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-paystack-signature': paystackSignature(options.secretKey, body),
+    },
+  };
+}
