@@ -1,0 +1,17 @@
+/**
+ * Braintree: what this folder gives the package. Each export names the entries that export it;
+ * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { braintreeEndpoint } from './braintree.provider';
+/** @entries express providers */
+export type { BraintreeEndpointOptions } from './braintree.provider';
+/** @entries express providers */
+export type { BraintreeApiKey } from './braintree-signature';
+/** @entries providers */
+export { BraintreeStatusClient } from './braintree-status.client';
+/** @entries providers */
+export type { BraintreeStatusClientOptions } from './braintree-status.client';
+export { braintreeDescriptor } from './braintree.descriptor';
