@@ -1,0 +1,17 @@
+/**
+ * Mercado Pago: what this folder gives the package. Each export names the entries that export
+ * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run
+ * providers:catalog` lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { mercadoPagoEndpoint } from './mercado-pago.provider';
+/** @entries express providers */
+export type { MercadoPagoEndpointOptions } from './mercado-pago.provider';
+/** @entries providers */
+export type { MercadoPagoNotification } from './mercado-pago.notification';
+/** @entries providers */
+export { MercadoPagoStatusClient } from './mercado-pago-status.client';
+/** @entries providers */
+export type { MercadoPagoStatusClientOptions } from './mercado-pago-status.client';
+export { mercadoPagoDescriptor } from './mercado-pago.descriptor';

@@ -1,0 +1,207 @@
+import { toMinorUnits } from '../../core/minor-units';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { ownValue } from '../../core/own-value';
+import { JsonObject, readString, toCurrency, toIdentifier } from '../parse-payload';
+import {
+  PaymentStatusClient,
+  PaymentStatusQuery,
+  ProviderPaymentStatus,
+} from '../payment-status-client.interface';
+import {
+  ProviderLookup,
+  describeProviderError,
+  fetchProviderJson,
+  providerStatusError,
+  quoteReference,
+  requireCredential,
+  resolveApiUrl,
+  resolveTimeoutMs,
+} from '../provider-http';
+
+const CLIENT = 'MercadoPagoStatusClient';
+const PROVIDER = 'Mercado Pago';
+const DEFAULT_API_URL = 'https://api.mercadopago.com';
+const CREDENTIALS_PAGE =
+  'Mercado Pago Developers → Your integrations → your application → Production credentials (or Test credentials) → Access Token';
+// NOTE: payment ids are numbers and order ids `ORD…`; anything else could change the request path.
+const RESOURCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Options of `MercadoPagoStatusClient`. */
+export interface MercadoPagoStatusClientOptions {
+  /**
+   * The application's Access Token (`APP_USR-…`, or `TEST-…` for test credentials) of the same
+   * seller and mode as the notifications, sent as `Authorization: Bearer …`. Required.
+   */
+  accessToken: string;
+  /**
+   * Base URL of the Mercado Pago API; point it at a local fake in tests.
+   * @default 'https://api.mercadopago.com'
+   */
+  apiUrl?: string;
+  /**
+   * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
+   * @default 10000
+   */
+  timeoutMs?: number;
+}
+
+const PAYMENT_STATUSES: Readonly<Record<string, PaymentEventType>> = {
+  approved: 'payment.succeeded',
+  authorized: 'payment.authorized',
+  rejected: 'payment.failed',
+  cancelled: 'payment.canceled',
+  refunded: 'refund.succeeded',
+  charged_back: 'dispute.opened',
+  in_mediation: 'dispute.opened',
+};
+
+const ORDER_STATUSES: Readonly<Record<string, PaymentEventType>> = {
+  processed: 'payment.succeeded',
+  failed: 'payment.failed',
+  canceled: 'payment.canceled',
+  expired: 'payment.canceled',
+  refunded: 'refund.succeeded',
+  charged_back: 'dispute.opened',
+};
+
+/** The two resources a lookup reads. */
+type Resource = 'payment' | 'order';
+
+/**
+ * Asks Mercado Pago for the state of a payment (`GET /v1/payments/{id}`) or, for an Orders API
+ * notification, of the order (`GET /v1/orders/{id}`), with the Access Token as a Bearer token.
+ * Mercado Pago signs only the notified id, so this answer is what handlers should act on.
+ *
+ * | Mercado Pago status | type |
+ * | --- | --- |
+ * | payment `approved`, order `processed` | `payment.succeeded` |
+ * | payment `authorized` | `payment.authorized` |
+ * | payment `rejected`, order `failed` | `payment.failed` |
+ * | payment `cancelled`, order `canceled` or `expired` | `payment.canceled` |
+ * | `refunded` | `refund.succeeded` |
+ * | `charged_back`, payment `in_mediation` | `dispute.opened` |
+ * | `pending`, `in_process`, order `created`, `processing`, `action_required`, … | undefined |
+ *
+ * Amounts (`transaction_amount`, an order's `total_paid_amount` or `total_amount`, decimals)
+ * become minor units by the currency's ISO 4217 exponent: CLP has none.
+ *
+ * @example
+ * new MercadoPagoStatusClient({ accessToken: process.env.MERCADO_PAGO_ACCESS_TOKEN! })
+ */
+export class MercadoPagoStatusClient implements PaymentStatusClient {
+  /** Provider kind, as on the Mercado Pago webhook provider. */
+  readonly kind = 'mercado-pago';
+
+  private readonly accessToken: string;
+  private readonly apiUrl: string;
+  private readonly timeoutMs: number;
+
+  /**
+   * @throws WebhookConfigurationError when the token, `apiUrl` or `timeoutMs` cannot work.
+   */
+  constructor(options: MercadoPagoStatusClientOptions) {
+    this.accessToken = requireCredential(
+      CLIENT,
+      'accessToken',
+      options?.accessToken,
+      CREDENTIALS_PAGE,
+    );
+    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, DEFAULT_API_URL);
+    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+  }
+
+  /**
+   * Looks up the order `query.paymentRef` for an Orders API notification (`type: 'order'`),
+   * otherwise the payment `query.paymentRef`.
+   * @throws ProviderStatusError `missing_reference` without a usable id; `unauthorized` on
+   * 401/403; `not_found` on 404; `unavailable` on a network error, 408, 429 or 5xx; `timeout`
+   * after `timeoutMs`; `invalid_response` when the answer is not the resource asked for (or its
+   * amount is not a decimal amount of its currency), not JSON, a redirect or another status.
+   */
+  async fetchStatus(query: PaymentStatusQuery): Promise<ProviderPaymentStatus> {
+    const resource = resourceOf(query);
+    const id = query.paymentRef ?? '';
+    const lookup = this.lookup(resource, id);
+    if (!RESOURCE_ID.test(id)) {
+      throw providerStatusError(
+        lookup,
+        'missing_reference',
+        id === ''
+          ? `the event carries no ${resource} id`
+          : `the ${resource} id is not a Mercado Pago id`,
+        { hint: `a ${resource} notification names its ${resource} in data.id` },
+      );
+    }
+    const { status: httpStatus, body } = await fetchProviderJson(
+      lookup,
+      {
+        url: `${this.apiUrl}/v1/${resource}s/${encodeURIComponent(id)}`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${this.accessToken}`, accept: 'application/json' },
+      },
+      (error) => describeProviderError(lookup, 'error', error.error, [error.message]),
+    );
+    const status = readString(body, 'status');
+    if (status === undefined || toIdentifier(body.id) !== id) {
+      throw providerStatusError(
+        lookup,
+        'invalid_response',
+        status === undefined
+          ? `the answer is not a ${resource}`
+          : `the answer is about another ${resource}`,
+        { httpStatus },
+      );
+    }
+    const money = amountOf(resource, body);
+    if (money === undefined) {
+      throw providerStatusError(lookup, 'invalid_response', 'the amount is not a decimal amount', {
+        httpStatus,
+      });
+    }
+    return {
+      paymentRef: id,
+      status,
+      type: ownValue(resource === 'order' ? ORDER_STATUSES : PAYMENT_STATUSES, status),
+      ...money,
+      checkedAt: new Date(),
+    };
+  }
+
+  private lookup(resource: Resource, id: string): ProviderLookup {
+    return {
+      provider: PROVIDER,
+      subject: `${resource} ${quoteReference(id)}`,
+      secrets: [this.accessToken, `Bearer ${this.accessToken}`],
+      timeoutMs: this.timeoutMs,
+    };
+  }
+}
+
+/** Orders API notifications name an order; every other lookup is of a payment. */
+function resourceOf(query: PaymentStatusQuery): Resource {
+  const payload = query.payload as { type?: unknown } | null | undefined;
+  return typeof payload === 'object' && payload?.type === 'order' ? 'order' : 'payment';
+}
+
+/**
+ * The amount in minor units and the currency; no amount when the answer has none or no currency,
+ * undefined when it has one that is not a decimal amount of its currency.
+ */
+function amountOf(
+  resource: Resource,
+  body: JsonObject,
+): { amount?: number; currency?: string } | undefined {
+  const currency = toCurrency(body.currency_id ?? body.currency);
+  const raw =
+    resource === 'payment'
+      ? body.transaction_amount
+      : (body.total_paid_amount ?? body.total_amount);
+  // NOTE: an amount without its currency cannot be put in minor units; it is left out.
+  if (raw === undefined || raw === null || currency === undefined) {
+    return { currency };
+  }
+  // NOTE: payments answer a JSON number (100.5); String() writes it without an exponent below 1e21.
+  const text = typeof raw === 'number' ? String(raw) : raw;
+  const amount = typeof text === 'string' ? toMinorUnits(text, currency) : undefined;
+  return amount === undefined ? undefined : { amount, currency };
+}

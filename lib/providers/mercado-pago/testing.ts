@@ -1,0 +1,4 @@
+// Mercado Pago's test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other entry
+// hands out signers. lib/providers/catalog/testing-entry.ts lists this file.
+export * from './mercado-pago.signer';
+export * from './mercado-pago.fixtures';
