@@ -1,0 +1,11 @@
+/**
+ * Checkout.com: what this folder gives the package. Each export names the entries that export
+ * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run
+ * providers:catalog` lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { checkoutComEndpoint } from './checkout-com.provider';
+/** @entries express providers */
+export type { CheckoutComEndpointOptions } from './checkout-com.provider';
+export { checkoutComDescriptor } from './checkout-com.descriptor';

@@ -1,0 +1,4 @@
+// Checkout.com's test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other
+// entry hands out signers. lib/providers/catalog/testing-entry.ts lists this file.
+export * from './checkout-com.signer';
+export * from './checkout-com.fixtures';
