@@ -1,0 +1,11 @@
+/**
+ * Dodo Payments: what this folder gives the package. Each export names the entries that export
+ * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { dodoPaymentsEndpoint } from './dodo-payments.provider';
+/** @entries express providers */
+export type { DodoPaymentsEndpointOptions } from './dodo-payments.provider';
+export { dodoPaymentsDescriptor } from './dodo-payments.descriptor';
