@@ -1,10 +1,11 @@
+import { WebhookSignatureValidator } from 'mercadopago';
 import { createHmac } from 'node:crypto';
 import { mercadoPagoFixtures } from './mercado-pago.fixtures';
 import { signMercadoPagoDelivery } from './mercado-pago.signer';
 
 // The Orders page's example (data.id, x-request-id, ts) under the documentation's sample secret;
-// both v1 values are accepted by the official SDK's WebhookSignatureValidator (mercadopago 3.3.0,
-// not a dependency here), which signs data.id as sent; the documentation asks for it lower-cased.
+// the official SDK's WebhookSignatureValidator signs data.id as sent; the documentation asks for it
+// lower-cased (both are accepted by the endpoint).
 const VECTOR = {
   secret: 'your_secret_key_here',
   requestId: '2066ca19-c6f1-498a-be75-1923005edd06',
@@ -35,6 +36,27 @@ describe('signMercadoPagoDelivery', () => {
     expect(createHmac('sha256', VECTOR.secret).update(manifest).digest('hex')).toBe(expected);
     expect(sent.headers['x-signature']).toBe(`ts=${ts},v1=${expected}`);
     expect(sent.headers['x-request-id']).toBe(VECTOR.requestId);
+  });
+
+  it("makes headers the official SDK's WebhookSignatureValidator accepts, and it refuses a changed data.id", () => {
+    const at = Math.floor(Date.now() / 1000);
+    const sent = signMercadoPagoDelivery({
+      payload: mercadoPagoFixtures.orderProcessed({ orderId: 'order-42' }),
+      secret: 'mercado-pago-sdk-secret',
+      timestamp: at,
+      requestId: 'b7c1d2e3-0000-4000-8000-000000000001',
+    });
+    const dataId = String((JSON.parse(sent.body) as { data: { id: string } }).data.id);
+    const check = (id: string) =>
+      WebhookSignatureValidator.validate({
+        xSignature: sent.headers['x-signature'],
+        xRequestId: sent.headers['x-request-id'],
+        dataId: id,
+        secret: 'mercado-pago-sdk-secret',
+        toleranceSeconds: 300,
+      });
+    expect(() => check(dataId)).not.toThrow();
+    expect(() => check(`${dataId}0`)).toThrow(/SignatureMismatch|signature/i);
   });
 
   it('signs a numeric data.id as its digits and leaves the id part out without data.id', () => {
