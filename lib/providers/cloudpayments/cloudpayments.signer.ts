@@ -1,0 +1,67 @@
+import { hmacSha256 } from '../../core/hmac';
+import { encodeFormBody } from '../form-body';
+import { SignedDelivery } from '../signed-delivery';
+
+/** A notification's parameters: what `cloudPaymentsFixtures` builds. */
+export type CloudPaymentsParameters = Readonly<Record<string, string | number | boolean | null>>;
+
+/** Options of `signCloudPaymentsDelivery()`. */
+export interface SignCloudPaymentsDeliveryOptions {
+  /** The parameters (e.g. from `cloudPaymentsFixtures`), or the exact body text. */
+  payload: CloudPaymentsParameters | string;
+  /** The site's API secret, used verbatim. */
+  apiSecret: string;
+  /**
+   * The body's format, as the site's notification settings choose it: `'form'`
+   * (`application/x-www-form-urlencoded`, CloudPayments' default) or `'json'`. Ignored when
+   * `payload` is a string, whose format is taken from its first character.
+   * @default 'form'
+   */
+  format?: 'form' | 'json';
+}
+
+function formBody(payload: CloudPaymentsParameters): string {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    fields[name] = value === null ? '' : String(value);
+  }
+  return encodeFormBody(fields);
+}
+
+function decodedForm(body: string): string {
+  return body
+    .split('&')
+    .map((pair) => decodeURIComponent(pair.replace(/\+/g, ' ')))
+    .join('&');
+}
+
+/**
+ * A notification exactly as CloudPayments posts it: `Content-HMAC` is the base64 HMAC-SHA256 of
+ * the body keyed by the API secret, `X-Content-HMAC` the same over the URL-decoded form body (the
+ * same as Content-HMAC for a JSON body).
+ * @example
+ * signCloudPaymentsDelivery({
+ *   payload: cloudPaymentsFixtures.pay({ invoiceId: 'order-42', amount: 1999 }),
+ *   apiSecret: process.env.CLOUDPAYMENTS_API_SECRET!,
+ * })
+ */
+export function signCloudPaymentsDelivery(
+  options: SignCloudPaymentsDeliveryOptions,
+): SignedDelivery {
+  const { payload, apiSecret } = options;
+  const json =
+    typeof payload === 'string' ? payload.trimStart().startsWith('{') : options.format === 'json';
+  const body =
+    typeof payload === 'string' ? payload : json ? JSON.stringify(payload) : formBody(payload);
+  const sign = (text: string) => hmacSha256(apiSecret, [text]).toString('base64');
+  return {
+    provider: 'cloudpayments',
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+      'content-hmac': sign(body),
+      'x-content-hmac': sign(json ? body : decodedForm(body)),
+    },
+  };
+}

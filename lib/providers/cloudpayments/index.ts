@@ -1,0 +1,14 @@
+/**
+ * CloudPayments: what this folder gives the package. Each export names the entries that export
+ * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { cloudPaymentsEndpoint } from './cloudpayments.provider';
+/** @entries express providers */
+export type {
+  CloudPaymentsEndpointOptions,
+  CloudPaymentsNotification,
+} from './cloudpayments.provider';
+export { cloudPaymentsDescriptor } from './cloudpayments.descriptor';
