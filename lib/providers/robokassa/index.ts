@@ -1,0 +1,11 @@
+/**
+ * Robokassa: what this folder gives the package. Each export names the entries that export it;
+ * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
+ */
+
+/** @entries root express */
+export { robokassaEndpoint } from './robokassa.provider';
+/** @entries express providers */
+export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from './robokassa.provider';
+export { robokassaDescriptor } from './robokassa.descriptor';
