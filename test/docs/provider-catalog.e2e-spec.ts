@@ -143,7 +143,7 @@ describe('provider catalog (npm run providers:catalog)', () => {
 
     const write = runDocScript('provider-catalog', ['--root', root]);
     expect(write.code).toBe(0);
-    expect(write.stdout).toContain('wrote lib/providers/catalog/ from 13 provider folders');
+    expect(write.stdout).toContain('wrote lib/providers/catalog/ from 25 provider folders');
     const files = catalog(root);
     expect(files['root-entry.ts']).toContain("export { acmeEndpoint } from '../acme';");
     expect(files['express-entry.ts']).toContain("export { acmeEndpoint } from '../acme';");

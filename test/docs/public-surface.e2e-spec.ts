@@ -45,11 +45,23 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'WebhooksMetrics',
     'WebhooksModule',
     'adyenEndpoint',
+    'braintreeEndpoint',
+    'checkoutComEndpoint',
+    'cloudPaymentsEndpoint',
     'defineEndpoint',
+    'dodoPaymentsEndpoint',
+    'goCardlessEndpoint',
     'hmacEndpoint',
+    'lemonSqueezyEndpoint',
+    'mercadoPagoEndpoint',
+    'mollieEndpoint',
     'paddleEndpoint',
     'paypalEndpoint',
+    'paystackEndpoint',
+    'polarEndpoint',
     'qvardEndpoint',
+    'razorpayEndpoint',
+    'robokassaEndpoint',
     'sberEndpoint',
     'squareEndpoint',
     'standardWebhooksEndpoint',
@@ -67,12 +79,24 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'WebhookPayloadError',
     'WebhookVerificationError',
     'adyenEndpoint',
+    'braintreeEndpoint',
+    'checkoutComEndpoint',
+    'cloudPaymentsEndpoint',
     'createWebhooksRouter',
     'defineEndpoint',
+    'dodoPaymentsEndpoint',
+    'goCardlessEndpoint',
     'hmacEndpoint',
+    'lemonSqueezyEndpoint',
+    'mercadoPagoEndpoint',
+    'mollieEndpoint',
     'paddleEndpoint',
     'paypalEndpoint',
+    'paystackEndpoint',
+    'polarEndpoint',
     'qvardEndpoint',
+    'razorpayEndpoint',
+    'robokassaEndpoint',
     'sberEndpoint',
     'squareEndpoint',
     'standardWebhooksEndpoint',
@@ -100,19 +124,45 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'YOOKASSA_PAYMENT_ID',
     'YOOKASSA_REFUND_ID',
     'adyenNotificationItem',
+    'braintreeFixtures',
+    'braintreeNotificationXml',
+    'checkoutComFixtures',
+    'cloudPaymentsFixtures',
+    'dodoPaymentsFixtures',
     'generateStandardWebhooksKeyPair',
+    'goCardlessFixtures',
+    'lemonSqueezyFixtures',
+    'mercadoPagoFixtures',
+    'mollieFixtures',
     'paddleFixtures',
     'paypalFixtures',
+    'paystackFixtures',
+    'polarFixtures',
+    'razorpayFixtures',
+    'robokassaFixtures',
+    'robokassaSignatureBase',
     'sberChecksumString',
     'sberFixtures',
     'settled',
     'signAdyenDelivery',
+    'signBraintreeDelivery',
+    'signCheckoutComDelivery',
+    'signCloudPaymentsDelivery',
+    'signDodoPaymentsDelivery',
+    'signGoCardlessDelivery',
     'signHmac',
     'signHmacDelivery',
+    'signLemonSqueezyDelivery',
+    'signMercadoPagoDelivery',
+    'signMollieDelivery',
     'signPaddleDelivery',
     'signPayPalDelivery',
+    'signPaystackDelivery',
+    'signPolarDelivery',
     'signQvard',
     'signQvardDelivery',
+    'signRazorpayDelivery',
+    'signRobokassaDelivery',
     'signSberDelivery',
     'signSquareDelivery',
     'signStandardWebhook',
@@ -159,11 +209,16 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
     'idempotencyMigrations',
   ],
   './providers': [
+    'BraintreeStatusClient',
     'MIN_DEDUP_DAYS',
+    'MercadoPagoStatusClient',
+    'MollieStatusClient',
     'PAYPAL_DEFAULT_TOLERANCE_SECONDS',
+    'PAYSTACK_IP_ADDRESSES',
     'PROVIDER_RETRY_HORIZONS',
     'PayPalStatusClient',
     'ProviderStatusError',
+    'RazorpayStatusClient',
     'SberStatusClient',
     'StripeStatusClient',
     'TBankStatusClient',
@@ -188,9 +243,16 @@ const ENTRY_EXPORTS: Record<string, readonly string[]> = {
   './bullmq': ['BullmqWebhookTransport', 'WEBHOOK_JOB_NAME', 'bullmqTransport', 'webhookJobId'],
 };
 
-/** The most runtime names an entry may have: the root and the Express entry stay small. */
+/**
+ * The most runtime names an entry may have besides one endpoint factory per provider folder
+ * (`stripeEndpoint`, …, which grow with the providers): the root and the Express entry stay small.
+ */
 // NOTE: /express grew by tenantEndpoint, which a platform on plain Express needs as much as one on Nest.
-const MOST_NAMES: Record<string, number> = { '.': 50, './express': 21 };
+const MOST_NAMES: Record<string, number> = { '.': 38, './express': 9 };
+
+/** A provider folder's endpoint factory: `<provider>Endpoint`, not `defineEndpoint` or `tenantEndpoint`. */
+const isProviderFactory = (name: string) =>
+  /^[a-z][A-Za-z]*Endpoint$/.test(name) && name !== 'defineEndpoint' && name !== 'tenantEndpoint';
 
 /** Internals that an app once could import from the root and now cannot. */
 const PRIVATE_NAMES = [
@@ -235,7 +297,9 @@ describe('public surface of the built package', () => {
   it.each(Object.keys(ENTRY_EXPORTS))('exports exactly the pinned names from %s', (path) => {
     const file = path === '.' ? pkg.main : (pkg.exports[path] as { default: string }).default;
     expect(Object.keys(load(file)).sort()).toEqual([...ENTRY_EXPORTS[path]].sort());
-    expect(ENTRY_EXPORTS[path].length).toBeLessThanOrEqual(MOST_NAMES[path] ?? Infinity);
+    expect(
+      ENTRY_EXPORTS[path].filter((name) => !isProviderFactory(name)).length,
+    ).toBeLessThanOrEqual(MOST_NAMES[path] ?? Infinity);
   });
 
   it('pins every entry package.json declares', () => {

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import braintree from 'braintree';
 import type { SignedDelivery } from 'nestjs-payment-webhooks/testing';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { braintreeEndpoint } from '../../lib/providers/braintree';
+import { braintreeEndpoint } from 'nestjs-payment-webhooks';
 import { currencyOf, ProviderKit } from './provider-kit';
 
 const PUBLIC_KEY = 'kitpublickey4br7';

@@ -1,7 +1,5 @@
 import { createHmac, randomInt } from 'node:crypto';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { checkoutComEndpoint } from '../../lib/providers/checkout-com';
+import { checkoutComEndpoint } from 'nestjs-payment-webhooks';
 import { currencyOf, jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 
 const SIGNATURE_KEY = 'kit-checkout-com-signature-key';

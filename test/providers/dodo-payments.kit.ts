@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { dodoPaymentsEndpoint } from '../../lib/providers/dodo-payments';
-import { dodoPaymentsFixtures } from '../../lib/providers/dodo-payments/testing';
+import { dodoPaymentsEndpoint } from 'nestjs-payment-webhooks';
+import { dodoPaymentsFixtures } from 'nestjs-payment-webhooks/testing';
 import { standardWebhooksHeaders } from '../support/standard-webhooks-delivery';
 import { currencyOf, jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 

@@ -1,8 +1,6 @@
 import { createHmac, randomInt } from 'node:crypto';
 import type { SignedDelivery } from 'nestjs-payment-webhooks/testing';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { goCardlessEndpoint } from '../../lib/providers/gocardless';
+import { goCardlessEndpoint } from 'nestjs-payment-webhooks';
 import type { ExpectedEvent, KitDelivery, PoisonValues, ProviderKit } from './provider-kit';
 
 /**

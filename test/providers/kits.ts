@@ -4,10 +4,22 @@
 
 import { ProviderKit } from './provider-kit';
 import { kit as adyen } from './adyen.kit';
+import { kit as braintree } from './braintree.kit';
+import { kit as checkoutCom } from './checkout-com.kit';
+import { kit as cloudpayments } from './cloudpayments.kit';
+import { kit as dodoPayments } from './dodo-payments.kit';
+import { kit as gocardless } from './gocardless.kit';
 import { kit as hmac } from './hmac.kit';
+import { kit as lemonSqueezy } from './lemon-squeezy.kit';
+import { kit as mercadoPago } from './mercado-pago.kit';
+import { kit as mollie } from './mollie.kit';
 import { kit as paddle } from './paddle.kit';
 import { kit as paypal } from './paypal.kit';
+import { kit as paystack } from './paystack.kit';
+import { kit as polar } from './polar.kit';
 import { kit as qvard } from './qvard.kit';
+import { kit as razorpay } from './razorpay.kit';
+import { kit as robokassa } from './robokassa.kit';
 import { kit as sber } from './sber.kit';
 import { kit as square } from './square.kit';
 import { kit as standardWebhooks } from './standard-webhooks.kit';
@@ -19,10 +31,22 @@ import { kit as yoomoney } from './yoomoney.kit';
 /** One kit per provider folder, by folder name. */
 export const PROVIDER_KITS: readonly ProviderKit[] = [
   adyen,
+  braintree,
+  checkoutCom,
+  cloudpayments,
+  dodoPayments,
+  gocardless,
   hmac,
+  lemonSqueezy,
+  mercadoPago,
+  mollie,
   paddle,
   paypal,
+  paystack,
+  polar,
   qvard,
+  razorpay,
+  robokassa,
   sber,
   square,
   standardWebhooks,

@@ -1,7 +1,5 @@
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { mercadoPagoEndpoint } from '../../lib/providers/mercado-pago';
+import { mercadoPagoEndpoint } from 'nestjs-payment-webhooks';
 import { jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 
 const SECRET = 'provider-kit-mercado-pago-9f3c2a7e51b84d06a1c5e8b2f4d7a903';

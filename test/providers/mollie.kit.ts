@@ -1,10 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { SignedDelivery } from 'nestjs-payment-webhooks/testing';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { mollieEndpoint } from '../../lib/providers/mollie';
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { mollieFixtures } from '../../lib/providers/mollie/testing';
+import { mollieEndpoint } from 'nestjs-payment-webhooks';
+import { mollieFixtures } from 'nestjs-payment-webhooks/testing';
 import { currencyOf, jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 
 const SECRET = 'mollie_kit_signing_secret_Hq7Vd2Lx9Wm4';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { polarEndpoint } from '../../lib/providers/polar';
-import { polarFixtures } from '../../lib/providers/polar/testing';
+import { polarEndpoint } from 'nestjs-payment-webhooks';
+import { polarFixtures } from 'nestjs-payment-webhooks/testing';
 import { standardWebhooksHeaders } from '../support/standard-webhooks-delivery';
 import { currencyOf, jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 

@@ -1,7 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-// NOTE: from the folder, so the kit works before the generated catalog lists the provider.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
-import { razorpayEndpoint } from '../../lib/providers/razorpay';
+import { razorpayEndpoint } from 'nestjs-payment-webhooks';
 import { currencyOf, jsonDelivery, ProviderKit, tamperedWith } from './provider-kit';
 
 const SECRET = 'razorpay-provider-kit-secret';

@@ -75,7 +75,7 @@ function randomId(length: number): string {
 }
 
 /** A date as Braintree writes `datetime` values: ISO 8601 UTC to the second. */
-export function braintreeDatetime(date: Date): string {
+function braintreeDatetime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

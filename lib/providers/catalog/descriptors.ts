@@ -4,10 +4,22 @@
 
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { adyenDescriptor } from '../adyen/adyen.descriptor';
+import { braintreeDescriptor } from '../braintree/braintree.descriptor';
+import { checkoutComDescriptor } from '../checkout-com/checkout-com.descriptor';
+import { cloudPaymentsDescriptor } from '../cloudpayments/cloudpayments.descriptor';
+import { dodoPaymentsDescriptor } from '../dodo-payments/dodo-payments.descriptor';
+import { goCardlessDescriptor } from '../gocardless/gocardless.descriptor';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
+import { lemonSqueezyDescriptor } from '../lemon-squeezy/lemon-squeezy.descriptor';
+import { mercadoPagoDescriptor } from '../mercado-pago/mercado-pago.descriptor';
+import { mollieDescriptor } from '../mollie/mollie.descriptor';
 import { paddleDescriptor } from '../paddle/paddle.descriptor';
 import { paypalDescriptor } from '../paypal/paypal.descriptor';
+import { paystackDescriptor } from '../paystack/paystack.descriptor';
+import { polarDescriptor } from '../polar/polar.descriptor';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
+import { razorpayDescriptor } from '../razorpay/razorpay.descriptor';
+import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
 import { sberDescriptor } from '../sber/sber.descriptor';
 import { squareDescriptor } from '../square/square.descriptor';
 import { standardWebhooksDescriptor } from '../standard-webhooks/standard-webhooks.descriptor';
@@ -19,10 +31,22 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
 export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   adyenDescriptor,
+  braintreeDescriptor,
+  checkoutComDescriptor,
+  cloudPaymentsDescriptor,
+  dodoPaymentsDescriptor,
+  goCardlessDescriptor,
   hmacDescriptor,
+  lemonSqueezyDescriptor,
+  mercadoPagoDescriptor,
+  mollieDescriptor,
   paddleDescriptor,
   paypalDescriptor,
+  paystackDescriptor,
+  polarDescriptor,
   qvardDescriptor,
+  razorpayDescriptor,
+  robokassaDescriptor,
   sberDescriptor,
   squareDescriptor,
   standardWebhooksDescriptor,

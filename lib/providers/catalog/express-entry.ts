@@ -4,8 +4,24 @@
 
 export { adyenEndpoint } from '../adyen';
 export type { AdyenEndpointOptions } from '../adyen';
+export { braintreeEndpoint } from '../braintree';
+export type { BraintreeEndpointOptions, BraintreeApiKey } from '../braintree';
+export { checkoutComEndpoint } from '../checkout-com';
+export type { CheckoutComEndpointOptions } from '../checkout-com';
+export { cloudPaymentsEndpoint } from '../cloudpayments';
+export type { CloudPaymentsEndpointOptions, CloudPaymentsNotification } from '../cloudpayments';
+export { dodoPaymentsEndpoint } from '../dodo-payments';
+export type { DodoPaymentsEndpointOptions } from '../dodo-payments';
+export { goCardlessEndpoint } from '../gocardless';
+export type { GoCardlessEndpointOptions } from '../gocardless';
 export { hmacEndpoint } from '../hmac';
 export type { HmacEndpointOptions, HmacSignatureEncoding } from '../hmac';
+export { lemonSqueezyEndpoint } from '../lemon-squeezy';
+export type { LemonSqueezyEndpointOptions } from '../lemon-squeezy';
+export { mercadoPagoEndpoint } from '../mercado-pago';
+export type { MercadoPagoEndpointOptions } from '../mercado-pago';
+export { mollieEndpoint } from '../mollie';
+export type { MollieEndpointOptions } from '../mollie';
 export { paddleEndpoint } from '../paddle';
 export type { PaddleEndpointOptions } from '../paddle';
 export { paypalEndpoint } from '../paypal';
@@ -14,8 +30,16 @@ export type {
   PayPalCertificateResolver,
   PayPalCertificateResolverOptions,
 } from '../paypal';
+export { paystackEndpoint } from '../paystack';
+export type { PaystackEndpointOptions } from '../paystack';
+export { polarEndpoint } from '../polar';
+export type { PolarEndpointOptions } from '../polar';
 export { qvardEndpoint } from '../qvard';
 export type { QvardEndpointOptions } from '../qvard';
+export { razorpayEndpoint } from '../razorpay';
+export type { RazorpayEndpointOptions } from '../razorpay';
+export { robokassaEndpoint } from '../robokassa';
+export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from '../robokassa';
 export { sberEndpoint } from '../sber';
 export type { SberEndpointOptions } from '../sber';
 export { squareEndpoint } from '../square';

@@ -9,7 +9,26 @@ export type {
   AdyenNotificationRequest,
   AdyenNotificationRequestItem,
 } from '../adyen';
+export { BraintreeStatusClient } from '../braintree';
+export type {
+  BraintreeEndpointOptions,
+  BraintreeApiKey,
+  BraintreeStatusClientOptions,
+} from '../braintree';
+export type { CheckoutComEndpointOptions } from '../checkout-com';
+export type { CloudPaymentsEndpointOptions, CloudPaymentsNotification } from '../cloudpayments';
+export type { DodoPaymentsEndpointOptions } from '../dodo-payments';
+export type { GoCardlessEndpointOptions } from '../gocardless';
 export type { HmacEndpointOptions, HmacSignatureEncoding } from '../hmac';
+export type { LemonSqueezyEndpointOptions } from '../lemon-squeezy';
+export { MercadoPagoStatusClient } from '../mercado-pago';
+export type {
+  MercadoPagoEndpointOptions,
+  MercadoPagoNotification,
+  MercadoPagoStatusClientOptions,
+} from '../mercado-pago';
+export { MollieStatusClient } from '../mollie';
+export type { MollieEndpointOptions, MollieStatusClientOptions } from '../mollie';
 export type { PaddleEndpointOptions } from '../paddle';
 export {
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
@@ -22,7 +41,13 @@ export type {
   PayPalCertificateResolverOptions,
   PayPalStatusClientOptions,
 } from '../paypal';
+export { PAYSTACK_IP_ADDRESSES } from '../paystack';
+export type { PaystackEndpointOptions } from '../paystack';
+export type { PolarEndpointOptions } from '../polar';
 export type { QvardEndpointOptions } from '../qvard';
+export { RazorpayStatusClient } from '../razorpay';
+export type { RazorpayEndpointOptions, RazorpayStatusClientOptions } from '../razorpay';
+export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from '../robokassa';
 export { SberStatusClient } from '../sber';
 export type { SberEndpointOptions, SberStatusClientOptions } from '../sber';
 export type { SquareEndpointOptions } from '../square';

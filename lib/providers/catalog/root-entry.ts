@@ -3,10 +3,22 @@
 // The endpoint factories: what the root entry exports from the provider folders (../endpoints.ts).
 
 export { adyenEndpoint } from '../adyen';
+export { braintreeEndpoint } from '../braintree';
+export { checkoutComEndpoint } from '../checkout-com';
+export { cloudPaymentsEndpoint } from '../cloudpayments';
+export { dodoPaymentsEndpoint } from '../dodo-payments';
+export { goCardlessEndpoint } from '../gocardless';
 export { hmacEndpoint } from '../hmac';
+export { lemonSqueezyEndpoint } from '../lemon-squeezy';
+export { mercadoPagoEndpoint } from '../mercado-pago';
+export { mollieEndpoint } from '../mollie';
 export { paddleEndpoint } from '../paddle';
 export { paypalEndpoint } from '../paypal';
+export { paystackEndpoint } from '../paystack';
+export { polarEndpoint } from '../polar';
 export { qvardEndpoint } from '../qvard';
+export { razorpayEndpoint } from '../razorpay';
+export { robokassaEndpoint } from '../robokassa';
 export { sberEndpoint } from '../sber';
 export { squareEndpoint } from '../square';
 export { standardWebhooksEndpoint } from '../standard-webhooks';

@@ -3,10 +3,22 @@
 // What nestjs-payment-webhooks/testing exports from the provider folders: signers, fixtures.
 
 export * from '../adyen/testing';
+export * from '../braintree/testing';
+export * from '../checkout-com/testing';
+export * from '../cloudpayments/testing';
+export * from '../dodo-payments/testing';
+export * from '../gocardless/testing';
 export * from '../hmac/testing';
+export * from '../lemon-squeezy/testing';
+export * from '../mercado-pago/testing';
+export * from '../mollie/testing';
 export * from '../paddle/testing';
 export * from '../paypal/testing';
+export * from '../paystack/testing';
+export * from '../polar/testing';
 export * from '../qvard/testing';
+export * from '../razorpay/testing';
+export * from '../robokassa/testing';
 export * from '../sber/testing';
 export * from '../square/testing';
 export * from '../standard-webhooks/testing';
