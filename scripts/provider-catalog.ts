@@ -138,6 +138,12 @@ function readFolder(root: string, name: string, problems: string[]): ProviderFol
     const { line } = source.getLineAndCharacterOfPosition(statement.getStart(source));
     readStatement(name, statement, `${file}:${line + 1}`, reading, problems);
   }
+  if (!fs.existsSync(path.join(root, KITS, `${name}.kit.ts`))) {
+    problems.push(
+      `${KITS}/${name}.kit.ts is missing: every provider folder has a test kit (see ` +
+        `${KITS}/provider-kit.ts), which the suites that run every provider read.`,
+    );
+  }
   if (reading.descriptors.length !== 1) {
     const count = reading.descriptors.length;
     problems.push(
@@ -148,12 +154,6 @@ function readFolder(root: string, name: string, problems: string[]): ProviderFol
   }
   const [{ name: descriptor, module: descriptorModule }] = reading.descriptors;
   const testing = fs.existsSync(path.join(root, PROVIDERS, name, 'testing.ts'));
-  if (!fs.existsSync(path.join(root, KITS, `${name}.kit.ts`))) {
-    problems.push(
-      `${KITS}/${name}.kit.ts is missing: every provider folder has a test kit (see ` +
-        `${KITS}/provider-kit.ts), which the suites that run every provider read.`,
-    );
-  }
   return { name, descriptor, descriptorModule, entries: reading.entries, testing };
 }
 
