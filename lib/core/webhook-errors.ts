@@ -1,10 +1,16 @@
 /** Why a delivery was refused before anything was parsed or stored. */
 export type WebhookRejectionReason =
-  'missing_signature' | 'bad_signature' | 'timestamp_out_of_window' | 'invalid_payload';
+  | 'missing_signature'
+  | 'bad_signature'
+  | 'timestamp_out_of_window'
+  | 'unconfirmed'
+  | 'invalid_payload';
 
 /**
  * Thrown by a provider when a request does not prove it came from the provider
- * (missing or wrong signature, timestamp outside the window). Answered with 400.
+ * (missing or wrong signature, timestamp outside the window). Answered with 400; with reason
+ * `unconfirmed` (an unsigned delivery the provider's API could not confirm now: Mollie's classic
+ * webhooks), 503, so the provider sends it again.
  */
 export class WebhookVerificationError extends Error {
   constructor(

@@ -103,6 +103,10 @@ export class WebhookIngress {
       notifications = notificationsOf(endpoint.provider.normalize(request));
       notifications.forEach((notification) => this.assertFresh(notification, delivery.receivedAt));
     } catch (error) {
+      if (error instanceof WebhookVerificationError && error.reason === 'unconfirmed') {
+        this.journal(delivery, 'unconfirmed', 503, { reason: error.message });
+        throw WebhookRefusal.providerUnavailable(error.message);
+      }
       if (error instanceof WebhookVerificationError) {
         const decision =
           error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';

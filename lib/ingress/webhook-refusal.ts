@@ -3,6 +3,7 @@ export type WebhookRefusalKind =
   | 'unknown_endpoint'
   | 'unknown_tenant'
   | 'tenant_unavailable'
+  | 'provider_unavailable'
   | 'method_not_allowed'
   | 'source_forbidden'
   | 'too_large'
@@ -112,6 +113,14 @@ export class WebhookRefusal extends Error {
    */
   static signature(message: string, status = 400): WebhookRefusal {
     return new WebhookRefusal('signature', status, message);
+  }
+
+  /**
+   * 503: the provider's API could not confirm an unsigned delivery now (Mollie's classic
+   * webhooks); nothing is stored and the provider sends it again.
+   */
+  static providerUnavailable(message: string): WebhookRefusal {
+    return new WebhookRefusal('provider_unavailable', 503, message);
   }
 
   static payload(message: string): WebhookRefusal {

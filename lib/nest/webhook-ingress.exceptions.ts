@@ -111,6 +111,8 @@ const EXCEPTION_OF_KIND: Readonly<
   // NOTE: a URL whose tenant is no tenant of the endpoint names no endpoint of the app.
   unknown_tenant: UnknownWebhookEndpointException,
   tenant_unavailable: WebhookTenantUnavailableException,
+  // NOTE: the provider's API could not confirm an unsigned delivery: a 503 of its own kind.
+  provider_unavailable: WebhookRefusalException,
   method_not_allowed: WebhookMethodNotAllowedException,
   source_forbidden: WebhookSourceForbiddenException,
   too_large: WebhookTooLargeException,

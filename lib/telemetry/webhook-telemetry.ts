@@ -9,6 +9,7 @@ export type DeliveryDecision =
   | 'rejected_signature'
   | 'rejected_timestamp'
   | 'rejected_ip'
+  | 'unconfirmed'
   | 'invalid'
   | 'too_large'
   | 'body_timeout'

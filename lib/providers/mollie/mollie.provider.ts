@@ -271,7 +271,7 @@ export class MollieWebhookProvider implements WebhookProvider {
         };
       }
       throw new WebhookVerificationError(
-        'bad_signature',
+        'unconfirmed',
         `Could not confirm the classic Mollie webhook for ${id} with the Mollie API: ` +
           `${error instanceof Error ? error.message : String(error)}; refused, so Mollie calls again`,
       );
