@@ -1,4 +1,3 @@
-import { toMinorUnits } from '../../core/minor-units';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
 import { JsonObject, readString, toCurrency, toIdentifier } from '../parse-payload';
@@ -17,6 +16,11 @@ import {
   resolveApiUrl,
   resolveTimeoutMs,
 } from '../provider-http';
+import {
+  MercadoPagoPayment,
+  decimalToMinorUnits,
+  mercadoPagoPaymentState,
+} from './mercado-pago-payment';
 
 const CLIENT = 'MercadoPagoStatusClient';
 const PROVIDER = 'Mercado Pago';
@@ -45,16 +49,6 @@ export interface MercadoPagoStatusClientOptions {
   timeoutMs?: number;
 }
 
-const PAYMENT_STATUSES: Readonly<Record<string, PaymentEventType>> = {
-  approved: 'payment.succeeded',
-  authorized: 'payment.authorized',
-  rejected: 'payment.failed',
-  cancelled: 'payment.canceled',
-  refunded: 'refund.succeeded',
-  charged_back: 'dispute.opened',
-  in_mediation: 'dispute.opened',
-};
-
 const ORDER_STATUSES: Readonly<Record<string, PaymentEventType>> = {
   processed: 'payment.succeeded',
   failed: 'payment.failed',
@@ -81,9 +75,12 @@ type Resource = 'payment' | 'order';
  * | `refunded` | `refund.succeeded` |
  * | `charged_back`, payment `in_mediation` | `dispute.opened` |
  * | `pending`, `in_process`, order `created`, `processing`, `action_required`, … | undefined |
+ * | a payment's latest refund `approved` (`rejected`, `cancelled`) | `refund.succeeded` (`refund.failed`) |
  *
- * Amounts (`transaction_amount`, an order's `total_paid_amount` or `total_amount`, decimals)
- * become minor units by the currency's ISO 4217 exponent: CLP has none.
+ * A payment with refunds is reported by its latest refund (a partial refund leaves it
+ * `approved`), with the refund's amount, unless it is `charged_back` or `in_mediation`.
+ * Amounts (`transaction_amount`, a refund's `amount`, an order's `total_paid_amount` or
+ * `total_amount`, decimals) become minor units by the currency's ISO 4217 exponent: CLP has none.
  *
  * @example
  * new MercadoPagoStatusClient({ accessToken: process.env.MERCADO_PAGO_ACCESS_TOKEN! })
@@ -121,6 +118,48 @@ export class MercadoPagoStatusClient implements PaymentStatusClient {
   async fetchStatus(query: PaymentStatusQuery): Promise<ProviderPaymentStatus> {
     const resource = resourceOf(query);
     const id = query.paymentRef ?? '';
+    const { lookup, httpStatus, body } = await this.read(resource, id);
+    const money = amountOf(resource, body);
+    if (money === undefined) {
+      throw providerStatusError(lookup, 'invalid_response', 'the amount is not a decimal amount', {
+        httpStatus,
+      });
+    }
+    const status = body.status;
+    if (resource === 'order') {
+      return {
+        paymentRef: id,
+        status,
+        type: ownValue(ORDER_STATUSES, status),
+        ...money,
+        checkedAt: new Date(),
+      };
+    }
+    const state = mercadoPagoPaymentState(body);
+    return {
+      paymentRef: id,
+      status,
+      type: state.type,
+      amount: state.amount,
+      currency: state.currency,
+      checkedAt: new Date(),
+    };
+  }
+
+  /**
+   * The payment as Mercado Pago's API returns it now (`GET /v1/payments/{id}`), its refunds
+   * included; its amounts are not checked here.
+   * @throws ProviderStatusError as {@link fetchStatus}.
+   */
+  async fetchPayment(id: string): Promise<MercadoPagoPayment> {
+    return (await this.read('payment', id)).body;
+  }
+
+  /** Reads the resource, checked to be the one asked for: its `id` and a `status`. */
+  private async read(
+    resource: Resource,
+    id: string,
+  ): Promise<{ lookup: ProviderLookup; httpStatus: number; body: MercadoPagoPayment }> {
     const lookup = this.lookup(resource, id);
     if (!RESOURCE_ID.test(id)) {
       throw providerStatusError(
@@ -152,19 +191,7 @@ export class MercadoPagoStatusClient implements PaymentStatusClient {
         { httpStatus },
       );
     }
-    const money = amountOf(resource, body);
-    if (money === undefined) {
-      throw providerStatusError(lookup, 'invalid_response', 'the amount is not a decimal amount', {
-        httpStatus,
-      });
-    }
-    return {
-      paymentRef: id,
-      status,
-      type: ownValue(resource === 'order' ? ORDER_STATUSES : PAYMENT_STATUSES, status),
-      ...money,
-      checkedAt: new Date(),
-    };
+    return { lookup, httpStatus, body: body as MercadoPagoPayment };
   }
 
   private lookup(resource: Resource, id: string): ProviderLookup {
@@ -200,8 +227,6 @@ function amountOf(
   if (raw === undefined || raw === null || currency === undefined) {
     return { currency };
   }
-  // NOTE: payments answer a JSON number (100.5); String() writes it without an exponent below 1e21.
-  const text = typeof raw === 'number' ? String(raw) : raw;
-  const amount = typeof text === 'string' ? toMinorUnits(text, currency) : undefined;
+  const amount = decimalToMinorUnits(raw, currency);
   return amount === undefined ? undefined : { amount, currency };
 }

@@ -1,6 +1,12 @@
 import { isCurrencyCode } from '../../core/currency-codes';
-import { WebhookConfigurationError } from '../../core/webhook-errors';
+import {
+  ProviderStatusError,
+  WebhookConfigurationError,
+  WebhookPayloadError,
+  WebhookVerificationError,
+} from '../../core/webhook-errors';
 import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
+import { parseJsonObject, toIdentifier } from '../parse-payload';
 import { resolveTolerance } from '../provider-options';
 import {
   BaseEndpointOptions,
@@ -16,11 +22,18 @@ import {
   MercadoPagoStatusClientOptions,
 } from './mercado-pago-status.client';
 import {
+  MercadoPagoPayment,
+  isMercadoPagoPayment,
+  mercadoPagoPaymentKey,
+  mercadoPagoPaymentState,
+} from './mercado-pago-payment';
+import {
   mapMercadoPagoType,
   merchantRefOf,
   occurredAtOf,
   paidAmountOf,
   paymentRefOf,
+  CheckedNotification,
   readNotification,
   statusOf,
 } from './mercado-pago.notification';
@@ -40,6 +53,10 @@ const SECRET_PAGE =
  * Mercado Pago documents retries (IPN schedule), so a replay cannot outlast it.
  */
 const UNCHECKED_REPLAY_SECONDS = 2 * 4 * 24 * 60 * 60;
+/** Mercado Pago waits 22 s for the answer; a payment notification waits for the API before it. */
+const LONGEST_API_WAIT_MS = 18_000;
+// NOTE: payment ids are digits; anything else is no payment Mercado Pago notifies.
+const PAYMENT_ID = /^\d{1,32}$/;
 
 /** Options of the Mercado Pago protocol, shared by `mercadoPagoEndpoint()` and the provider class. */
 export interface MercadoPagoProviderOptions {
@@ -71,9 +88,13 @@ export interface MercadoPagoProviderOptions {
 export interface MercadoPagoEndpointOptions
   extends BaseEndpointOptions, MercadoPagoProviderOptions {
   /**
-   * Mercado Pago API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
-   * reconciliation): the Access Token of the same application and mode. Required unless
-   * `verifyWithProvider` is `false`.
+   * Mercado Pago API access: the Access Token of the same application and mode. With it, each
+   * `payment` notification is confirmed while the call is answered: the payment is read from
+   * `GET /v1/payments/{data.id}` and stored as the event (`payment.succeeded`, …); its
+   * `timeoutMs` is then at most 18000, as Mercado Pago waits 22 s for the answer. Also used by
+   * `verifyWithProvider`, `ctx.fetchStatus()` and reconciliation. Required unless
+   * `verifyWithProvider` is `false`; without it, `payment` notifications stay native
+   * (`mercado-pago:payment.updated`).
    * @example api: { accessToken: process.env.MERCADO_PAGO_ACCESS_TOKEN! }
    */
   api?: MercadoPagoStatusClientOptions;
@@ -103,12 +124,21 @@ function resolveCurrency(name: unknown, value: unknown): string | undefined {
   return value.toUpperCase();
 }
 
+/** What `verify()` found out about a delivery, for `normalize()` of the same request. */
+type Confirmation =
+  | { readonly kind: 'notification' }
+  | { readonly kind: 'payment'; readonly payment: MercadoPagoPayment }
+  | { readonly kind: 'skip'; readonly notification: CheckedNotification; readonly reason: string };
+
 /**
  * Mercado Pago Webhooks: `x-signature: ts=…,v1=…` is the hex HMAC-SHA256, keyed by the
  * application's secret signature, of `id:{data.id};request-id:{x-request-id};ts:{ts};`. Only
  * the notified id is signed, never the rest of the body: the ingress remembers each signed
  * transmission's body (`signedTransmission()`), and `verifyWithProvider` reads the resource
- * from the API. The notification's `id`, the same on every retry, is the dedup key.
+ * from the API. With an API client, a `payment` notification is confirmed at the door: the
+ * payment is fetched, stored in the call's place and keyed by its state
+ * (`mercadoPagoPaymentKey`); every other notification is keyed by its `id`, the same on every
+ * retry.
  */
 export class MercadoPagoWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -123,13 +153,20 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   private readonly secrets: readonly string[];
   private readonly tolerance: number;
   private readonly currency: string | undefined;
+  // NOTE: verify() and normalize() get the same request object from the ingress.
+  private readonly confirmations = new WeakMap<InboundWebhook, Confirmation>();
 
   /**
    * @param options the Mercado Pago options, checked here.
+   * @param api the client `payment` notifications are confirmed with; none keeps them native.
    * @param endpointName names the endpoint in configuration errors.
    * @throws WebhookConfigurationError when the secret, tolerance or currency cannot work.
    */
-  constructor(options: MercadoPagoProviderOptions, endpointName = KIND) {
+  constructor(
+    options: MercadoPagoProviderOptions,
+    private readonly api?: MercadoPagoStatusClient,
+    endpointName = KIND,
+  ) {
     const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
     assertNoWhitespaceInSecrets(
       endpointName,
@@ -145,22 +182,32 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
 
   /**
    * Checks `x-signature` against `data.id` of the body, `x-request-id` and `ts`, then `ts`
-   * against the tolerance.
-   * @throws WebhookVerificationError, or WebhookPayloadError for a body that is no notification.
+   * against the tolerance. With an API client, then fetches the payment a `payment`
+   * notification names (and resolves once it has it).
+   * @throws WebhookVerificationError (a rejection `unconfirmed` when the API cannot confirm a
+   * payment notification now: Mercado Pago calls again), or WebhookPayloadError for a body that
+   * is no notification, or a payment notification without a payment id.
    */
-  verify(request: InboundWebhook): void {
+  verify(request: InboundWebhook): void | Promise<void> {
     const signature = parseMercadoPagoSignature(request.headers[SIGNATURE_HEADER]);
     const requestId = requireRequestId(request.headers[REQUEST_ID_HEADER]);
     // NOTE: Mercado Pago signs data.id as it puts it in the URL's query, which it sets to the
     // body's data.id; the body's is the one handlers read, so it is the one checked.
-    const { dataId } = readNotification(request.rawBody);
+    const notification = readNotification(request.rawBody);
     verifyMercadoPagoSignature(
       signature,
-      { dataId, requestId },
+      { dataId: notification.dataId, requestId },
       this.secrets,
       request.receivedAt,
       this.tolerance,
     );
+    if (this.api === undefined || notification.type !== 'payment') {
+      this.confirmations.set(request, { kind: 'notification' });
+      return;
+    }
+    return this.confirmPayment(this.api, notification).then((confirmation) => {
+      this.confirmations.set(request, confirmation);
+    });
   }
 
   /**
@@ -178,11 +225,36 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   }
 
   /**
-   * Parses a notification: keyed by its `id`; Orders API notifications mapped by `action`
-   * (claims the API confirms under `verifyWithProvider`), every other one kept native.
+   * A confirmed payment notification: the payment fetched by `verify()`, keyed by its state and
+   * stored in the call's place. Any other notification: keyed by its `id`; Orders API
+   * notifications mapped by `action` (claims the API confirms under `verifyWithProvider`),
+   * every other one kept native. A stored event is read back from the body it was stored with.
    * @throws WebhookPayloadError
    */
   normalize(request: InboundWebhook): NormalizedNotification {
+    const confirmation = this.confirmations.get(request);
+    if (confirmation?.kind === 'skip') {
+      const { notification, reason } = confirmation;
+      return {
+        eventId: notification.id,
+        type: `${KIND}:${notification.nativeType}`,
+        nativeType: notification.nativeType,
+        paymentRef: notification.dataId,
+        payload: notification.body,
+        skip: reason,
+      };
+    }
+    if (confirmation?.kind === 'payment') {
+      return normalizePayment(confirmation.payment, JSON.stringify(confirmation.payment));
+    }
+    if (confirmation === undefined) {
+      // NOTE: a stored payment notification is its payment, which has no `type`; a live
+      // delivery always comes through verify(), so its body is never read as a payment.
+      const body = parseJsonObject(request.rawBody, 'Mercado Pago notification body');
+      if (isMercadoPagoPayment(body)) {
+        return normalizePayment(body);
+      }
+    }
     const notification = readNotification(request.rawBody);
     const type = mapMercadoPagoType(notification);
     return {
@@ -197,20 +269,86 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       payload: notification.body,
     };
   }
+
+  private async confirmPayment(
+    api: MercadoPagoStatusClient,
+    notification: CheckedNotification,
+  ): Promise<Confirmation> {
+    const id = notification.dataId;
+    if (id === undefined || !PAYMENT_ID.test(id)) {
+      throw new WebhookPayloadError(
+        'Mercado Pago notification is not valid: a payment notification names its payment in ' +
+          'data.id (digits)',
+      );
+    }
+    try {
+      return { kind: 'payment', payment: await api.fetchPayment(id) };
+    } catch (error) {
+      if (error instanceof ProviderStatusError && error.failure === 'not_found') {
+        return {
+          kind: 'skip',
+          notification,
+          reason:
+            `Mercado Pago's API does not know payment ${id} for this Access Token ` +
+            '(another application or mode, or not from Mercado Pago)',
+        };
+      }
+      throw new WebhookVerificationError(
+        'unconfirmed',
+        `Could not confirm the Mercado Pago payment notification for ${id} with the Mercado Pago API: ` +
+          `${error instanceof Error ? error.message : String(error)}; refused, so Mercado Pago calls again`,
+      );
+    }
+  }
+}
+
+/**
+ * A payment as the API returned it: typed by its state, keyed by it (see
+ * `mercadoPagoPaymentKey`); `storedBody` when it is stored in place of the notification.
+ */
+function normalizePayment(
+  payment: MercadoPagoPayment,
+  storedBody?: string,
+): NormalizedNotification {
+  const state = mercadoPagoPaymentState(payment);
+  return {
+    eventId: mercadoPagoPaymentKey(payment),
+    type: state.type ?? `${KIND}:${state.nativeType}`,
+    nativeType: state.nativeType,
+    paymentRef: toIdentifier(payment.id),
+    merchantRef:
+      typeof payment.external_reference === 'string' && payment.external_reference !== ''
+        ? payment.external_reference
+        : undefined,
+    amount: state.amount,
+    currency: state.currency,
+    status: state.status,
+    occurredAt: state.occurredAt,
+    payload: payment,
+    ...(storedBody === undefined ? {} : { storedBody }),
+  };
 }
 
 /** The status client of the endpoint's `api`, or a startup error when it is needed and missing. */
 function statusClientOf(options: MercadoPagoEndpointOptions): MercadoPagoStatusClient | undefined {
-  if (options.api === undefined) {
-    if (options.verifyWithProvider !== false) {
+  if (options?.api === undefined) {
+    if (options?.verifyWithProvider !== false) {
       throw new WebhookConfigurationError(
-        `${label(options.name)} reads each notified payment from the Mercado Pago API ` +
+        `${label(options?.name)} reads each notified payment from the Mercado Pago API ` +
           '(verifyWithProvider, on by default, because Mercado Pago signs only its id) but has no ' +
           'API access: set api: { accessToken } (Your integrations → your application → ' +
           'credentials → Access Token), or set verifyWithProvider: false to act on the notification alone.',
       );
     }
     return undefined;
+  }
+  const timeoutMs = options.api.timeoutMs;
+  if (typeof timeoutMs === 'number' && timeoutMs > LONGEST_API_WAIT_MS) {
+    throw new WebhookConfigurationError(
+      `${label(options.name)}: api.timeoutMs ${timeoutMs} is longer than a payment notification ` +
+        'can wait for the Mercado Pago API (Mercado Pago waits 22 s for the answer); use at most ' +
+        `${LONGEST_API_WAIT_MS}, or leave it out for 10000.`,
+    );
   }
   return new MercadoPagoStatusClient(options.api);
 }
@@ -227,9 +365,10 @@ function statusClientOf(options: MercadoPagoEndpointOptions): MercadoPagoStatusC
  * })
  */
 export function mercadoPagoEndpoint(options: MercadoPagoEndpointOptions): WebhookEndpoint {
-  const provider = new MercadoPagoWebhookProvider(options, options?.name);
+  const statusClient = statusClientOf(options);
+  const provider = new MercadoPagoWebhookProvider(options, statusClient, options?.name);
   return defineEndpoint(options, provider, {
-    statusClient: statusClientOf(options),
+    statusClient,
     verifyWithProviderByDefault: true,
   });
 }
