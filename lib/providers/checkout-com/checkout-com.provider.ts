@@ -1,8 +1,8 @@
 import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import {
   assertNoWhitespaceInSecrets,
   defineEndpoint,
@@ -29,9 +29,14 @@ import {
 import { checkoutComMinorUnits } from './checkout-com-amounts';
 
 const KIND = 'checkout-com';
-const SIGNATURE_HEADER = 'cko-signature';
 const AUTHORIZATION_HEADER = 'authorization';
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const CKO_SIGNATURE: BodySignatureHeader = {
+  name: 'Cko-Signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  shape: '64 hex digits (HMAC-SHA256)',
+  mismatch: "Cko-Signature does not match the payload and the webhook's signature key",
+};
 
 /** Options of the Checkout.com protocol, shared by `checkoutComEndpoint()` and the provider. */
 export interface CheckoutComProviderOptions {
@@ -156,25 +161,7 @@ export class CheckoutComWebhookProvider implements WebhookProvider {
    */
   verify(request: InboundWebhook): void {
     if (this.authorization.length > 0) this.verifyAuthorization(request);
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing Cko-Signature header');
-    }
-    if (!HEX_SHA256.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed Cko-Signature header: expected 64 hex digits (HMAC-SHA256)',
-      );
-    }
-    const expected = this.signatureKeys.map((key) =>
-      hmacSha256(key, [request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeIncludes(expected, header.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        "Cko-Signature does not match the payload and the webhook's signature key",
-      );
-    }
+    assertBodySignature(request, CKO_SIGNATURE, this.signatureKeys);
   }
 
   private verifyAuthorization(request: InboundWebhook): void {

@@ -1,8 +1,6 @@
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
-import { WebhookVerificationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyArray, nonEmptyString, optional, string } from '../envelope-rules';
@@ -24,8 +22,13 @@ import {
 } from '../webhook-provider.interface';
 
 const KIND = 'gocardless';
-const SIGNATURE_HEADER = 'webhook-signature';
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const GOCARDLESS_SIGNATURE: BodySignatureHeader = {
+  name: 'Webhook-Signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  shape: '64 hex digits (HMAC-SHA256)',
+  mismatch: "Webhook-Signature does not match the payload and the webhook endpoint's secret",
+};
 /** GoCardless's status for a webhook whose signature does not match: "498 Token Invalid". */
 const TOKEN_INVALID = 498;
 
@@ -142,25 +145,7 @@ export class GoCardlessWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing Webhook-Signature header');
-    }
-    if (!HEX_SHA256.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed Webhook-Signature header: expected 64 hex digits (HMAC-SHA256)',
-      );
-    }
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeIncludes(expected, header.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        "Webhook-Signature does not match the payload and the webhook endpoint's secret",
-      );
-    }
+    assertBodySignature(request, GOCARDLESS_SIGNATURE, this.secrets);
   }
 
   /**

@@ -1,8 +1,7 @@
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
-import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import {
   assertAcknowledgedWith200,
   assertNoWhitespaceInSecrets,
@@ -32,8 +31,13 @@ import {
 } from '../webhook-provider.interface';
 
 const KIND = 'lemon-squeezy';
-const SIGNATURE_HEADER = 'x-signature';
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const LEMON_SQUEEZY_SIGNATURE: BodySignatureHeader = {
+  name: 'X-Signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  shape: '64 hex digits (HMAC-SHA256)',
+  mismatch: "X-Signature does not match the payload and the webhook's signing secret",
+};
 const DEFAULT_MERCHANT_REF_KEY = 'order_id';
 
 /** Options of the Lemon Squeezy protocol, shared by `lemonSqueezyEndpoint()` and the provider. */
@@ -170,25 +174,7 @@ export class LemonSqueezyWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing X-Signature header');
-    }
-    if (!HEX_SHA256.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed X-Signature header: expected 64 hex digits (HMAC-SHA256)',
-      );
-    }
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeIncludes(expected, header.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        "X-Signature does not match the payload and the webhook's signing secret",
-      );
-    }
+    assertBodySignature(request, LEMON_SQUEEZY_SIGNATURE, this.secrets);
   }
 
   /**

@@ -1,8 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
-import { constantTimeIncludes } from '../../core/constant-time';
+import { createHash } from 'node:crypto';
+import { hmacSha512 } from '../../core/hmac';
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
-import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import {
   assertNoWhitespaceInSecrets,
   defineEndpoint,
@@ -30,8 +31,15 @@ import {
 } from '../webhook-provider.interface';
 
 const KIND = 'paystack';
-const SIGNATURE_HEADER = 'x-paystack-signature';
-const HEX_SHA512 = /^[0-9a-fA-F]{128}$/;
+const PAYSTACK_SIGNATURE: BodySignatureHeader = {
+  name: 'x-paystack-signature',
+  algorithm: 'sha512',
+  encoding: 'hex',
+  shape: '128 hex digits (HMAC-SHA512)',
+  mismatch:
+    'x-paystack-signature does not match the payload and the secret key (live events are ' +
+    'signed with sk_live_…, test events with sk_test_…)',
+};
 const SECRET_KEY = /^sk_(live|test)_/;
 const DIGITS = /^\d{1,15}$/;
 
@@ -87,7 +95,7 @@ const OBJECT_ID_FIELDS = [
 
 /** Hex HMAC-SHA512 of the raw body under one key. */
 export function paystackSignature(secretKey: string, rawBody: Uint8Array | string): string {
-  return createHmac('sha512', secretKey).update(rawBody).digest('hex');
+  return hmacSha512(secretKey, [rawBody]).toString('hex');
 }
 
 /**
@@ -198,27 +206,7 @@ export class PaystackWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Missing x-paystack-signature header',
-      );
-    }
-    if (!HEX_SHA512.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed x-paystack-signature header: expected 128 hex digits (HMAC-SHA512)',
-      );
-    }
-    const expected = this.secretKeys.map((key) => paystackSignature(key, request.rawBody));
-    if (!constantTimeIncludes(expected, header.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'x-paystack-signature does not match the payload and the secret key (live events are ' +
-          'signed with sk_live_…, test events with sk_test_…)',
-      );
-    }
+    assertBodySignature(request, PAYSTACK_SIGNATURE, this.secretKeys);
   }
 
   /**

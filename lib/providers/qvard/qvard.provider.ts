@@ -1,6 +1,4 @@
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
-import { WebhookVerificationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import {
   assertAcknowledgedWith200,
   defineEndpoint,
@@ -21,8 +19,13 @@ import {
 } from '../webhook-provider.interface';
 
 const KIND = 'qvard';
-const SIGNATURE_HEADER = 'x-qvard-signature';
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const QVARD_SIGNATURE: BodySignatureHeader = {
+  name: 'X-Qvard-Signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  shape: '64 hex digits',
+  mismatch: 'X-Qvard-Signature does not match the payload and the secret',
+};
 
 /** Options of the Qvard protocol, shared by `qvardEndpoint()` and `QvardWebhookProvider`. */
 export interface QvardProviderOptions {
@@ -71,25 +74,7 @@ export class QvardWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError('missing_signature', 'Missing X-Qvard-Signature header');
-    }
-    if (!HEX_SHA256.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed X-Qvard-Signature header: expected 64 hex digits',
-      );
-    }
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeIncludes(expected, header.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'X-Qvard-Signature does not match the payload and the secret',
-      );
-    }
+    assertBodySignature(request, QVARD_SIGNATURE, this.secrets);
   }
 
   /**

@@ -1,6 +1,5 @@
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
-import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
+import { assertBodySignature, BodySignatureHeader } from '../body-signature';
 import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { integer, jsonObject, nonEmptyString } from '../envelope-rules';
@@ -27,8 +26,16 @@ import { razorpaySecretIsKeyIdMessage, razorpaySecretPaddedMessage } from './raz
 import { RazorpayStatusClient, RazorpayStatusClientOptions } from './razorpay-status.client';
 
 const KIND = 'razorpay';
-const SIGNATURE_HEADER = 'x-razorpay-signature';
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
+const RAZORPAY_SIGNATURE: BodySignatureHeader = {
+  name: 'X-Razorpay-Signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  lowerCaseOnly: true,
+  shape: '64 lower-case hex digits',
+  mismatch:
+    'X-Razorpay-Signature does not match the payload and the webhook secret (it is the ' +
+    "webhook's own secret, not the API Key Secret; after a change, list the old one too)",
+};
 const API_KEY_ID = /^rzp_(live|test)_/;
 
 /** Options of the Razorpay protocol, shared by `razorpayEndpoint()` and `RazorpayWebhookProvider`. */
@@ -115,29 +122,7 @@ export class RazorpayWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = request.headers[SIGNATURE_HEADER]?.trim();
-    if (header === undefined || header === '') {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Missing X-Razorpay-Signature header',
-      );
-    }
-    if (!HEX_SHA256.test(header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed X-Razorpay-Signature header: expected 64 lower-case hex digits',
-      );
-    }
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [request.rawBody]).toString('hex'),
-    );
-    if (!constantTimeIncludes(expected, header)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'X-Razorpay-Signature does not match the payload and the webhook secret (it is the ' +
-          "webhook's own secret, not the API Key Secret; after a change, list the old one too)",
-      );
-    }
+    assertBodySignature(request, RAZORPAY_SIGNATURE, this.secrets);
   }
 
   /**
