@@ -1,12 +1,7 @@
 import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
+import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
@@ -20,16 +15,13 @@ import {
   toIdentifier,
 } from '../parse-payload';
 import { endpointLabel } from '../providers.messages';
-import { resolveNonEmptyString } from '../provider-options';
 import { decodeStandardWebhooksSecret } from '../standard-webhooks/standard-webhooks.keys';
-import { StandardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
+import { StandardWebhooksPlatformProvider } from '../standard-webhooks/standard-webhooks-platform.provider';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 
 const KIND = 'dodo-payments';
@@ -107,21 +99,33 @@ function minorUnits(data: JsonObject, kind: PayloadKind): number | undefined {
   return undefined;
 }
 
+/** The configured signing secrets, each checked to be `whsec_` and padded base64. */
+function signingSecrets(options: DodoPaymentsProviderOptions, endpointName: string): string[] {
+  const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+  const howToCopy =
+    'Copy the signing secret (whsec_…) from the Dodo Payments dashboard → Developer → Webhooks → ' +
+    'your endpoint';
+  assertNoWhitespaceInSecrets(endpointName, KIND, 'secret', secrets, howToCopy);
+  secrets.forEach((secret, index) => {
+    if (decodeStandardWebhooksSecret(secret) === undefined) {
+      const entry = secrets.length > 1 ? `secret[${index}]` : 'secret';
+      throw new WebhookConfigurationError(
+        `${endpointLabel(endpointName, KIND)}: ${entry} is not a signing secret ("whsec_" and ` +
+          `padded base64). ${howToCopy}, not an API key.`,
+      );
+    }
+  });
+  return secrets;
+}
+
 /**
  * Dodo Payments: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with
  * the spec's `whsec_` secret, verified by the Standard Webhooks provider. `webhook-id` is the
  * same on every retry of one event.
  */
-export class DodoPaymentsWebhookProvider implements WebhookProvider {
+export class DodoPaymentsWebhookProvider extends StandardWebhooksPlatformProvider {
   /** Provider kind. */
   readonly kind = KIND;
-  /** Dodo Payments accepts any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-  /** The headers `normalize()` reads again on replay: the event id and its timestamp. */
-  readonly storedHeaders: readonly string[];
-
-  private readonly standard: StandardWebhooksProvider;
-  private readonly merchantRefKey: string;
 
   /**
    * @param options the Dodo Payments options, checked here.
@@ -129,40 +133,7 @@ export class DodoPaymentsWebhookProvider implements WebhookProvider {
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: DodoPaymentsProviderOptions, endpointName = KIND) {
-    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    const howToCopy =
-      'Copy the signing secret (whsec_…) from the Dodo Payments dashboard → Developer → Webhooks → ' +
-      'your endpoint';
-    assertNoWhitespaceInSecrets(endpointName, KIND, 'secret', secrets, howToCopy);
-    secrets.forEach((secret, index) => {
-      if (decodeStandardWebhooksSecret(secret) === undefined) {
-        const entry = secrets.length > 1 ? `secret[${index}]` : 'secret';
-        throw new WebhookConfigurationError(
-          `${endpointLabel(endpointName, KIND)}: ${entry} is not a signing secret ("whsec_" and ` +
-            `padded base64). ${howToCopy}, not an API key.`,
-        );
-      }
-    });
-    this.standard = new StandardWebhooksProvider(
-      { secret: secrets, tolerance: options.tolerance, kind: KIND },
-      endpointName,
-    );
-    this.storedHeaders = this.standard.storedHeaders;
-    this.merchantRefKey = resolveNonEmptyString(
-      endpointName,
-      KIND,
-      'merchantRefKey',
-      options.merchantRefKey,
-      'orderId',
-    );
-  }
-
-  /**
-   * Checks `webhook-signature` against id, timestamp and raw body, then the timestamp window.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    this.standard.verify(request);
+    super(KIND, signingSecrets(options, endpointName), options, endpointName);
   }
 
   /**
@@ -175,8 +146,7 @@ export class DodoPaymentsWebhookProvider implements WebhookProvider {
     const { data } = event;
     const kind = payloadKind(event.type, data);
     return {
-      // NOTE: the id the signature covered, read by the provider that verified it.
-      eventId: this.standard.normalize(request).eventId,
+      eventId: this.eventId(request),
       type: ownValue(EVENT_TYPES, event.type) ?? `${KIND}:${event.type}`,
       nativeType: event.type,
       paymentRef: kind === undefined ? undefined : readString(data, 'payment_id'),

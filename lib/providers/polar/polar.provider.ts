@@ -1,11 +1,6 @@
 import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
+import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
@@ -18,15 +13,12 @@ import {
   toCurrency,
   toIdentifier,
 } from '../parse-payload';
-import { resolveNonEmptyString } from '../provider-options';
-import { StandardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
+import { StandardWebhooksPlatformProvider } from '../standard-webhooks/standard-webhooks-platform.provider';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 import { polarSigningKeys } from './polar.keys';
 
@@ -93,21 +85,27 @@ function refundTotal(refund: JsonObject): number | undefined {
   return amount === undefined ? undefined : amount + tax;
 }
 
+/** The Standard Webhooks keys of the configured secrets, each checked first. */
+function polarKeys(options: PolarProviderOptions, endpointName: string): string[] {
+  const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
+  assertNoWhitespaceInSecrets(
+    endpointName,
+    KIND,
+    'secret',
+    secrets,
+    "Copy the endpoint's secret from Polar → Settings → Webhooks → your endpoint",
+  );
+  return secrets.flatMap(polarSigningKeys);
+}
+
 /**
  * Polar: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), verified by
  * the Standard Webhooks provider with the keys `polarSigningKeys()` derives from each secret.
  * `webhook-id` is the event's id, the same on every retry and on a redelivery from the dashboard.
  */
-export class PolarWebhookProvider implements WebhookProvider {
+export class PolarWebhookProvider extends StandardWebhooksPlatformProvider {
   /** Provider kind. */
   readonly kind = KIND;
-  /** Polar accepts any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-  /** The headers `normalize()` reads again on replay: the event id and its timestamp. */
-  readonly storedHeaders: readonly string[];
-
-  private readonly standard: StandardWebhooksProvider;
-  private readonly merchantRefKey: string;
 
   /**
    * @param options the Polar options, checked here.
@@ -115,34 +113,7 @@ export class PolarWebhookProvider implements WebhookProvider {
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: PolarProviderOptions, endpointName = KIND) {
-    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'secret',
-      secrets,
-      "Copy the endpoint's secret from Polar → Settings → Webhooks → your endpoint",
-    );
-    this.standard = new StandardWebhooksProvider(
-      { secret: secrets.flatMap(polarSigningKeys), tolerance: options.tolerance, kind: KIND },
-      endpointName,
-    );
-    this.storedHeaders = this.standard.storedHeaders;
-    this.merchantRefKey = resolveNonEmptyString(
-      endpointName,
-      KIND,
-      'merchantRefKey',
-      options.merchantRefKey,
-      'orderId',
-    );
-  }
-
-  /**
-   * Checks `webhook-signature` against id, timestamp and raw body, then the timestamp window.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    this.standard.verify(request);
+    super(KIND, polarKeys(options, endpointName), options, endpointName);
   }
 
   /**
@@ -156,8 +127,7 @@ export class PolarWebhookProvider implements WebhookProvider {
     const isOrder = event.type.startsWith('order.');
     const isRefund = event.type.startsWith('refund.');
     return {
-      // NOTE: the id the signature covered, read by the provider that verified it.
-      eventId: this.standard.normalize(request).eventId,
+      eventId: this.eventId(request),
       type: mapPolarType(event.type, data) ?? `${KIND}:${event.type}`,
       nativeType: event.type,
       paymentRef: isOrder
