@@ -117,7 +117,9 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(slowestMs).toBeLessThan(STORE_TIMEOUT_MS + MARGIN_MS);
       expectJournaledTimeouts(journal, 3);
       // The server gave up on the writes too, so nothing commits once the lock is gone.
-      await eventually(async () => (await runningInserts()) === 0, MARGIN_MS);
+      // NOTE: the answers' time is bounded above; how soon the server notices the cancelled
+      // statements is not what is measured, and on a loaded machine it can take over 500 ms.
+      await eventually(async () => (await runningInserts()) === 0, 5_000);
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       // The connections the answer path gave back carry none of its limits: the pool hands the
