@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { assertEventNotOlderThan } from '../core/timestamp-window';
 import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
@@ -14,6 +13,7 @@ import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/ports/i
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
 import { WebhookRefusal } from './webhook-refusal';
+import { newEventOf } from './new-event';
 import { sanitizeHeaders } from './sanitize-headers';
 import { otherBodyMessage, transmissionOf } from './signed-transmissions';
 import { dedupHorizonDays } from '../options/retention-options';
@@ -133,7 +133,15 @@ export class WebhookIngress {
     );
     const events = notifications
       .filter((notification) => notification.skip === undefined)
-      .map((notification) => this.newEvent(endpoint, delivery, notification, headers));
+      .map((notification) => {
+        const wanted = this.registry.match({
+          endpoint: endpoint.name,
+          provider: endpoint.provider.kind,
+          type: notification.type,
+          nativeType: notification.nativeType,
+        });
+        return newEventOf(endpoint, delivery, notification, headers, wanted.length > 0);
+      });
     const skipped = notifications.flatMap(({ eventId, type, skip }) =>
       skip === undefined ? [] : [{ eventId, type, reason: skip }],
     );
@@ -421,44 +429,6 @@ export class WebhookIngress {
     return WebhookRefusal.sourceForbidden();
   }
 
-  private newEvent(
-    endpoint: WebhookEndpoint,
-    delivery: WebhookDelivery,
-    notification: NormalizedNotification,
-    headers: Record<string, string>,
-  ): NewWebhookEvent {
-    const wanted =
-      this.registry.match({
-        endpoint: endpoint.name,
-        provider: endpoint.provider.kind,
-        type: notification.type,
-        nativeType: notification.nativeType,
-      }).length > 0;
-    const rawBody =
-      notification.storedBody === undefined
-        ? delivery.rawBody
-        : Buffer.from(notification.storedBody, 'utf8');
-    return {
-      endpoint: endpoint.name,
-      tenant: delivery.tenant ?? '',
-      provider: endpoint.provider.kind,
-      eventId: notification.eventId,
-      type: notification.type,
-      nativeType: notification.nativeType,
-      paymentRef: notification.paymentRef ?? null,
-      merchantRef: notification.merchantRef ?? null,
-      amount: notification.amount ?? null,
-      currency: notification.currency ?? null,
-      paymentStatus: notification.status ?? null,
-      occurredAt: storableDate(notification.occurredAt),
-      receivedAt: delivery.receivedAt,
-      rawBody,
-      bodySha256: createHash('sha256').update(rawBody).digest('hex'),
-      headers,
-      status: wanted ? 'pending' : 'ignored',
-    };
-  }
-
   private journal(
     delivery: WebhookDeliveryHead,
     decision: DeliveryDecision,
@@ -490,18 +460,6 @@ export class WebhookIngress {
     writeJournal(this.logger, this.options.observability.journal, record, traceId);
     this.telemetry.delivery(record);
   }
-}
-
-/** Event times outside these are nonsense from the sender and would not fit every database. */
-const EARLIEST_EVENT_TIME = Date.UTC(1970, 0, 1);
-const LATEST_EVENT_TIME = Date.UTC(9999, 11, 31);
-
-/** The provider's event time when it is a plausible one, otherwise unknown. */
-function storableDate(value: Date | undefined): Date | null {
-  const time = value?.getTime();
-  return time !== undefined && time >= EARLIEST_EVENT_TIME && time <= LATEST_EVENT_TIME
-    ? value!
-    : null;
 }
 
 /** A `Content-Length` as a number of bytes, when it is one. */
