@@ -57,6 +57,8 @@ describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
     async (_kind, _signedBy, kit) => {
       const orderId = `order-${randomUUID().slice(0, 8)}`;
       const { delivery, expected, answer = kit.answer } = kit.paid(orderId);
+      // NOTE: a kit's deliveries are distinct events: another order's has another dedup key.
+      expect(kit.paid(`${orderId}-other`).expected.eventId).not.toBe(expected.eventId);
       const first = await client.send(kit.kind, delivery);
       const again = await client.send(kit.kind, delivery);
       expect([first.status, first.body]).toEqual([answer.status, answer.body]);

@@ -7,7 +7,6 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { rejection } from '../../../test/support/rejection';
-import { kit } from '../../../test/providers/cloudpayments.kit';
 import { cloudPaymentsFixtures } from './cloudpayments.fixtures';
 import {
   CloudPaymentsEndpointOptions,
@@ -319,33 +318,6 @@ describe('cloudPaymentsEndpoint', () => {
     ])('throws WebhookPayloadError for a body with %s', (_label, body) => {
       expect(rejection(() => provider().normalize(signed(body)))).toMatchObject({
         name: 'WebhookPayloadError',
-      });
-    });
-  });
-
-  describe('test kit', () => {
-    it('signs a paid order the endpoint accepts and maps to payment.succeeded for 1999', () => {
-      const { delivery: sent, expected } = kit.paid('order-kit-1');
-      const request = delivery(sent.body, sent.headers);
-      const endpoint = kit.endpoint('cloudpayments');
-      expect(() => endpoint.provider.verify(request)).not.toThrow();
-      expect(notificationsOf(endpoint.provider.normalize(request))[0]).toMatchObject(expected);
-      expect(expected).toMatchObject({ type: 'payment.succeeded', amount: 1999 });
-    });
-
-    it('is refused when tampered or verified with the wrong secret', () => {
-      const tampered = kit.tampered?.('order-kit-2');
-      if (tampered === undefined) throw new Error('the CloudPayments kit has a tampered delivery');
-      const endpoint = kit.endpoint('cloudpayments');
-      expect(
-        rejection(() => endpoint.provider.verify(delivery(tampered.body, tampered.headers))),
-      ).toMatchObject({ reason: 'bad_signature' });
-      const { delivery: sent } = kit.paid('order-kit-3');
-      const wrong = kit.endpoint('cloudpayments', 'wrong');
-      expect(
-        rejection(() => wrong.provider.verify(delivery(sent.body, sent.headers))),
-      ).toMatchObject({
-        reason: 'bad_signature',
       });
     });
   });

@@ -7,7 +7,6 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { kit } from '../../../test/providers/dodo-payments.kit';
 import { rejection } from '../../../test/support/rejection';
 import { dodoPaymentsFixtures } from './dodo-payments.fixtures';
 import {
@@ -300,31 +299,5 @@ describe('dodoPaymentsEndpoint', () => {
         expect(rejection(() => normalize(body)).name).toBe('WebhookPayloadError');
       }
     });
-  });
-});
-
-describe('the Dodo Payments provider kit', () => {
-  // NOTE: the kit is what the shared end-to-end, poison and CLI suites send; prove it here first.
-  it('makes a paid delivery the endpoint takes as payment.succeeded of 1999, and refuses the rest', () => {
-    const { delivery: sent, expected } = kit.paid('order-77');
-    const request = {
-      rawBody: Buffer.from(sent.body, 'utf8'),
-      headers: sent.headers,
-      receivedAt: new Date(),
-    };
-    const dodo = kit.endpoint('dodo-payments').provider;
-    expect(() => dodo.verify(request)).not.toThrow();
-    expect(notificationsOf(dodo.normalize(request))[0]).toMatchObject({
-      ...expected,
-      type: 'payment.succeeded',
-      amount: 1999,
-      merchantRef: 'order-77',
-    });
-    expect(
-      rejection(() => kit.endpoint('dodo-payments', 'wrong').provider.verify(request)).reason,
-    ).toBe('bad_signature');
-    const tampered = kit.tampered!('order-77');
-    const changed = { ...request, rawBody: Buffer.from(tampered.body, 'utf8') };
-    expect(rejection(() => dodo.verify(changed)).reason).toBe('bad_signature');
   });
 });

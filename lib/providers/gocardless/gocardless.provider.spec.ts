@@ -331,47 +331,10 @@ describe('goCardlessEndpoint', () => {
 });
 
 describe('the GoCardless kit (test/providers/gocardless.kit.ts)', () => {
-  function inbound(sent: { body: string; headers: Readonly<Record<string, string>> }) {
-    return delivery(sent.body, { ...sent.headers });
-  }
-
-  it('signs a paid order the SDK parses and the endpoint takes as expected', () => {
-    const { delivery: sent, expected } = kit.paid('order-kit-1');
-    const endpoint = kit.endpoint('gocardless');
+  // NOTE: the kit signs with node:crypto; the official SDK must take what it sends.
+  it('signs a paid order the official SDK parses', () => {
+    const { delivery: sent } = kit.paid('order-kit-1');
     const secret = 'gc_kit_webhook_secret_Qm7Lx2Vb9Ns4';
     expect(parse(sent.body, secret, sent.headers['webhook-signature'])).toHaveLength(1);
-    expect(() => endpoint.provider.verify(inbound(sent))).not.toThrow();
-    const [notification] = notificationsOf(endpoint.provider.normalize(inbound(sent)));
-    expect(notification).toMatchObject(expected);
-    expect(endpoint.acknowledgement).toMatchObject(kit.answer);
-  });
-
-  it('has a tampered delivery and a wrong-secret endpoint the endpoint refuses', () => {
-    expect(
-      rejection(() => kit.endpoint('gocardless').provider.verify(inbound(kit.tampered!('o-2')))),
-    ).toMatchObject({ reason: 'bad_signature' });
-    expect(
-      rejection(() =>
-        kit.endpoint('gocardless', 'wrong').provider.verify(inbound(kit.paid('o-3').delivery)),
-      ),
-    ).toMatchObject({ reason: 'bad_signature' });
-    expect(kit.refusedStatus).toBe(kit.endpoint('gocardless').provider.signatureRefusalStatus);
-  });
-
-  it('builds poison deliveries whose events normalize to what the kit expects', () => {
-    const values = {
-      id: 'i\u0000d',
-      type: 't😀',
-      paymentRef: 'p',
-      merchantRef: 'm\u2028',
-      currency: 'c',
-      status: 's',
-      headerId: 'h',
-    };
-    const { delivery: sent, expected } = kit.poison.build(values, 'n1');
-    const endpoint = kit.endpoint('gocardless');
-    expect(() => endpoint.provider.verify(inbound(sent))).not.toThrow();
-    const notifications = notificationsOf(endpoint.provider.normalize(inbound(sent)));
-    expected.forEach((event, index) => expect(notifications[index]).toMatchObject(event));
   });
 });

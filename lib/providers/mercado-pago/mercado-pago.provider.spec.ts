@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { rejection } from '../../../test/support/rejection';
-import { kit } from '../../../test/providers/mercado-pago.kit';
 import { notificationsOf } from '../notifications';
 import {
   InboundWebhook,
@@ -432,44 +431,5 @@ describe('mercadoPagoEndpoint', () => {
       expect(error.name).toBe('WebhookPayloadError');
       expect(error.message).toMatch(/^Mercado Pago notification is not valid: /);
     });
-  });
-});
-
-describe('the Mercado Pago provider kit', () => {
-  it('signs a paid order the endpoint accepts as payment.succeeded of 1999 minor units', () => {
-    const { delivery: sent, expected } = kit.paid('order-77');
-    const request = {
-      rawBody: Buffer.from(sent.body),
-      headers: sent.headers,
-      receivedAt: new Date(),
-    };
-    const endpoint = kit.endpoint('mp-kit');
-    expect(() => endpoint.provider.verify(request)).not.toThrow();
-    expect(notificationsOf(endpoint.provider.normalize(request))[0]).toMatchObject(expected);
-    expect(expected).toMatchObject({
-      type: 'payment.succeeded',
-      amount: 1999,
-      merchantRef: 'order-77',
-    });
-  });
-
-  it('makes a tampered delivery and a wrong-secret endpoint the endpoint refuses', () => {
-    const tampered = kit.tampered!('order-78');
-    const request = (body: string, headers: Record<string, string>) => ({
-      rawBody: Buffer.from(body),
-      headers,
-      receivedAt: new Date(),
-    });
-    expect(
-      rejection(() =>
-        kit.endpoint('mp-kit').provider.verify(request(tampered.body, tampered.headers)),
-      ),
-    ).toMatchObject({ reason: 'bad_signature' });
-    const paid = kit.paid('order-79').delivery;
-    expect(
-      rejection(() =>
-        kit.endpoint('mp-kit', 'wrong').provider.verify(request(paid.body, paid.headers)),
-      ),
-    ).toMatchObject({ reason: 'bad_signature' });
   });
 });

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { kit } from '../../../test/providers/mollie.kit';
 import { rejection } from '../../../test/support/rejection';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
@@ -368,31 +367,6 @@ describe('mollieEndpoint', () => {
       const error = rejection(() => normalize(event));
       expect(error.name).toBe('WebhookPayloadError');
       expect(error.message).toMatch(/^Mollie event is not valid: /);
-    });
-  });
-
-  describe('the provider kit', () => {
-    it('delivers a paid order the endpoint accepts as payment.succeeded for 1999 EUR cents', async () => {
-      const { delivery: sent, expected } = kit.paid('order-kit-1');
-      const { provider } = kit.endpoint('mollie');
-      const request = delivery(sent.body, { ...sent.headers });
-      await provider.verify(request);
-      const notification = notificationsOf(provider.normalize(request))[0];
-      expect(notification).toMatchObject({ ...expected, amount: 1999 });
-    });
-
-    it('has a tampered delivery and a wrong-secret endpoint that are refused', async () => {
-      const tampered = kit.tampered!('order-kit-2');
-      const { provider } = kit.endpoint('mollie');
-      await expect(
-        provider.verify(delivery(tampered.body, { ...tampered.headers })),
-      ).rejects.toMatchObject({
-        reason: 'bad_signature',
-      });
-      const { delivery: sent } = kit.paid('order-kit-3');
-      await expect(
-        kit.endpoint('mollie', 'wrong').provider.verify(delivery(sent.body, { ...sent.headers })),
-      ).rejects.toMatchObject({ reason: 'bad_signature' });
     });
   });
 });

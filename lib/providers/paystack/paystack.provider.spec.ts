@@ -7,7 +7,6 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { rejection } from '../../../test/support/rejection';
-import { kit } from '../../../test/providers/paystack.kit';
 import { paystackFixtures, PaystackEvent } from './paystack.fixtures';
 import {
   PAYSTACK_IP_ADDRESSES,
@@ -283,48 +282,5 @@ describe('paystackEndpoint', () => {
         name: 'WebhookPayloadError',
       });
     });
-  });
-});
-
-describe('the Paystack kit (test/providers/paystack.kit.ts)', () => {
-  function inbound(sent: { body: string; headers: Readonly<Record<string, string>> }) {
-    return delivery(sent.body, { ...sent.headers });
-  }
-
-  it('signs a paid order the endpoint takes as expected', () => {
-    const { delivery: sent, expected } = kit.paid('order-kit-1');
-    const endpoint = kit.endpoint('paystack');
-    expect(() => endpoint.provider.verify(inbound(sent))).not.toThrow();
-    expect(notificationsOf(endpoint.provider.normalize(inbound(sent)))[0]).toMatchObject(expected);
-    expect(expected).toMatchObject({ type: 'payment.succeeded', amount: 1999 });
-    expect(endpoint.acknowledgement).toMatchObject(kit.answer);
-  });
-
-  it('has a tampered delivery and a wrong-key endpoint the endpoint refuses', () => {
-    expect(
-      rejection(() => kit.endpoint('paystack').provider.verify(inbound(kit.tampered!('o-2')))),
-    ).toMatchObject({ reason: 'bad_signature' });
-    expect(
-      rejection(() =>
-        kit.endpoint('paystack', 'wrong').provider.verify(inbound(kit.paid('o-3').delivery)),
-      ),
-    ).toMatchObject({ reason: 'bad_signature' });
-  });
-
-  it('builds a poison delivery that normalizes to what the kit expects', () => {
-    const values = {
-      id: 'i\u0000d',
-      type: 't😀',
-      paymentRef: 'p',
-      merchantRef: 'm\u2028',
-      currency: 'c',
-      status: 's',
-      headerId: 'h',
-    };
-    const { delivery: sent, expected } = kit.poison.build(values, 'n1');
-    const endpoint = kit.endpoint('paystack');
-    expect(() => endpoint.provider.verify(inbound(sent))).not.toThrow();
-    const notifications = notificationsOf(endpoint.provider.normalize(inbound(sent)));
-    expected.forEach((event, index) => expect(notifications[index]).toMatchObject(event));
   });
 });

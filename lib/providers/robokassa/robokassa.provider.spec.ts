@@ -3,7 +3,6 @@ import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
 import { rejection } from '../../../test/support/rejection';
-import { kit } from '../../../test/providers/robokassa.kit';
 import { robokassaFixtures } from './robokassa.fixtures';
 import {
   RobokassaEndpointOptions,
@@ -246,35 +245,6 @@ describe('robokassaEndpoint', () => {
         provider({ testPassword2: TEST_PASSWORD }).normalize(signed(test, TEST_PASSWORD)),
       )[0];
       expect(result).toMatchObject({ type: 'payment.succeeded', status: 'test' });
-    });
-  });
-
-  describe('test kit', () => {
-    it('signs a paid order the endpoint accepts, answered OK{InvId}', () => {
-      const { delivery: sent, expected, answer } = kit.paid('4242');
-      const request = delivery(sent.body);
-      const endpoint = kit.endpoint('robokassa');
-      expect(() => endpoint.provider.verify(request)).not.toThrow();
-      const notifications = notificationsOf(endpoint.provider.normalize(request));
-      expect(notifications[0]).toMatchObject({
-        ...expected,
-        type: 'payment.succeeded',
-        amount: 1999,
-      });
-      expect(answer).toEqual({ status: 200, body: 'OK4242' });
-      expect(endpoint.provider.acknowledgementBody?.(notifications)).toBe(answer?.body);
-    });
-
-    it('is refused when tampered or verified with the wrong password', () => {
-      const tampered = kit.tampered?.('4243');
-      if (tampered === undefined) throw new Error('the Robokassa kit has a tampered delivery');
-      expect(
-        rejection(() => kit.endpoint('robokassa').provider.verify(delivery(tampered.body))),
-      ).toMatchObject({ reason: 'bad_signature' });
-      const wrong = kit.endpoint('robokassa', 'wrong');
-      expect(
-        rejection(() => wrong.provider.verify(delivery(kit.paid('4244').delivery.body))),
-      ).toMatchObject({ reason: 'bad_signature' });
     });
   });
 });
