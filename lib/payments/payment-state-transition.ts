@@ -18,6 +18,7 @@ import {
   notAppliedMessage,
 } from './payments.messages';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { keyValueFor } from './key-value';
 
 /**
  * What became of a transition:
@@ -82,6 +83,8 @@ export interface TransitionOptions<S extends string = string> {
 interface PlannedTransition {
   readonly target: ResolvedPaymentStateTarget;
   readonly id: string | number;
+  /** `id` as the key's column holds it; undefined when no row can have it. */
+  readonly key: string | number | undefined;
   readonly to: string;
   readonly from: readonly string[];
   readonly occurredAt?: Date;
@@ -168,6 +171,7 @@ function plan<S extends string>(
   return {
     target: resolved,
     id,
+    key: keyValueFor(resolved.key, id, manager.connection.options.type),
     to,
     from,
     ...(occurredAt instanceof Date && { occurredAt }),
@@ -184,7 +188,7 @@ async function update(manager: EntityManager, planned: PlannedTransition): Promi
     .createQueryBuilder()
     .update(target.metadata.target)
     .where(`${escape(manager, target.key)} = :paymentStateId`, {
-      paymentStateId: persisted(manager, target.key, planned.id),
+      paymentStateId: persisted(manager, target.key, planned.key),
     })
     .andWhere(`${escape(manager, target.state)} IN (:...paymentStateFrom)`, {
       paymentStateFrom: planned.from.map((state) => persisted(manager, target.state, state)),
@@ -230,7 +234,7 @@ async function read(
     .select(state, 'payment_state')
     .from(target.metadata.target, 'payment_row')
     .where(`${escape(manager, target.key)} = :paymentStateId`, {
-      paymentStateId: persisted(manager, target.key, planned.id),
+      paymentStateId: persisted(manager, target.key, planned.key),
     });
   if (planned.from.length > 0) {
     query
@@ -280,6 +284,9 @@ async function execute(
   planned: PlannedTransition,
 ): Promise<TransitionResult> {
   const { target, to } = planned;
+  if (planned.key === undefined) {
+    return { outcome: 'not_found', changed: false, to };
+  }
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     if (planned.from.length > 0) {
       const changed = await update(manager, planned);

@@ -1,8 +1,16 @@
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { fitColumn } from './column-fit';
 
-/** Column types whose values `fittedTo()` fits; everything else is written as it is. */
-const TEXT_TYPES: readonly unknown[] = ['varchar', 'text', String];
+/** Column types whose values `fittedTo()` fits (with their aliases); everything else is written as it is. */
+const TEXT_TYPES: readonly unknown[] = [
+  String,
+  'varchar',
+  'character varying',
+  'text',
+  'char',
+  'character',
+  'nvarchar',
+];
 
 /**
  * The value written to one of the package's columns: a string fitted to the column's length
