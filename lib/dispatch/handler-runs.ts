@@ -19,9 +19,10 @@ import { handlerIdempotencyKey, tenantOf, toPaymentEvent } from './stored-event'
 
 /** One event's handlers to run on this attempt. */
 export interface HandlerRunsInput {
-  /** The row as claimed: downstream keys are made from its values. */
-  readonly claimed: InboxEvent;
-  /** The row with the values its delivery carried (see `withFullValues()`). */
+  /**
+   * The row as claimed. Handlers get its values as stored, never a value its columns could not
+   * take (a NUL, an over-long id): what they write back from it fits the package's columns.
+   */
   readonly entity: InboxEvent;
   readonly endpoint: WebhookEndpoint | undefined;
   readonly attempt: number;
@@ -160,7 +161,7 @@ export class HandlerRuns {
     const span = this.tracing.attempt(trace, {
       inboxId: entity.id,
       endpoint: entity.endpoint,
-      tenant: tenantOf(input.claimed),
+      tenant: tenantOf(entity),
       provider: entity.provider,
       eventId: entity.eventId,
       type: entity.type,
@@ -217,16 +218,16 @@ export class HandlerRuns {
     traceId: string | undefined,
     recordOutcome: (outcome: string) => void,
   ): WebhookContext {
-    const { claimed, attempt } = input;
+    const { entity, attempt } = input;
     return {
       manager,
       attempt,
-      idempotencyKey: handlerIdempotencyKey(claimed, handlerKey),
+      idempotencyKey: handlerIdempotencyKey(entity, handlerKey),
       logger: new SafeLogger(`Webhooks:${handlerKey}`),
       get account() {
         return lookups.account;
       },
-      tenant: tenantOf(claimed),
+      tenant: tenantOf(entity),
       traceId,
       fetchStatus: () => lookups.status(),
       fetchEvent: () => lookups.fetchEvent(),

@@ -18,7 +18,6 @@ import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { DispatchPauses } from './dispatch-pauses';
 import { errorClassOf, errorFingerprint, readableError } from './error-fingerprint';
-import { withFullValues } from './full-event-values';
 import { HandlerRuns } from './handler-runs';
 import { providerConfirms } from './provider-answer';
 import { AttemptResult, decideSettlement, Settlement } from './settlement';
@@ -70,22 +69,19 @@ export class WebhookEventProcessor {
     this.pauses = new DispatchPauses(() => worker.pauses(), clock);
   }
 
-  async process(claimed: InboxEvent, lease: EventLease): Promise<Settlement | void> {
+  async process(entity: InboxEvent, lease: EventLease): Promise<Settlement | void> {
     const startedAt = this.clock.now();
     let endpoint: WebhookEndpoint | undefined;
     try {
-      endpoint = await endpointOfEvent(this.options.endpoints, claimed);
+      endpoint = await endpointOfEvent(this.options.endpoints, entity);
     } catch (error) {
-      const asked = `Resolving tenant "${claimed.tenant}" of endpoint "${claimed.endpoint}"`;
-      return this.settle(claimed, claimed.attempts, lease, startedAt, {
+      const asked = `Resolving tenant "${entity.tenant}" of endpoint "${entity.endpoint}"`;
+      return this.settle(entity, entity.attempts, lease, startedAt, {
         kind: 'provider-failed',
         asked,
         error,
       });
     }
-    // NOTE: handlers, matching and the provider's API get the values the delivery carried,
-    // also where the row holds them shortened; downstream keys stay those of the row.
-    const entity = withFullValues(claimed, endpoint?.provider, this.worker.values);
     const attempt = entity.attempts;
     if (attempt > this.options.dispatch.maxAttempts) {
       // NOTE: only reachable through expired leases: the worker died on every attempt.
@@ -108,7 +104,6 @@ export class WebhookEventProcessor {
       return this.settle(entity, attempt, lease, startedAt, prepared.result);
     }
     const ran = await this.runs.run({
-      claimed,
       entity,
       endpoint,
       attempt,

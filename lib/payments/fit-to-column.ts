@@ -8,14 +8,14 @@ const MIN_COLUMN_LENGTH = 8;
  * its own columns: the value itself when it fits in `maxLength` characters and holds no
  * character PostgreSQL refuses (NUL, an unpaired UTF-16 half); otherwise its beginning (such
  * characters replaced by U+FFFD), `~` and the first hex digits of the SHA-256 of the whole value.
- * The same value gives the same result every time. Handlers get `event.eventId` and the other
- * fields as the delivery carried them, NUL and all: fit a value before writing it to a
- * `varchar` or `text` column on PostgreSQL. `fitToColumn(event.eventId, 255)` is exactly the
- * event's `webhook_events.event_id`.
+ * The same value gives the same result every time. Handlers get the event's values as the inbox
+ * stored them, already fitted to 255 characters (`event.eventId` is exactly the row's
+ * `webhook_events.event_id`); fit a value again for a shorter column of your own, or one read
+ * from `event.payload`, which keeps every byte the provider sent.
  * @param maxLength the column's length in characters, 8 or more; leave it out for `text`.
  * @throws RangeError when `maxLength` is not a whole number of 8 or more.
  * @example
- * await ctx.manager.insert(Shipment, { orderId, webhookEventId: fitToColumn(event.eventId, 255) });
+ * await ctx.manager.insert(Shipment, { orderId, reference: fitToColumn(event.eventId, 64) });
  */
 export function fitToColumn(value: string, maxLength?: number): string {
   if (

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import {
-  fitColumn,
-  fitsColumn,
-  isFittedValue,
-  isStoredFormOf,
-  withoutRefusedCharacters,
-} from './column-fit';
+import { fitColumn, fitsColumn, withoutRefusedCharacters } from './column-fit';
 
 const codePoints = (value: string) => [...value].length;
 const sha256 = (value: string | Buffer) => createHash('sha256').update(value).digest('hex');
@@ -82,32 +76,5 @@ describe('fitColumn', () => {
       }),
       { numRuns: 1000 },
     );
-  });
-});
-
-describe('isStoredFormOf', () => {
-  it('recognizes the value a stored form was made from, with no column length', () => {
-    fc.assert(
-      fc.property(anyValue, columnLength, (value, length) => {
-        const stored = fitColumn(value, length);
-        expect(isStoredFormOf(value, stored)).toBe(true);
-        expect(isFittedValue(stored)).toBe(stored !== value || isFittedValue(value));
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
-  it('refuses a value the stored form was not made from', () => {
-    const id = `evt_${'x'.repeat(300)}`;
-    expect(isStoredFormOf(`${id}!`, fitColumn(id, 255))).toBe(false);
-    expect(isStoredFormOf(`y${id.slice(1)}`, fitColumn(id, 255))).toBe(false);
-    expect(isStoredFormOf('EUR', 'USD')).toBe(false);
-    expect(isStoredFormOf('a\u0000', 'a\u0000')).toBe(false);
-  });
-
-  it('takes a short value that merely looks fitted for itself', () => {
-    expect(isFittedValue('order~beef')).toBe(true);
-    expect(isStoredFormOf('order~beef', 'order~beef')).toBe(true);
-    expect(isFittedValue('order-1')).toBe(false);
   });
 });

@@ -18,9 +18,6 @@ const SEPARATOR = '~';
 /** The longest digest a fitted value carries, in hex digits (all 256 bits of SHA-256). */
 const MAX_DIGEST_HEX = 64;
 
-/** The shortest digest `isFittedValue()` takes for one (a `varchar(8)` gets 4 hex digits). */
-const FITTED_SUFFIX = /~([0-9a-f]{4,64})$/;
-
 /** The first `count` characters (code points) of `value`, a pair never split. */
 function firstCodePoints(value: string, count: number): string {
   let end = 0;
@@ -111,32 +108,4 @@ export function fitColumn(value: string, maxLength?: number): string {
     maxLength - digestLength - SEPARATOR.length,
   );
   return `${prefix}${SEPARATOR}${digestOf(value).slice(0, digestLength)}`;
-}
-
-/**
- * True when a stored value has the shape `fitColumn()` gives a value that did not fit: it may
- * stand for a longer one (a value that merely looks so is told apart by `isStoredFormOf()`).
- */
-export function isFittedValue(stored: string): boolean {
-  return FITTED_SUFFIX.test(stored);
-}
-
-/**
- * True when `stored` is what `fitColumn()` stores for `value` in some column: the value itself,
- * or its beginning, `~` and the beginning of its digest. Needs no column length, so the full
- * value of a stored one can be recognized wherever it is read back.
- */
-export function isStoredFormOf(value: string, stored: string): boolean {
-  if (stored === value) {
-    return fitsColumn(value);
-  }
-  const match = FITTED_SUFFIX.exec(stored);
-  if (!match) {
-    return false;
-  }
-  const prefix = stored.slice(0, match.index);
-  return (
-    digestOf(value).startsWith(match[1]) &&
-    firstCodePoints(withoutRefusedCharacters(value), codePointLength(prefix)) === prefix
-  );
 }

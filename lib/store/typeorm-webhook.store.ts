@@ -1,5 +1,4 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isFittedValue, isStoredFormOf } from './column-fit';
 import { storedBodyBytes } from './stored-body';
 import type { InboxEvent } from './ports/inbox-event';
 import { EventSettlement } from './event-settlement';
@@ -33,10 +32,8 @@ import { WebhookStore } from './webhook-store.port';
 import type { DispatchPause, FailedAttempt } from './ports/event-history';
 import { parkHeld } from './event-history';
 
-/** Shortened values and stored bodies as this store keeps them (`fitColumn()`, `storedBodyText()`). */
+/** Stored bodies as this store keeps them (`storedBodyText()`). */
 const TYPEORM_STORED_VALUES: StoredValues = {
-  isFitted: isFittedValue,
-  isStoredFormOf,
   bodyBytes: (event) => storedBodyBytes(event.rawBody),
 };
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { OnPaymentEvent, PaymentEvent, WebhookContext } from 'nestjs-payment-webhooks';
+import { fitToColumn } from 'nestjs-payment-webhooks/payments';
 import { TestApp, TestEffect } from './test-app';
 
 /** The fields of a `PaymentEvent` a handler saw, as it saw them. */
@@ -55,12 +56,42 @@ export class SeeingHandlers {
   }
 }
 
-/** What the handler saw for the event stored under `eventId` (the full id), once it ran. */
-export function seenFor(eventId: string): SeenEvent[] {
-  return SeeingHandlers.seen.filter((event) => event.eventId === eventId);
+/** The length of the inbox column of each text field a handler gets. */
+const COLUMN_LENGTHS = {
+  eventId: 255,
+  type: 255,
+  nativeType: 255,
+  paymentRef: 255,
+  merchantRef: 255,
+  currency: 8,
+  status: 64,
+} as const;
+
+/**
+ * The fields of an event as a handler gets them: as the inbox stores them, each fitted to its
+ * column (`fitToColumn()`).
+ */
+export function asStored<T extends Partial<Record<keyof typeof COLUMN_LENGTHS, unknown>>>(
+  event: T,
+): T {
+  const stored: Record<string, unknown> = { ...event };
+  for (const [field, length] of Object.entries(COLUMN_LENGTHS)) {
+    const value = stored[field];
+    if (typeof value === 'string') {
+      stored[field] = fitToColumn(value, length);
+    }
+  }
+  return stored as T;
 }
 
-/** How many effects the handler applied for `eventId` (the full id). */
+/** What the handler saw for the event of `eventId` (the id as the delivery carried it), once it ran. */
+export function seenFor(eventId: string): SeenEvent[] {
+  const stored = fitToColumn(eventId, COLUMN_LENGTHS.eventId);
+  return SeeingHandlers.seen.filter((event) => event.eventId === stored);
+}
+
+/** How many effects the handler applied for `eventId` (the id as the delivery carried it). */
 export function effectsFor(app: TestApp, eventId: string): Promise<number> {
-  return app.dataSource.getRepository(TestEffect).countBy({ eventId: effectKey(eventId) });
+  const stored = fitToColumn(eventId, COLUMN_LENGTHS.eventId);
+  return app.dataSource.getRepository(TestEffect).countBy({ eventId: effectKey(stored) });
 }

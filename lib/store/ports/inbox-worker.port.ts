@@ -64,15 +64,8 @@ export interface HandlerSettlement {
   result(outcome: string | undefined): ProcessedResult;
 }
 
-/**
- * How the inbox keeps values that do not fit their columns, and bodies: what the worker needs to
- * hand handlers the values a delivery carried, where its row holds them shortened.
- */
+/** How the inbox keeps bodies: what the worker needs to hand handlers an event's payload. */
 export interface StoredValues {
-  /** Whether a stored value is one shortened (or cleaned) to fit its column. */
-  isFitted(stored: string): boolean;
-  /** Whether `stored` is what the inbox keeps for `value`. */
-  isStoredFormOf(value: string, stored: string): boolean;
   /** The exact bytes of an event's stored body. */
   bodyBytes(event: Pick<InboxEvent, 'rawBody'>): Buffer;
 }
