@@ -1,41 +1,35 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { buildOnce, newestFile, tsc } from './built-once';
 
 const ROOT = join(__dirname, '..', '..');
 
 /** The CLI as npm installs it: the `bin` of package.json, built by `npm run build`. */
 export const CLI_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the package (tsconfig.build.json, as `npm run build` does) when dist is older than lib. */
+/**
+ * Builds the package (tsconfig.build.json, as `npm run build` does) when dist is older than lib,
+ * once across the suites of a run.
+ */
 export function ensureBuiltCli(): void {
-  if (existsSync(CLI_MAIN) && statSync(CLI_MAIN).mtimeMs >= newestSource(join(ROOT, 'lib'))) {
-    return;
-  }
-  const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
-  try {
-    execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-  } catch {
-    // NOTE: tsc still emits when a file elsewhere in lib has a type error; the typecheck step
-    // reports those, and the check below fails when nothing was emitted.
-  }
-  if (!existsSync(CLI_MAIN)) {
-    throw new Error(`building the package did not produce ${CLI_MAIN}`);
-  }
+  buildOnce(
+    'dist',
+    () =>
+      existsSync(CLI_MAIN) && statSync(CLI_MAIN).mtimeMs >= newestFile(join(ROOT, 'lib'), '.ts'),
+    () => {
+      try {
+        tsc(['-p', join(ROOT, 'tsconfig.build.json')]);
+      } catch {
+        // NOTE: tsc still emits when a file elsewhere in lib has a type error; the typecheck step
+        // reports those, and the check below fails when nothing was emitted.
+      }
+      if (!existsSync(CLI_MAIN)) {
+        throw new Error(`building the package did not produce ${CLI_MAIN}`);
+      }
+    },
+  );
 }
 
 /** What a CLI run printed and how it exited. */

@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { buildOnce, newestFile, tsc } from './built-once';
 
 /** The repository root. */
 export const ROOT = join(__dirname, '..', '..');
@@ -13,13 +14,17 @@ export interface DocScriptResult {
   stderr: string;
 }
 
-/** Compiles scripts/ to .tmp/scripts as the `docs:*` npm scripts do. */
+/**
+ * Compiles scripts/ to .tmp/scripts as the `docs:*` npm scripts do, when they changed since,
+ * once across the suites of a run.
+ */
 export function compileDocScripts(): void {
-  const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'scripts', 'tsconfig.json')], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  const out = join(ROOT, '.tmp', 'scripts');
+  buildOnce(
+    'doc-scripts',
+    () => newestFile(out, '.js') >= newestFile(join(ROOT, 'scripts'), '.ts'),
+    () => tsc(['-p', join(ROOT, 'scripts', 'tsconfig.json')]),
+  );
 }
 
 /** Runs a compiled docs script (`options-reference`, `check-doc-links`…) in a child process. */

@@ -23,6 +23,7 @@ import {
   startTestApp,
   TestAppOptions,
   TestEffect,
+  withTestStoreTimeout,
 } from './test-app';
 
 /** Where the matrix specs run: Nest on Express, Nest on Fastify, or the plain Express router. */
@@ -111,7 +112,7 @@ export async function startRouterApp(options: RouterAppOptions): Promise<RouterT
   );
   const router = await createWebhooksRouter({
     logger: process.env.TEST_LOGS ? console : silent,
-    ...options.webhooks,
+    ...withTestStoreTimeout(options.webhooks),
     dataSource,
     handlers: options.handlers ?? testHandlerDefinitions(control),
   });

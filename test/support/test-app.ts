@@ -109,6 +109,18 @@ export class TestPaymentHandlers {
   }
 }
 
+/**
+ * The longest `storeTimeoutMs` the package takes. A suite that is not about the store's timeout
+ * gets it, so that a busy machine (a CPU hog, the other Jest worker's load) slows its answers
+ * down but never turns them into 503s; a suite about the timeout sets its own.
+ */
+export const TEST_STORE_TIMEOUT_MS = 30_000;
+
+/** `webhooks` with `storeTimeoutMs` at {@link TEST_STORE_TIMEOUT_MS} unless it sets its own. */
+export function withTestStoreTimeout<T extends { storeTimeoutMs?: number }>(webhooks: T): T {
+  return { storeTimeoutMs: TEST_STORE_TIMEOUT_MS, ...webhooks };
+}
+
 export interface TestAppOptions {
   platform: Platform;
   database: Database;
@@ -201,9 +213,10 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       ? 'CREATE TABLE IF NOT EXISTS test_effects (id serial PRIMARY KEY, "eventId" varchar NOT NULL, handler varchar NOT NULL, "merchantRef" varchar)'
       : 'CREATE TABLE IF NOT EXISTS test_effects (id integer PRIMARY KEY AUTOINCREMENT, "eventId" varchar NOT NULL, handler varchar NOT NULL, "merchantRef" varchar)';
 
+  const webhooks = withTestStoreTimeout(options.webhooks);
   const webhooksImport = options.async
-    ? WebhooksModule.forRootAsync({ ...options.extras, useFactory: async () => options.webhooks })
-    : WebhooksModule.forRoot({ ...options.extras, ...options.webhooks });
+    ? WebhooksModule.forRootAsync({ ...options.extras, useFactory: async () => webhooks })
+    : WebhooksModule.forRoot({ ...options.extras, ...webhooks });
 
   @Module({
     imports: [
