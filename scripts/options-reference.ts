@@ -114,6 +114,12 @@ export function renderReference(model: OptionsModel): string {
 
 function main(argv: readonly string[]): number {
   const root = path.resolve(argValue(argv, '--root') ?? process.cwd());
+  const output = path.join(root, OUTPUT);
+  // NOTE: a missing page is stale whatever the options say: no need to read them.
+  if (argv.includes('--check') && !fs.existsSync(output)) {
+    console.error(`${OUTPUT} is stale (missing): run npm run docs:options and commit the result.`);
+    return 1;
+  }
   const files = [ROOT_ENTRY, EXPRESS_ENTRY, BULLMQ_ENTRY];
   const model = new OptionsModel(root, files, STANDALONE, NOT_OPTIONS);
   const text = renderReference(model);
@@ -123,9 +129,8 @@ function main(argv: readonly string[]): number {
       console.error(`  ${location}: ${option}`);
     return 1;
   }
-  const output = path.join(root, OUTPUT);
   if (argv.includes('--check')) {
-    const current = fs.existsSync(output) ? fs.readFileSync(output, 'utf8') : '';
+    const current = fs.readFileSync(output, 'utf8');
     if (current === text) return 0;
     const diff = firstDifference(current, text);
     console.error(`${OUTPUT} is stale: run npm run docs:options and commit the result.`);
