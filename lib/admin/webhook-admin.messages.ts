@@ -39,3 +39,7 @@ export const JSON_REQUIRED = (contentType: string | undefined) =>
 
 export const AUTHORIZE_THREW = (name: string, message: string) =>
   `authorize() threw ${name}: ${message}; the admin request was refused with 403`;
+
+export const INCLUDE_INVALID = (got: string) =>
+  'include must be "body", given once: GET events/:id?include=body adds the stored body and ' +
+  `headers to the event (got ${JSON.stringify(got)})`;

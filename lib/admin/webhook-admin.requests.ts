@@ -1,6 +1,12 @@
 import type { HandlerRunRecord } from '../store/ports/inbox-event';
 import type { EventHistoryEntry, ReplayJob } from '../store/ports/event-history';
-import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
+import type { WebhookEventSummary } from '../store/ports/inbox-queries.port';
+import {
+  eventView,
+  parseEventShowQuery,
+  WebhookAdminEventView,
+  WebhookAdminEventWithBody,
+} from './admin-event-view';
 import {
   FilterRoute,
   parseEventFilterQuery,
@@ -24,12 +30,6 @@ const MAX_ENDPOINT = 64;
 const MAX_HANDLER = 255;
 /** Longest reason a pause or a discard keeps. */
 const MAX_REASON = 500;
-
-/**
- * Most characters of a stored body the single-event route returns; past it the body is cut
- * and `rawBodyTruncated` is true (the CLI's `events show` prints it whole).
- */
-export const SHOWN_BODY_CHARACTERS = 256 * 1024;
 
 /**
  * A refused admin request: 400 for a bad parameter, 403 for a cross-site request, 404 for an
@@ -65,16 +65,12 @@ export interface WebhookAdminCaller {
   readonly socket?: { readonly remoteAddress?: string };
 }
 
-/** One event as the single-event route returns it: every column, the body bounded. */
-export interface WebhookAdminEventView extends WebhookEventSummary {
-  readonly bodySha256: string;
-  readonly headers: Record<string, string>;
-  /** The stored body, its first {@link SHOWN_BODY_CHARACTERS} characters at most. */
-  readonly rawBody: string;
-  /** How many characters the stored body has. */
-  readonly rawBodyLength: number;
-  /** True when `rawBody` is only the start of the stored body. */
-  readonly rawBodyTruncated: boolean;
+/** What the single-event route answers. */
+export interface WebhookAdminEventDetails {
+  /** The event: without its payload unless the query has `include=body`. */
+  readonly event: WebhookAdminEventView | WebhookAdminEventWithBody;
+  readonly handlerRuns: readonly HandlerRunRecord[];
+  readonly history: readonly EventHistoryEntry[];
 }
 
 function badRequest(message: string): WebhookAdminRequestError {
@@ -148,21 +144,6 @@ export function answerAbandoned(response: {
   return controller.signal;
 }
 
-/** `event` with its body cut to {@link SHOWN_BODY_CHARACTERS}. */
-function eventView(event: WebhookEventDetails['event']): WebhookAdminEventView {
-  const body = event.rawBody ?? '';
-  let shown = body.length > SHOWN_BODY_CHARACTERS ? body.slice(0, SHOWN_BODY_CHARACTERS) : body;
-  if (shown.length < body.length && /[\uD800-\uDBFF]$/.test(shown)) {
-    shown = shown.slice(0, -1);
-  }
-  return {
-    ...event,
-    rawBody: shown,
-    rawBodyLength: body.length,
-    rawBodyTruncated: shown.length < body.length,
-  };
-}
-
 /**
  * The JSON body of `route` as an object holding only `fields`.
  * @throws WebhookAdminRequestError 400 naming the fields the route takes.
@@ -212,18 +193,19 @@ export class WebhookAdminRequests {
     return this.admin.list(filterOf(query, 'list'));
   }
 
-  /** One event, its body bounded, with its handler runs and its history. */
-  async show(id: string): Promise<{
-    event: WebhookAdminEventView;
-    handlerRuns: readonly HandlerRunRecord[];
-    history: readonly EventHistoryEntry[];
-  }> {
-    const details = await this.admin.show(parseEventId(id));
+  /**
+   * One event with its handler runs and its history; its stored body (bounded) and headers only
+   * when the query has `include=body`, so opening an event does not carry its payload.
+   */
+  async show(id: string, query: WebhookAdminFilterQuery = {}): Promise<WebhookAdminEventDetails> {
+    const eventId = parseEventId(id);
+    const include = checked(() => parseEventShowQuery(query));
+    const details = await this.admin.show(eventId);
     if (!details) {
       throw new WebhookAdminRequestError(404, `No stored event ${id}`);
     }
     return {
-      event: eventView(details.event),
+      event: eventView(details.event, include),
       handlerRuns: details.handlerRuns,
       history: details.history,
     };

@@ -96,7 +96,7 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
     return undefined;
   }
   if (method === 'GET' && parts.length === 2) {
-    return (requests) => requests.show(id);
+    return (requests, request) => requests.show(id, queryOf(request));
   }
   if (method === 'POST' && parts.length === 3 && action === 'redeliver') {
     return (requests, request) => requests.redeliver(id, request);
@@ -126,12 +126,13 @@ function replayRouteOf(
 
 /**
  * The admin routes of the Nest module's admin controller, as Express middleware over the
- * engine's `WebhookAdmin`: `GET events`, `GET events/:id`, `POST events/:id/redeliver`,
- * `POST events/:id/settle`, `POST replay`, `POST discard`, `GET groups`, `POST pause`,
- * `POST resume`, `GET pauses`, `GET stats`, `POST replays` (202), `GET replays`,
- * `GET replays/:id`, `POST replays/:id/cancel`, `GET activity` and the inbox page
- * (`GET inbox`, see docs/operations.md), each behind `authorize`. A change keeps `req.user`
- * (as an authentication middleware mounted before sets it) or the client's address as its actor.
+ * engine's `WebhookAdmin`: `GET events`, `GET events/:id` (`?include=body` adds the stored
+ * body and headers), `POST events/:id/redeliver`, `POST events/:id/settle`, `POST replay`,
+ * `POST discard`, `GET groups`, `POST pause`, `POST resume`, `GET pauses`, `GET stats`,
+ * `POST replays` (202), `GET replays`, `GET replays/:id`, `POST replays/:id/cancel`,
+ * `GET activity` and the inbox page (`GET inbox`, see docs/operations.md), each behind
+ * `authorize`. A change keeps `req.user` (as an authentication middleware mounted before sets
+ * it) or the client's address as its actor.
  * @throws WebhookConfigurationError when `authorize` is missing
  */
 export function adminRouter(

@@ -101,14 +101,14 @@ function PageFile(route: InboxPageRoute): MethodDecorator {
 
 /**
  * Builds the optional admin routes over `WebhookAdmin`, mounted only when the app gives guards:
- * `GET /{path}/events`, `GET /{path}/events/:id`, `POST /{path}/events/:id/redeliver`,
- * `POST /{path}/events/:id/settle`, `POST /{path}/replay`, `POST /{path}/discard`,
- * `GET /{path}/groups`, `POST /{path}/pause`, `POST /{path}/resume`, `GET /{path}/pauses`,
- * `GET /{path}/stats`, `POST /{path}/replays` (202), `GET /{path}/replays`,
- * `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`, `GET /{path}/activity` and the
- * inbox page (`GET /{path}/inbox`, see docs/operations.md). The POST routes take
- * `Content-Type: application/json` only, refuse cross-site requests, and keep the request's user
- * (or address) as the actor of the change.
+ * `GET /{path}/events`, `GET /{path}/events/:id` (`?include=body` adds the stored body and
+ * headers), `POST /{path}/events/:id/redeliver`, `POST /{path}/events/:id/settle`,
+ * `POST /{path}/replay`, `POST /{path}/discard`, `GET /{path}/groups`, `POST /{path}/pause`,
+ * `POST /{path}/resume`, `GET /{path}/pauses`, `GET /{path}/stats`, `POST /{path}/replays`
+ * (202), `GET /{path}/replays`, `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`,
+ * `GET /{path}/activity` and the inbox page (`GET /{path}/inbox`, see docs/operations.md). The
+ * POST routes take `Content-Type: application/json` only, refuse cross-site requests, and keep
+ * the request's user (or address) as the actor of the change.
  * @throws WebhookConfigurationError when no guard is given.
  */
 export function createWebhookAdminController(options: WebhookAdminRoutesOptions): Type<unknown> {
@@ -135,8 +135,8 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     }
 
     @Get('events/:id')
-    show(@Param('id', ParseUUIDPipe) id: string) {
-      return answer(() => this.requests.show(id));
+    show(@Param('id', ParseUUIDPipe) id: string, @Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.show(id, query));
     }
 
     @Post('events/:id/redeliver')

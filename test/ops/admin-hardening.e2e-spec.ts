@@ -155,7 +155,7 @@ describe.each<[string, () => Promise<AdminApp>]>([
     return (await app.dataSource.getRepository(WebhookEventEntity).findOneBy({ id }))?.status;
   }
 
-  it('lists 50 events of 1 MiB as summaries under 100 KB, and shows one event with its body, bounded', async () => {
+  it('lists 50 events of 1 MiB as summaries under 100 KB, and shows one event with its body on demand, bounded', async () => {
     const big = Array.from({ length: 50 }, () => paddedEvent(MIB - 1024));
     const answers = await Promise.all(
       big.map((event) => post(app.webhooks, event.body, event.headers)),
@@ -184,19 +184,69 @@ describe.each<[string, () => Promise<AdminApp>]>([
     expect(rows[0]).toMatchObject({ eventId: expect.any(String), status: 'processed' });
 
     const bigRow = rows.find((row) => row.eventId === big[0].id)!;
-    const shownBig = (await (await call('GET', `events/${String(bigRow.id)}`)).json()) as {
+    const shownBig = (await (
+      await call('GET', `events/${String(bigRow.id)}?include=body`)
+    ).json()) as {
       event: { rawBody: string; rawBodyLength: number; rawBodyTruncated: boolean };
     };
     expect(shownBig.event.rawBodyTruncated).toBe(true);
     expect(shownBig.event.rawBodyLength).toBe(big[0].body.length);
     expect(shownBig.event.rawBody).toBe(big[0].body.slice(0, 256 * 1024));
 
-    const shownSmall = (await (await call('GET', `events/${smallId}`)).json()) as {
+    const shownSmall = (await (await call('GET', `events/${smallId}?include=body`)).json()) as {
       event: { rawBody: string; rawBodyTruncated: boolean; headers: Record<string, string> };
     };
     expect(shownSmall.event.rawBody).toBe(small.body);
     expect(shownSmall.event.rawBodyTruncated).toBe(false);
     expect(shownSmall.event.headers).toBeDefined();
+  });
+
+  it('shows an event without its body and headers unless include=body asks for them, and refuses any other include with 400', async () => {
+    const event = signedStripeEvent(SECRET);
+    const id = await deliver(event, 'processed');
+
+    const plain = await call('GET', `events/${id}`);
+    expect(plain.status).toBe(200);
+    const { event: summary, handlerRuns } = (await plain.json()) as {
+      event: Record<string, unknown>;
+      handlerRuns: unknown[];
+    };
+    expect(summary).toMatchObject({ id, eventId: event.id, status: 'processed' });
+    expect(summary.bodySha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(handlerRuns).toHaveLength(1);
+    for (const payload of ['rawBody', 'headers', 'rawBodyLength', 'rawBodyTruncated']) {
+      expect(summary).not.toHaveProperty(payload);
+    }
+
+    const withBody = await call('GET', `events/${id}?include=body`);
+    expect(withBody.status).toBe(200);
+    expect(((await withBody.json()) as { event: Record<string, unknown> }).event).toMatchObject({
+      id,
+      bodySha256: summary.bodySha256,
+      rawBody: event.body,
+      rawBodyLength: event.body.length,
+      rawBodyTruncated: false,
+      headers: expect.objectContaining({ 'content-type': 'application/json' }),
+    });
+
+    for (const query of [
+      'include=nonsense',
+      'include=BODY',
+      'include=',
+      'include=body&include=body',
+      'include=body,headers',
+    ]) {
+      const refused = await call('GET', `events/${id}?${query}`);
+      expect({ query, status: refused.status }).toEqual({ query, status: 400 });
+      expect(((await refused.json()) as { message: string }).message).toMatch(
+        /^include must be "body", given once: GET events\/:id\?include=body adds the stored body/,
+      );
+    }
+    const unknown = await call('GET', `events/${id}?body=1`);
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { message: string }).message).toBe(
+      'unknown query parameter "body": this route takes include',
+    );
   });
 
   it('reads no body or headers from the database for a list', async () => {

@@ -38,11 +38,15 @@ beforeAll(async () => {
 
 afterAll(() => browser?.close());
 
-/** A page signed in as the operator: every request carries the admin token, as a proxy would. */
+/**
+ * A page signed in as the operator: every request carries the admin token, as a proxy would.
+ * `requests` records the URL of every request the page makes.
+ */
 async function operatorPage(): Promise<{
   context: BrowserContext;
   page: Page;
   problems: string[];
+  requests: string[];
 }> {
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
@@ -50,11 +54,13 @@ async function operatorPage(): Promise<{
   });
   const page = await context.newPage();
   const problems: string[] = [];
+  const requests: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
   });
-  return { context, page, problems };
+  page.on('request', (request) => requests.push(request.url()));
+  return { context, page, problems, requests };
 }
 
 /** Checks `see` on the page, clicking Refresh between tries, until it holds. */
@@ -132,7 +138,7 @@ describe.each([
     expect(await send(fine[1], { 'stripe-signature': 't=1,v1=00' })).toBe(400);
     await eventually(async () => (await deadEvents()) === 5, 20_000);
 
-    const { context, page, problems } = await operatorPage();
+    const { context, page, problems, requests } = await operatorPage();
     const response = await page.goto(`${app.admin}/inbox`);
     expect(response!.status()).toBe(200);
     expect(response!.headers()).toMatchObject({
@@ -175,7 +181,10 @@ describe.each([
     expect(await page.locator('#groups-body tr').count()).toBe(1); // the poisoned ones are left
 
     // One of them: its failed attempts, the replay with its actor, then its handler run.
+    const beforeOpening = requests.length;
+    const opened = page.waitForResponse((answer) => answer.url().includes('/events/'));
     await page.locator(`#events-body tr`, { hasText: failing[0].id }).click();
+    const openedEvent = ((await (await opened).json()) as { event: Record<string, unknown> }).event;
     const timeline = page.locator('#timeline');
     await timeline.getByText(`Handler ${app.handlers.payments} succeeded`).waitFor();
     const entries = await timeline.locator('li strong').allTextContents();
@@ -190,7 +199,11 @@ describe.each([
     const error = await timeline.locator('pre.error-text').first().textContent();
     expect(error!.split('\n')[0]).toBe('Error: handler failure on attempt 1');
     expect(error!.split('\n')[1]).toMatch(/^ {4}at /);
-    // The payload only on demand.
+    // The payload only on demand: opening the event did not ask for it, nor did it come.
+    const eventRequests = requests.slice(beforeOpening).filter((url) => url.includes('/events/'));
+    expect(eventRequests).toEqual([`${app.admin}/events/${String(openedEvent.id)}`]);
+    expect(openedEvent).not.toHaveProperty('rawBody');
+    expect(openedEvent).not.toHaveProperty('headers');
     expect(await page.locator('#payload').isHidden()).toBe(true);
     expect(await page.textContent('#payload-body')).toBe('');
     if (screenshots && SCREENSHOTS) {
@@ -198,8 +211,10 @@ describe.each([
     }
     const body = page.waitForResponse((answer) => answer.url().includes('/events/'));
     await page.click('#show-body');
+    expect((await body).url()).toBe(`${app.admin}/events/${String(openedEvent.id)}?include=body`);
     expect((await body).status()).toBe(200);
     expect(await page.textContent('#payload-body')).toBe(failing[0].body);
+    expect(await page.locator('#payload-headers tr', { hasText: 'content-type' }).count()).toBe(1);
 
     // Search by provider event id; what the provider sent shows as text, never as markup.
     await page.fill('#search-form input[name=search]', fine[3].id);

@@ -1,3 +1,4 @@
+// @ts-check
 // The inbox page of nestjs-payment-webhooks: plain browser JavaScript over the admin routes.
 // Every text from the inbox goes into the page as text (textContent, text nodes), never as HTML;
 // every change is a same-origin fetch POST with Content-Type: application/json.
@@ -16,6 +17,7 @@
 
   /** GET `path` under the admin routes, or POST `body` as JSON; the answer's JSON. */
   async function api(path, body) {
+    /** @type {RequestInit & { headers: Record<string, string> }} */
     const init = { credentials: 'same-origin', headers: { accept: 'application/json' } };
     if (body !== undefined) {
       init.method = 'POST';
@@ -118,12 +120,15 @@
 
   /**
    * Asks before a change: resolves to the reason typed (or '' when none is asked for), or to
-   * null when canceled. `reason` is 'required', 'optional' or absent.
+   * null when canceled.
+   * @param {{ title: string, text: string, sample?: string[], action: string,
+   *   reason?: 'required' | 'optional' }} question
+   * @returns {Promise<string | null>}
    */
   function confirmAction({ title, text, sample, action, reason }) {
-    const dialog = byId('confirm');
-    const input = byId('confirm-reason');
-    const ok = byId('confirm-ok');
+    const dialog = /** @type {HTMLDialogElement} */ (byId('confirm'));
+    const input = /** @type {HTMLInputElement} */ (byId('confirm-reason'));
+    const ok = /** @type {HTMLButtonElement} */ (byId('confirm-ok'));
     byId('confirm-title').textContent = title;
     byId('confirm-text').textContent = text;
     byId('confirm-sample').replaceChildren(...(sample ?? []).map((id) => el('li', '', id)));
@@ -333,8 +338,10 @@
   }
 
   async function loadEvents() {
-    const form = new FormData(byId('filter-form'));
-    const values = Object.fromEntries([...form.entries()].map(([key, v]) => [key, v.trim()]));
+    const form = new FormData(/** @type {HTMLFormElement} */ (byId('filter-form')));
+    const values = Object.fromEntries(
+      [...form.entries()].map(([key, v]) => [key, String(v).trim()]),
+    );
     renderEvents(await api(`events?${query({ ...values, limit: 100 })}`));
   }
 
@@ -440,9 +447,8 @@
   }
 
   async function showEvent(id) {
+    // NOTE: without include=body: the body and headers are fetched when "Show body" is clicked.
     const { event, handlerRuns, history } = await api(`events/${encodeURIComponent(id)}`);
-    // NOTE: the answer carries the body and headers; they are dropped here, and fetched again
-    // only when "Show body" is clicked.
     const section = byId('event');
     section.dataset.id = event.id;
     byId('event-title').textContent = `Event ${event.eventId}`;
@@ -461,7 +467,8 @@
       byId('show-body').textContent = 'Show body';
       return;
     }
-    const { event } = await api(`events/${encodeURIComponent(byId('event').dataset.id)}`);
+    const id = encodeURIComponent(byId('event').dataset.id);
+    const { event } = await api(`events/${id}?include=body`);
     byId('payload-headers').replaceChildren(
       ...Object.entries(event.headers ?? {}).map(([name, value]) => row([name, value])),
     );
@@ -575,10 +582,8 @@
   function latencyChart(minutes) {
     const top = Math.max(0, ...minutes.map((minute) => minute.handlerMs?.p95 ?? 0));
     const chart = frame(top, ' ms', minutes.length);
-    for (const [name, pick] of [
-      ['p50', (m) => m.handlerMs?.p50],
-      ['p95', (m) => m.handlerMs?.p95],
-    ]) {
+    for (const name of ['p50', 'p95']) {
+      const pick = (minute) => minute.handlerMs?.[name];
       let points = [];
       const flush = () => {
         if (points.length > 1) {
@@ -632,7 +637,7 @@
   function onSubmit(id, work) {
     byId(id).addEventListener('submit', (submit) => {
       submit.preventDefault();
-      void guarded(() => work(new FormData(submit.target)));
+      void guarded(() => work(new FormData(/** @type {HTMLFormElement} */ (submit.target))));
     });
   }
 
