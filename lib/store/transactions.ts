@@ -1,17 +1,25 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { ROLLBACK_FAILED } from './transactions.messages';
+import { diskFullCause } from './disk-full';
+import { DISK_FULL_ROLLBACK_FAILED, ROLLBACK_FAILED } from './transactions.messages';
 
 /**
  * A transaction could not be rolled back after its work or its COMMIT failed. `cause` is that
- * first failure. The connection's state is then unknown: on SQLite the package checks it
- * before the next statement (see `SqliteConnections`), and nothing it wrote is taken as
- * committed.
+ * first failure, and the message begins with it ("The disk is full: SQLITE_FULL (…)" for a full
+ * disk), the failed ROLLBACK after. The connection's state is then unknown: on SQLite the
+ * package checks it before the next statement (see `SqliteConnections`), and nothing it wrote
+ * is taken as committed.
  */
 export class TransactionRollbackError extends Error {
   override readonly name = 'TransactionRollbackError';
 
   constructor(rollback: unknown, cause: unknown) {
-    super(ROLLBACK_FAILED(messageOf(rollback), messageOf(cause)), { cause });
+    const diskFull = diskFullCause(cause);
+    super(
+      diskFull === undefined
+        ? ROLLBACK_FAILED(messageOf(cause), messageOf(rollback))
+        : DISK_FULL_ROLLBACK_FAILED(diskFull, messageOf(rollback)),
+      { cause },
+    );
   }
 }
 
