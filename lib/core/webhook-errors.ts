@@ -4,18 +4,23 @@ export type WebhookRejectionReason =
   | 'bad_signature'
   | 'timestamp_out_of_window'
   | 'unconfirmed'
+  | 'api_budget_spent'
   | 'invalid_payload';
 
 /**
  * Thrown by a provider when a request does not prove it came from the provider
  * (missing or wrong signature, timestamp outside the window). Answered with 400; with reason
  * `unconfirmed` (an unsigned delivery the provider's API could not confirm now: Mollie's classic
- * webhooks), 503, so the provider sends it again.
+ * webhooks), 503, so the provider sends it again; with reason `api_budget_spent` (confirming it
+ * would take a call to the provider's API past the endpoint's `apiCallBudget`), 503 with
+ * `Retry-After`.
  */
 export class WebhookVerificationError extends Error {
   constructor(
     readonly reason: Exclude<WebhookRejectionReason, 'invalid_payload'>,
     message: string,
+    /** For `api_budget_spent`: milliseconds until the provider's API may be called again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'WebhookVerificationError';

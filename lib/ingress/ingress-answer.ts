@@ -27,6 +27,7 @@ export function refusedAnswer(refusal: WebhookRefusal): IngressAnswer {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
       ...(refusal.allow === undefined ? {} : { allow: refusal.allow }),
+      ...(refusal.retryAfter === undefined ? {} : { 'retry-after': refusal.retryAfter }),
     },
     body: refusal.body,
   };

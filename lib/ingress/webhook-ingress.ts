@@ -1,5 +1,4 @@
 import { assertEventNotOlderThan } from '../core/timestamp-window';
-import { WebhookPayloadError, WebhookVerificationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { notificationsOf } from '../providers/notifications';
 import {
@@ -13,6 +12,7 @@ import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/ports/i
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { acceptedAnswer, IngressAnswer, refusedAnswer } from './ingress-answer';
 import { WebhookRefusal } from './webhook-refusal';
+import { verificationRefusal } from './verification-refusal';
 import { newEventOf } from './new-event';
 import { sanitizeHeaders } from './sanitize-headers';
 import { otherBodyMessage, transmissionOf } from './signed-transmissions';
@@ -103,22 +103,13 @@ export class WebhookIngress {
       notifications = notificationsOf(endpoint.provider.normalize(request));
       notifications.forEach((notification) => this.assertFresh(notification, delivery.receivedAt));
     } catch (error) {
-      if (error instanceof WebhookVerificationError && error.reason === 'unconfirmed') {
-        this.journal(delivery, 'unconfirmed', 503, { reason: error.message });
-        throw WebhookRefusal.providerUnavailable(error.message);
+      const refused = verificationRefusal(error, endpoint.provider.signatureRefusalStatus);
+      if (refused === undefined) {
+        throw error;
       }
-      if (error instanceof WebhookVerificationError) {
-        const decision =
-          error.reason === 'timestamp_out_of_window' ? 'rejected_timestamp' : 'rejected_signature';
-        const status = endpoint.provider.signatureRefusalStatus ?? 400;
-        this.journal(delivery, decision, status, { reason: error.message });
-        throw WebhookRefusal.signature(error.message, status);
-      }
-      if (error instanceof WebhookPayloadError) {
-        this.journal(delivery, 'invalid', 400, { reason: error.message });
-        throw WebhookRefusal.payload(error.message);
-      }
-      throw error;
+      const { decision, refusal } = refused;
+      this.journal(delivery, decision, refusal.status, { reason: refusal.message });
+      throw refusal;
     }
     if (notifications.length === 0) {
       this.journal(delivery, 'invalid', 400, { reason: 'the delivery carries no notification' });

@@ -4,6 +4,7 @@ export type WebhookRefusalKind =
   | 'unknown_tenant'
   | 'tenant_unavailable'
   | 'provider_unavailable'
+  | 'api_budget_spent'
   | 'method_not_allowed'
   | 'source_forbidden'
   | 'too_large'
@@ -53,6 +54,8 @@ export class WebhookRefusal extends Error {
     message: string,
     /** For a 405: the value of the `Allow` header. */
     readonly allow?: string,
+    /** For a 503 the sender should wait out: the value of `Retry-After`, in seconds. */
+    readonly retryAfter?: string,
   ) {
     super(message);
     this.name = 'WebhookRefusal';
@@ -121,6 +124,16 @@ export class WebhookRefusal extends Error {
    */
   static providerUnavailable(message: string): WebhookRefusal {
     return new WebhookRefusal('provider_unavailable', 503, message);
+  }
+
+  /**
+   * 503 with `Retry-After`: confirming the delivery would take a call to the provider's API past
+   * the endpoint's `apiCallBudget`; nothing is stored and the provider sends it again.
+   * @param retryAfterMs until a call may be made again; `Retry-After` is it in whole seconds, at least 1.
+   */
+  static apiBudgetSpent(message: string, retryAfterMs = 1_000): WebhookRefusal {
+    const seconds = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    return new WebhookRefusal('api_budget_spent', 503, message, undefined, seconds);
   }
 
   static payload(message: string): WebhookRefusal {

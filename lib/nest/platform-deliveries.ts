@@ -37,7 +37,7 @@ export interface PlatformResponder {
 }
 
 /** The headers of a refusal that the Nest exception, written by the app's filters, cannot carry. */
-const REFUSAL_HEADERS = ['allow', 'connection'] as const;
+const REFUSAL_HEADERS = ['allow', 'retry-after', 'connection'] as const;
 
 /**
  * Deliveries as Express and Fastify carry them under Nest, through the one request flow: the

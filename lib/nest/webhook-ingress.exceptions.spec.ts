@@ -19,6 +19,7 @@ describe('WebhookRefusal', () => {
     [WebhookRefusal.signature('No signatures found'), 400, 'Bad Request'],
     [WebhookRefusal.payload('Not JSON'), 400, 'Bad Request'],
     [WebhookRefusal.storeUnavailable(), 503, 'Service Unavailable'],
+    [WebhookRefusal.apiBudgetSpent('budget spent', 1_200), 503, 'Service Unavailable'],
     [WebhookRefusal.rawBodyUnavailable('Enable rawBody'), 500, 'Internal Server Error'],
     [WebhookRefusal.unsupportedMediaType('text/plain'), 415, 'Unsupported Media Type'],
   ];
@@ -70,5 +71,15 @@ describe('WebhookRefusal', () => {
     expect(exception).toBeInstanceOf(WebhookMethodNotAllowedException);
     expect(exception.allow).toBe('POST');
     expect(new WebhookMethodNotAllowedException('stripe', 'GET', ['POST']).allow).toBe('POST');
+  });
+
+  it('carries the wait of a 503 past the API call budget as Retry-After, in whole seconds', () => {
+    expect(refusedAnswer(WebhookRefusal.apiBudgetSpent('spent', 1_200)).headers).toMatchObject({
+      'retry-after': '2',
+    });
+    expect(refusedAnswer(WebhookRefusal.apiBudgetSpent('spent', 10)).headers['retry-after']).toBe(
+      '1',
+    );
+    expect(refusedAnswer(WebhookRefusal.storeUnavailable()).headers['retry-after']).toBeUndefined();
   });
 });

@@ -113,6 +113,8 @@ const EXCEPTION_OF_KIND: Readonly<
   tenant_unavailable: WebhookTenantUnavailableException,
   // NOTE: the provider's API could not confirm an unsigned delivery: a 503 of its own kind.
   provider_unavailable: WebhookRefusalException,
+  // NOTE: so is a delivery past the endpoint's budget of API calls; Retry-After is set by the flow.
+  api_budget_spent: WebhookRefusalException,
   method_not_allowed: WebhookMethodNotAllowedException,
   source_forbidden: WebhookSourceForbiddenException,
   too_large: WebhookTooLargeException,

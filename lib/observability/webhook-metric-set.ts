@@ -68,7 +68,7 @@ export function eventMetrics(prom: PromClient, named: MetricNaming) {
     deliveries: new prom.Counter(
       named({
         name: 'deliveries_total',
-        help: 'Webhook deliveries by decision: accepted, duplicate, ignored, skipped, rejected_signature, rejected_timestamp, rejected_ip, unconfirmed, invalid, too_large, body_timeout, unknown_endpoint, unknown_tenant, tenant_unavailable, method_not_allowed, store_failed.',
+        help: 'Webhook deliveries by decision: accepted, duplicate, ignored, skipped, rejected_signature, rejected_timestamp, rejected_ip, unconfirmed, api_budget_spent, invalid, too_large, body_timeout, unknown_endpoint, unknown_tenant, tenant_unavailable, method_not_allowed, store_failed.',
         labelNames: ['endpoint', 'provider', 'decision'] as const,
       }),
     ),

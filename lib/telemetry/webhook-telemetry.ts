@@ -10,6 +10,7 @@ export type DeliveryDecision =
   | 'rejected_timestamp'
   | 'rejected_ip'
   | 'unconfirmed'
+  | 'api_budget_spent'
   | 'invalid'
   | 'too_large'
   | 'body_timeout'
