@@ -10,6 +10,7 @@ import {
   toCurrency,
   toIdentifier,
 } from '../parse-payload';
+import { NormalizedNotification } from '../webhook-provider.interface';
 
 /** A payment as `GET /v1/payments/{id}` returns it: `id` (a number) and `status` at least. */
 export type MercadoPagoPayment = JsonObject & {
@@ -140,4 +141,31 @@ export function mercadoPagoPaymentKey(payment: MercadoPagoPayment): string {
   parts.push(`refunded ${String(refunded)}`);
   const digest = createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
   return `${key}:${digest}`;
+}
+
+/**
+ * A payment as the API returned it: typed by its state, keyed by it (see
+ * `mercadoPagoPaymentKey`); `storedBody` when it is stored in place of the notification.
+ */
+export function normalizeMercadoPagoPayment(
+  payment: MercadoPagoPayment,
+  storedBody?: string,
+): NormalizedNotification {
+  const state = mercadoPagoPaymentState(payment);
+  return {
+    eventId: mercadoPagoPaymentKey(payment),
+    type: state.type ?? `mercado-pago:${state.nativeType}`,
+    nativeType: state.nativeType,
+    paymentRef: toIdentifier(payment.id),
+    merchantRef:
+      typeof payment.external_reference === 'string' && payment.external_reference !== ''
+        ? payment.external_reference
+        : undefined,
+    amount: state.amount,
+    currency: state.currency,
+    status: state.status,
+    occurredAt: state.occurredAt,
+    payload: payment,
+    ...(storedBody === undefined ? {} : { storedBody }),
+  };
 }

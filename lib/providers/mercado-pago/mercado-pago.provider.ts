@@ -1,12 +1,14 @@
 import { isCurrencyCode } from '../../core/currency-codes';
+import { ExpiringMap } from '../../core/expiring-map';
 import {
-  ProviderStatusError,
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../../core/webhook-errors';
 import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
-import { parseJsonObject, toIdentifier } from '../parse-payload';
+import { parseJsonObject } from '../parse-payload';
+import { ApiCallBudgetOptions, ApiLookup, ProviderApiCalls } from '../provider-api-calls';
+import { sharedNotFoundNote } from '../provider-api-calls.messages';
 import { resolveTolerance } from '../provider-options';
 import {
   BaseEndpointOptions,
@@ -24,8 +26,7 @@ import {
 import {
   MercadoPagoPayment,
   isMercadoPagoPayment,
-  mercadoPagoPaymentKey,
-  mercadoPagoPaymentState,
+  normalizeMercadoPagoPayment,
 } from './mercado-pago-payment';
 import {
   mapMercadoPagoType,
@@ -57,6 +58,11 @@ const UNCHECKED_REPLAY_SECONDS = 2 * 4 * 24 * 60 * 60;
 const LONGEST_API_WAIT_MS = 18_000;
 // NOTE: payment ids are digits; anything else is no payment Mercado Pago notifies.
 const PAYMENT_ID = /^\d{1,32}$/;
+/**
+ * The most signed transmissions whose payment is remembered, for a replay to be answered
+ * without a call: one per notification within the replay window (10 minutes by default).
+ */
+const MAX_REMEMBERED_TRANSMISSIONS = 500;
 
 /** Options of the Mercado Pago protocol, shared by `mercadoPagoEndpoint()` and the provider class. */
 export interface MercadoPagoProviderOptions {
@@ -105,6 +111,16 @@ export interface MercadoPagoEndpointOptions
    * @default true
    */
   verifyWithProvider?: boolean;
+  /**
+   * The calls to the Mercado Pago API that `payment` notifications may make: `perMinute`, and
+   * `burst` at once. Past it, a notification that needs a call is answered 503 with
+   * `Retry-After` (decision `api_budget_spent`) and Mercado Pago sends it again later. A replay
+   * of a signed notification within its window reuses the payment its first delivery read,
+   * calls about one payment at the same time are shared, and its answer is remembered for 2 s
+   * (30 s for a payment the API does not know).
+   * @default { perMinute: 300, burst: 60 }
+   */
+  apiCallBudget?: ApiCallBudgetOptions;
 }
 
 function label(name: unknown): string {
@@ -138,7 +154,9 @@ type Confirmation =
  * from the API. With an API client, a `payment` notification is confirmed at the door: the
  * payment is fetched, stored in the call's place and keyed by its state
  * (`mercadoPagoPaymentKey`); every other notification is keyed by its `id`, the same on every
- * retry.
+ * retry. A replay of a signed transmission reuses the payment its first delivery fetched; other
+ * calls are shared, remembered briefly and held to the endpoint's `apiCallBudget`
+ * ({@link ProviderApiCalls}).
  */
 export class MercadoPagoWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -155,17 +173,27 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   private readonly currency: string | undefined;
   // NOTE: verify() and normalize() get the same request object from the ingress.
   private readonly confirmations = new WeakMap<InboundWebhook, Confirmation>();
+  /** The payment each signed transmission's own call read, by `data.id` and transmission. */
+  private readonly transmissions = new ExpiringMap<string, MercadoPagoPayment>(
+    MAX_REMEMBERED_TRANSMISSIONS,
+  );
 
   /**
    * @param options the Mercado Pago options, checked here.
    * @param api the client `payment` notifications are confirmed with; none keeps them native.
    * @param endpointName names the endpoint in configuration errors.
+   * @param calls the budget, shared calls and remembered answers of `api`'s lookups.
    * @throws WebhookConfigurationError when the secret, tolerance or currency cannot work.
    */
   constructor(
     options: MercadoPagoProviderOptions,
     private readonly api?: MercadoPagoStatusClient,
     endpointName = KIND,
+    private readonly calls = new ProviderApiCalls({
+      endpoint: endpointName,
+      kind: KIND,
+      provider: 'Mercado Pago',
+    }),
   ) {
     const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
     assertNoWhitespaceInSecrets(
@@ -183,10 +211,13 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   /**
    * Checks `x-signature` against `data.id` of the body, `x-request-id` and `ts`, then `ts`
    * against the tolerance. With an API client, then fetches the payment a `payment`
-   * notification names (and resolves once it has it).
+   * notification names (and resolves once it has it), unless a replay of the same signed
+   * transmission finds the payment its first delivery fetched.
    * @throws WebhookVerificationError (a rejection `unconfirmed` when the API cannot confirm a
-   * payment notification now: Mercado Pago calls again), or WebhookPayloadError for a body that
-   * is no notification, or a payment notification without a payment id.
+   * payment notification now, or the payment was read for another delivery a moment ago:
+   * Mercado Pago calls again; `api_budget_spent` past the endpoint's budget of API calls), or
+   * WebhookPayloadError for a body that is no notification, or a payment notification without a
+   * payment id.
    */
   verify(request: InboundWebhook): void | Promise<void> {
     const signature = parseMercadoPagoSignature(request.headers[SIGNATURE_HEADER]);
@@ -205,7 +236,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       this.confirmations.set(request, { kind: 'notification' });
       return;
     }
-    return this.confirmPayment(this.api, notification).then((confirmation) => {
+    return this.confirmPayment(this.api, notification, request).then((confirmation) => {
       this.confirmations.set(request, confirmation);
     });
   }
@@ -245,14 +276,17 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       };
     }
     if (confirmation?.kind === 'payment') {
-      return normalizePayment(confirmation.payment, JSON.stringify(confirmation.payment));
+      return normalizeMercadoPagoPayment(
+        confirmation.payment,
+        JSON.stringify(confirmation.payment),
+      );
     }
     if (confirmation === undefined) {
       // NOTE: a stored payment notification is its payment, which has no `type`; a live
       // delivery always comes through verify(), so its body is never read as a payment.
       const body = parseJsonObject(request.rawBody, 'Mercado Pago notification body');
       if (isMercadoPagoPayment(body)) {
-        return normalizePayment(body);
+        return normalizeMercadoPagoPayment(body);
       }
     }
     const notification = readNotification(request.rawBody);
@@ -270,9 +304,14 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
     };
   }
 
+  /**
+   * The payment a payment notification names: the one its signed transmission's first delivery
+   * fetched (a replay, within the replay window), else read from the API now.
+   */
   private async confirmPayment(
     api: MercadoPagoStatusClient,
     notification: CheckedNotification,
+    request: InboundWebhook,
   ): Promise<Confirmation> {
     const id = notification.dataId;
     if (id === undefined || !PAYMENT_ID.test(id)) {
@@ -281,17 +320,39 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
           'data.id (digits)',
       );
     }
+    // NOTE: what the signature covers (data.id, x-request-id, ts) names the transmission, so a
+    // remembered payment is the answer to this very notification, never to a later one.
+    const transmission = this.signedTransmission(request);
+    const key = `${id} ${transmission.id}`;
+    const remembered = this.transmissions.get(key);
+    if (remembered !== undefined) {
+      return { kind: 'payment', payment: remembered };
+    }
+    const lookup = await this.lookUp(api, id);
+    if (lookup.kind === 'not_found') {
+      return {
+        kind: 'skip',
+        notification,
+        reason:
+          `Mercado Pago's API does not know payment ${id} for this Access Token ` +
+          '(another application or mode, or not from Mercado Pago)' +
+          (lookup.sharedAgeMs === undefined ? '' : sharedNotFoundNote(lookup.sharedAgeMs)),
+      };
+    }
+    this.transmissions.set(key, lookup.value, transmission.replayableSeconds * 1000);
+    return { kind: 'payment', payment: lookup.value };
+  }
+
+  /** Payment `id` from the API, within the endpoint's budget and shared with deliveries about it. */
+  private async lookUp(
+    api: MercadoPagoStatusClient,
+    id: string,
+  ): Promise<ApiLookup<MercadoPagoPayment>> {
     try {
-      return { kind: 'payment', payment: await api.fetchPayment(id) };
+      return await this.calls.lookup(id, `payment ${id}`, () => api.fetchPayment(id));
     } catch (error) {
-      if (error instanceof ProviderStatusError && error.failure === 'not_found') {
-        return {
-          kind: 'skip',
-          notification,
-          reason:
-            `Mercado Pago's API does not know payment ${id} for this Access Token ` +
-            '(another application or mode, or not from Mercado Pago)',
-        };
+      if (error instanceof WebhookVerificationError) {
+        throw error;
       }
       throw new WebhookVerificationError(
         'unconfirmed',
@@ -300,33 +361,6 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       );
     }
   }
-}
-
-/**
- * A payment as the API returned it: typed by its state, keyed by it (see
- * `mercadoPagoPaymentKey`); `storedBody` when it is stored in place of the notification.
- */
-function normalizePayment(
-  payment: MercadoPagoPayment,
-  storedBody?: string,
-): NormalizedNotification {
-  const state = mercadoPagoPaymentState(payment);
-  return {
-    eventId: mercadoPagoPaymentKey(payment),
-    type: state.type ?? `${KIND}:${state.nativeType}`,
-    nativeType: state.nativeType,
-    paymentRef: toIdentifier(payment.id),
-    merchantRef:
-      typeof payment.external_reference === 'string' && payment.external_reference !== ''
-        ? payment.external_reference
-        : undefined,
-    amount: state.amount,
-    currency: state.currency,
-    status: state.status,
-    occurredAt: state.occurredAt,
-    payload: payment,
-    ...(storedBody === undefined ? {} : { storedBody }),
-  };
 }
 
 /** The status client of the endpoint's `api`, or a startup error when it is needed and missing. */
@@ -366,7 +400,13 @@ function statusClientOf(options: MercadoPagoEndpointOptions): MercadoPagoStatusC
  */
 export function mercadoPagoEndpoint(options: MercadoPagoEndpointOptions): WebhookEndpoint {
   const statusClient = statusClientOf(options);
-  const provider = new MercadoPagoWebhookProvider(options, statusClient, options?.name);
+  const calls = new ProviderApiCalls({
+    endpoint: options?.name,
+    kind: KIND,
+    provider: 'Mercado Pago',
+    budget: options?.apiCallBudget,
+  });
+  const provider = new MercadoPagoWebhookProvider(options, statusClient, options?.name, calls);
   return defineEndpoint(options, provider, {
     statusClient,
     verifyWithProviderByDefault: true,

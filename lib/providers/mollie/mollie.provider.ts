@@ -1,6 +1,5 @@
 import { hmacSha256 } from '../../core/hmac';
 import {
-  ProviderStatusError,
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
@@ -13,6 +12,8 @@ import {
 } from '../define-endpoint';
 import { parseFormBody } from '../form-body';
 import { parseJsonObject } from '../parse-payload';
+import { ApiCallBudgetOptions, ApiLookup, ProviderApiCalls } from '../provider-api-calls';
+import { sharedNotFoundNote } from '../provider-api-calls.messages';
 import { resolveNonEmptyString } from '../provider-options';
 import { assertAnySignatureMatches } from '../signature-header';
 import {
@@ -83,6 +84,16 @@ export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProvid
    * @default true when `apiKey` is set, false otherwise
    */
   verifyWithProvider?: boolean;
+  /**
+   * The calls to the Mollie API that classic webhooks may make: `perMinute`, and `burst` at
+   * once. Anyone can post `id=tr_…` to the endpoint, and each call it takes to confirm one is
+   * made with your API key; past the budget a classic webhook is answered 503 with
+   * `Retry-After` (decision `api_budget_spent`) and Mollie calls again later. Calls about one
+   * payment at the same time are shared, and its answer is remembered for 2 s (30 s for a
+   * payment the API does not know).
+   * @default { perMinute: 300, burst: 60 }
+   */
+  apiCallBudget?: ApiCallBudgetOptions;
 }
 
 /** What `verify()` found out about a delivery, for `normalize()` of the same request. */
@@ -125,7 +136,8 @@ function readClassicId(rawBody: Buffer): string {
  *   `id` (`event_…`) is the dedup key;
  * - classic (form body `id=tr_…`, unsigned): `verify()` fetches the payment from the API (an id
  *   the API does not know is answered 200 and not stored); the payment's state is stored in the
- *   call's place and keys it (see `paymentStateKey`).
+ *   call's place and keys it (see `paymentStateKey`). Anyone can send one, so the calls are
+ *   shared, remembered briefly and held to the endpoint's `apiCallBudget` ({@link ProviderApiCalls}).
  */
 export class MollieWebhookProvider implements WebhookProvider {
   /** Provider kind. */
@@ -142,6 +154,7 @@ export class MollieWebhookProvider implements WebhookProvider {
    * @param options the Mollie options, checked here.
    * @param api the client classic webhooks are confirmed with; none takes next-gen ones only.
    * @param endpointName names the endpoint in configuration errors.
+   * @param calls the budget, shared calls and remembered answers of `api`'s lookups.
    * @throws WebhookConfigurationError when a secret cannot work, or there is neither a secret
    * nor an API client.
    */
@@ -149,6 +162,11 @@ export class MollieWebhookProvider implements WebhookProvider {
     options: MollieProviderOptions,
     private readonly api?: MollieStatusClient,
     endpointName = KIND,
+    private readonly calls = new ProviderApiCalls({
+      endpoint: endpointName,
+      kind: KIND,
+      provider: 'Mollie',
+    }),
   ) {
     if (options?.signingSecret === undefined && api === undefined) {
       throw new WebhookConfigurationError(
@@ -180,9 +198,11 @@ export class MollieWebhookProvider implements WebhookProvider {
   /**
    * A next-gen delivery: checks `X-Mollie-Signature`. A classic one: fetches the payment it names
    * from the Mollie API.
-   * @throws WebhookVerificationError (as a rejection) when the signature does not match, or the
-   * API cannot confirm a classic webhook now (Mollie calls again); WebhookPayloadError for a
-   * classic body that is not `id=<Mollie id>`.
+   * @throws WebhookVerificationError (as a rejection) when the signature does not match; with
+   * reason `unconfirmed` when the API cannot confirm a classic webhook now, or was asked about
+   * its payment for another delivery a moment ago, and `api_budget_spent` past the endpoint's
+   * budget of API calls (Mollie calls again); WebhookPayloadError for a classic body that is not
+   * `id=<Mollie id>`.
    */
   async verify(request: InboundWebhook): Promise<void> {
     const header = request.headers[SIGNATURE_HEADER];
@@ -260,15 +280,12 @@ export class MollieWebhookProvider implements WebhookProvider {
         reason: `a classic webhook about ${id.split('_')[0]}_… objects; only payments (tr_…) are confirmed`,
       };
     }
+    let lookup: ApiLookup<MolliePayment>;
     try {
-      return { kind: 'payment', payment: await api.fetchPayment(id) };
+      lookup = await this.calls.lookup(id, `payment ${id}`, () => api.fetchPayment(id));
     } catch (error) {
-      if (error instanceof ProviderStatusError && error.failure === 'not_found') {
-        return {
-          kind: 'skip',
-          id,
-          reason: `Mollie's API does not know payment ${id} for this apiKey (another account or mode, or not from Mollie)`,
-        };
+      if (error instanceof WebhookVerificationError) {
+        throw error;
       }
       throw new WebhookVerificationError(
         'unconfirmed',
@@ -276,6 +293,16 @@ export class MollieWebhookProvider implements WebhookProvider {
           `${error instanceof Error ? error.message : String(error)}; refused, so Mollie calls again`,
       );
     }
+    if (lookup.kind === 'fetched') {
+      return { kind: 'payment', payment: lookup.value };
+    }
+    return {
+      kind: 'skip',
+      id,
+      reason:
+        `Mollie's API does not know payment ${id} for this apiKey (another account or mode, or not from Mollie)` +
+        (lookup.sharedAgeMs === undefined ? '' : sharedNotFoundNote(lookup.sharedAgeMs)),
+    };
   }
 }
 
@@ -312,7 +339,13 @@ function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | un
  */
 export function mollieEndpoint(options: MollieEndpointOptions): WebhookEndpoint {
   const statusClient = statusClientOf(options);
-  const provider = new MollieWebhookProvider(options, statusClient, options?.name);
+  const calls = new ProviderApiCalls({
+    endpoint: options?.name,
+    kind: KIND,
+    provider: 'Mollie',
+    budget: options?.apiCallBudget,
+  });
+  const provider = new MollieWebhookProvider(options, statusClient, options?.name, calls);
   return defineEndpoint(options, provider, {
     statusClient,
     verifyWithProviderByDefault: statusClient !== undefined,
