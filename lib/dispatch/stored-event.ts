@@ -70,6 +70,19 @@ export function statusQuery(
   };
 }
 
+/**
+ * The provider's answer a stored event is, when its endpoint's provider stored the payment it
+ * fetched while the delivery was answered (`fetchedStatus`): checked at the event's receipt.
+ */
+export function fetchedStatusOf(
+  entity: InboxEvent,
+  endpoint: WebhookEndpoint | undefined,
+  values: StoredValues,
+): ProviderPaymentStatus | undefined {
+  const fetched = storedNotification(entity, endpoint, values)?.fetchedStatus;
+  return fetched && { ...fetched, checkedAt: entity.receivedAt };
+}
+
 /** The event handlers receive for a stored row on this attempt. */
 export function toPaymentEvent(
   entity: InboxEvent,

@@ -21,7 +21,7 @@ import { errorClassOf, errorFingerprint, readableError } from './error-fingerpri
 import { HandlerRuns } from './handler-runs';
 import { providerConfirms } from './provider-answer';
 import { AttemptResult, decideSettlement, Settlement } from './settlement';
-import { statusQuery } from './stored-event';
+import { fetchedStatusOf, statusQuery } from './stored-event';
 
 /** The options one event is processed by. */
 export type EventProcessingOptions = DispatchSettings;
@@ -164,7 +164,8 @@ export class WebhookEventProcessor {
    * The provider's answer when it confirms the event (the same state, or a later one reached
    * only through it); otherwise what that means for the event: retried while the provider
    * cannot answer or is not there yet, dead when it never will, processed as
-   * `provider_disagrees` when it reports another final state.
+   * `provider_disagrees` when it reports another final state. An event stored as the payment
+   * the provider's API returned at receipt is that answer: the API is not asked again.
    */
   private async askProvider(
     entity: InboxEvent,
@@ -174,7 +175,9 @@ export class WebhookEventProcessor {
     const label = eventLabel(entity);
     let answer: ProviderPaymentStatus;
     try {
-      answer = await client.fetchStatus(statusQuery(entity, endpoint, this.worker.values));
+      answer =
+        fetchedStatusOf(entity, endpoint, this.worker.values) ??
+        (await client.fetchStatus(statusQuery(entity, endpoint, this.worker.values)));
     } catch (error) {
       return {
         result: { kind: 'provider-failed', asked: `Asking ${client.kind} about ${label}`, error },

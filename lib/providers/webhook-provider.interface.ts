@@ -1,6 +1,6 @@
 import { PaymentEventType } from '../core/payment-event-types';
 import { SourceAllowlist } from '../core/source-allowlist';
-import { PaymentStatusClient } from './payment-status-client.interface';
+import { PaymentStatusClient, ProviderPaymentStatus } from './payment-status-client.interface';
 
 /** A delivery as it came over the wire: the exact raw bytes and the headers, nothing parsed. */
 export interface InboundWebhook {
@@ -56,6 +56,15 @@ export interface NormalizedNotification {
    * @default none: the notification is stored
    */
   readonly skip?: string;
+  /**
+   * What the provider's API answered about the payment, when the notification is that answer: a
+   * notification that names only a payment is stored as the payment fetched while it was
+   * answered (Mollie's classic webhooks, Mercado Pago's payment notifications). With
+   * `verifyWithProvider`, handlers get it as `event.verified`, checked at the event's
+   * `receivedAt`, and the API is not asked a second time for what it has just said.
+   * @default none: `verifyWithProvider` asks the provider's API before handlers run
+   */
+  readonly fetchedStatus?: Omit<ProviderPaymentStatus, 'checkedAt'>;
   /**
    * The body stored for this event when it is not the delivery's own bytes: a provider that
    * batches several notifications into one request (Adyen) stores each as the one-notification

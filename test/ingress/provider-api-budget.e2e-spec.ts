@@ -95,10 +95,7 @@ describe.each<[MatrixPlatform, Database]>([
 
   beforeAll(async () => {
     api = await FakePaymentLookups.start();
-    // NOTE: the calls counted are the deliveries': the dispatcher's own check is off.
-    const verifyWithProvider = false;
-    const mollie = (name: string) =>
-      mollieEndpoint({ name, ...api.mollieOptions(), verifyWithProvider });
+    const mollie = (name: string) => mollieEndpoint({ name, ...api.mollieOptions() });
     app = await startMatrixApp({
       platform,
       database,
@@ -108,12 +105,7 @@ describe.each<[MatrixPlatform, Database]>([
           mollie('mollie-repeat'),
           mollie('mollie-unknown'),
           mollie('mollie'),
-          mercadoPagoEndpoint({
-            name: 'mercado-pago',
-            secret: SECRET,
-            api: api.mercadoPagoApi(),
-            verifyWithProvider,
-          }),
+          mercadoPagoEndpoint({ name: 'mercado-pago', secret: SECRET, api: api.mercadoPagoApi() }),
         ],
         dispatch: { pollIntervalMs: 50 },
         observability: { metrics: { registry } },
@@ -149,14 +141,18 @@ describe.each<[MatrixPlatform, Database]>([
       api_budget_spent: 300 - calls,
     });
 
-    // Each stored payment is handled once.
+    // Each stored payment is handled once with the answer read at the door, not asked again.
     const stored = await rows('mollie-known');
     expect(stored).toHaveLength(calls);
     await eventually(
       async () => (await rows('mollie-known')).every((row) => row.status === 'processed'),
       30_000,
     );
+    expect((await rows('mollie-known')).map((row) => row.providerStatus)).toEqual(
+      stored.map(() => 'paid'),
+    );
     expect(await countEffects(app, stored[0].eventId)).toBe(1);
+    expect(api.count('mollie')).toBe(before + calls);
 
     // Mollie calls again about a refused payment once the budget has a call for it.
     const storedIds = new Set(stored.map((row) => row.paymentRef));
@@ -167,6 +163,7 @@ describe.each<[MatrixPlatform, Database]>([
       expect(answer.status).toBe(200);
     }
     await eventually(async () => (await rows('mollie-known')).length === calls + 3);
+    expect(api.count('mollie')).toBe(before + calls + 3);
   });
 
   it('makes one call for 300 classic webhooks about one payment; the rest are asked to come again', async () => {
@@ -237,6 +234,7 @@ describe.each<[MatrixPlatform, Database]>([
     const [stored] = await rows('mercado-pago');
     expect(stored).toMatchObject({ eventId: `payment:${id}:approved`, type: 'payment.succeeded' });
     await eventually(async () => (await countEffects(app, stored.eventId)) === 1);
+    expect(api.count('mercado-pago', id)).toBe(1);
   });
 
   /** A paid payment, and the same payment once refunded. */

@@ -166,6 +166,14 @@ export function normalizeMercadoPagoPayment(
     status: state.status,
     occurredAt: state.occurredAt,
     payload: payment,
+    // NOTE: what MercadoPagoStatusClient.fetchStatus() reads of the same payment.
+    fetchedStatus: {
+      paymentRef: toIdentifier(payment.id) ?? '',
+      status: state.status,
+      type: state.type,
+      amount: state.amount,
+      currency: state.currency,
+    },
     ...(storedBody === undefined ? {} : { storedBody }),
   };
 }

@@ -107,7 +107,8 @@ export interface MercadoPagoEndpointOptions
   /**
    * Reads the payment (or order) from the Mercado Pago API before handlers run, so they act on
    * the API's answer: the signature covers only the notified id, not what the body says of it.
-   * Needs `api`.
+   * A `payment` notification's event is the payment the API returned while the call was
+   * answered: that answer is its `event.verified`, and the API is not asked again. Needs `api`.
    * @default true
    */
   verifyWithProvider?: boolean;

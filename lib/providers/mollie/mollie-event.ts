@@ -85,7 +85,8 @@ export function normalizeMollieEvent(
 /**
  * A classic webhook's notification from the payment the API returned for it. `storedBody` is the
  * payment's JSON, so the stored event (and its `payload`) is the state that was confirmed, and
- * normalizing it again gives the same key.
+ * normalizing it again gives the same key; that state is the API's answer (`fetchedStatus`), as
+ * `MollieStatusClient.fetchStatus()` reads it.
  */
 export function normalizeMolliePayment(
   body: JsonObject,
@@ -105,6 +106,13 @@ export function normalizeMolliePayment(
     status: state.status,
     occurredAt: state.occurredAt,
     payload: body,
+    fetchedStatus: {
+      paymentRef: payment.id,
+      status: state.status,
+      type: state.type,
+      amount: state.amount,
+      currency: state.currency,
+    },
     ...(storedBody === undefined ? {} : { storedBody }),
   };
 }

@@ -80,7 +80,9 @@ export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProvid
    */
   timeoutMs?: number;
   /**
-   * Asks the Mollie API for the payment's status again before handlers run (`event.verified`).
+   * Asks the Mollie API for the payment's status before handlers run (`event.verified`). A
+   * classic webhook's event is the payment the API returned while the call was answered: that
+   * answer is its `event.verified`, and the API is not asked again.
    * @default true when `apiKey` is set, false otherwise
    */
   verifyWithProvider?: boolean;
