@@ -4,6 +4,7 @@ import { InboxSignal } from '../store/inbox-signal';
 import type { ReplayJob } from '../store/ports/event-history';
 import { InboxQueries } from '../store/ports/inbox-queries.port';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { ReplayPace } from './replay-pace';
 
 /** How the replays in the background are run. */
 export interface ReplayJobSettings {
@@ -11,7 +12,7 @@ export interface ReplayJobSettings {
   readonly pollMs: number;
   /** How long a batch's holder keeps a replay before another instance may carry it on. */
   readonly leaseMs: number;
-  /** Most events one batch puts back. */
+  /** Most events one batch puts back (a replay with a rate puts back fewer: see `ReplayPace`). */
   readonly batch: number;
 }
 
@@ -24,9 +25,9 @@ export const REPLAY_JOB_SETTINGS: ReplayJobSettings = {
 /**
  * Runs the replays started in the background (`WebhookAdmin.startReplay()`) on whichever
  * instance takes one first: batch by batch, each moving the replay's cursor in its own
- * transaction, keeping to its rate, stopping at once when it is canceled. A replay whose
- * instance stopped or died is carried on by another, from its cursor, once its lease runs out
- * (at once after a clean stop).
+ * transaction, keeping to its rate (see {@link ReplayPace}), stopping at once when it is
+ * canceled. A replay whose instance stopped or died is carried on by another, from its cursor
+ * and at its rate, once its lease runs out (at once after a clean stop).
  */
 export class ReplayJobRunner {
   /** Identifies this instance's leases. */
@@ -34,7 +35,8 @@ export class ReplayJobRunner {
   private readonly logger = new SafeLogger('WebhookReplays');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private stopping = false;
+  /** Aborts when this instance stops: a batch waiting for its turn stops waiting. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly queries: InboxQueries,
@@ -44,7 +46,9 @@ export class ReplayJobRunner {
 
   /** Looks for replays to run every `pollMs`, and at once. */
   start(): void {
-    this.stopping = false;
+    if (this.stopping.signal.aborted) {
+      this.stopping = new AbortController();
+    }
     if (!this.timer) {
       this.timer = setInterval(() => this.kick(), this.settings.pollMs);
       this.timer.unref();
@@ -54,33 +58,33 @@ export class ReplayJobRunner {
 
   /** Looks for a replay to run now (one was just started here). */
   kick(): void {
-    if (this.stopping || this.running) {
+    if (this.stopping.signal.aborted || this.running) {
       return;
     }
-    this.running = this.runAll().finally(() => {
+    this.running = this.runAll(this.stopping.signal).finally(() => {
       this.running = undefined;
     });
   }
 
   /** Stops after the batch in progress and gives its replay back, for any instance to carry on. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopping.abort();
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
   }
 
-  private async runAll(): Promise<void> {
+  private async runAll(stopped: AbortSignal): Promise<void> {
     try {
       for (;;) {
-        if (this.stopping) {
+        if (stopped.aborted) {
           return;
         }
         const job = await this.queries.claimReplayJob(this.holder, this.settings.leaseMs);
         if (!job) {
           return;
         }
-        if (!(await this.run(job))) {
+        if (!(await this.run(job, stopped))) {
           // NOTE: a batch failed; the replay is tried again at the next poll, not at once.
           return;
         }
@@ -91,20 +95,22 @@ export class ReplayJobRunner {
   }
 
   /** Runs a replay until it ends, is canceled or this instance stops; false when a batch failed. */
-  private async run(job: ReplayJob): Promise<boolean> {
-    const limit = Math.max(1, Math.min(this.settings.batch, job.ratePerSecond ?? Infinity));
+  private async run(job: ReplayJob, stopped: AbortSignal): Promise<boolean> {
+    const pace = this.paceOf(job);
+    const limit = pace?.batch ?? this.settings.batch;
     try {
       for (;;) {
-        if (this.stopping) {
+        const at = pace ? await pace.next(stopped) : undefined;
+        if (stopped.aborted) {
           await this.queries.releaseReplayJob(job.id, this.holder, null);
           return true;
         }
-        const started = Date.now();
         const batch = await this.queries.runReplayBatch(
           job.id,
           this.holder,
           limit,
           this.settings.leaseMs,
+          at ?? undefined,
         );
         if (batch.replayed > 0) {
           this.signal.notify();
@@ -114,9 +120,6 @@ export class ReplayJobRunner {
             this.logger.log(`Replay ${job.id} is ${batch.status}`);
           }
           return true;
-        }
-        if (job.ratePerSecond !== null) {
-          await this.wait((limit / job.ratePerSecond) * 1000 - (Date.now() - started));
         }
       }
     } catch (error) {
@@ -128,23 +131,17 @@ export class ReplayJobRunner {
     }
   }
 
-  /** Waits `ms`, less when stopped meanwhile. */
-  private wait(ms: number): Promise<void> {
-    if (ms <= 0) {
-      return Promise.resolve();
+  /**
+   * The pace of a replay with a rate; one carried on from another instance (or from before a
+   * restart) waits its turn after the batch recorded there last.
+   */
+  private paceOf(job: ReplayJob): ReplayPace | null {
+    if (job.ratePerSecond === null) {
+      return null;
     }
-    return new Promise((resolve) => {
-      const step = Math.min(ms, 250);
-      let left = ms;
-      const tick = () => {
-        left -= step;
-        if (left <= 0 || this.stopping) {
-          resolve();
-        } else {
-          setTimeout(tick, Math.min(step, left)).unref();
-        }
-      };
-      setTimeout(tick, step).unref();
+    return new ReplayPace(job.ratePerSecond, {
+      maxBatch: this.settings.batch,
+      lastBatchAt: job.replayed > 0 ? job.updatedAt : undefined,
     });
   }
 }

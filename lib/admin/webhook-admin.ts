@@ -16,6 +16,7 @@ import type {
 } from '../store/ports/event-history';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
+import { ReplayPace } from './replay-pace';
 
 export type {
   DispatchPause,
@@ -70,7 +71,13 @@ export interface WebhookReplayReport {
 export interface WebhookReplayOptions extends WebhookEventFilter, WebhookOperator {
   /** Counts what would be replayed and changes nothing. */
   dryRun?: boolean;
-  /** Most events put back per second (batches wait to keep to it); no limit when left out. */
+  /**
+   * Most events put back per second, over every window from the first second on: in any T
+   * seconds at most `ratePerSecond × T + 1` events (`+ b` above 99 a second, b being
+   * `⌊ratePerSecond / 50⌋` events per transaction), as the events' history times them. See
+   * `ReplayPace`.
+   * @default no limit: batches of 500, as fast as the database takes them
+   */
   ratePerSecond?: number;
   /** Stops the replay between two batches; the events put back so far stay put back. */
   signal?: AbortSignal;
@@ -117,7 +124,12 @@ export interface WebhookAdminHooks {
 
 /** Options of `WebhookAdmin.startReplay()`. */
 export interface WebhookReplayJobOptions extends WebhookEventFilter, WebhookOperator {
-  /** Most events put back per second; no limit when left out. */
+  /**
+   * Most events put back per second, a whole number, held as `WebhookReplayOptions`'s is: in any
+   * T seconds at most `ratePerSecond × T + 1` events (`+ ⌊ratePerSecond / 50⌋` above 99 a
+   * second), on whichever instance runs the replay, after a restart too.
+   * @default no limit: batches of 500, as fast as the database takes them
+   */
   ratePerSecond?: number;
 }
 
@@ -211,8 +223,11 @@ export class WebhookAdmin {
         sample.length < DRY_RUN_SAMPLE ? sample.length : await this.replayableCount(filter);
       return { replayed: 0, wouldReplay, sample };
     }
-    const batch =
-      ratePerSecond === undefined ? REPLAY_BATCH : Math.min(REPLAY_BATCH, Math.ceil(ratePerSecond));
+    const pace =
+      ratePerSecond === undefined
+        ? null
+        : new ReplayPace(ratePerSecond, { maxBatch: REPLAY_BATCH });
+    const batch = pace?.batch ?? REPLAY_BATCH;
     const action = { actor: actor ?? null, detail: JSON.stringify(filterForHistory(filter)) };
     let replayed = 0;
     let canceled = false;
@@ -221,19 +236,20 @@ export class WebhookAdmin {
         canceled = true;
         break;
       }
-      const started = Date.now();
       const ids = await this.queries.replayable(filter, batch);
       if (ids.length === 0) {
         break;
       }
-      replayed += await this.queries.replay(ids, action);
+      const at = pace ? await pace.next(signal) : undefined;
+      if (at === null) {
+        canceled = true;
+        break;
+      }
+      replayed += await this.queries.replay(ids, { ...action, at });
       onProgress?.(replayed);
       this.signal.notify();
       if (ids.length < batch) {
         break;
-      }
-      if (ratePerSecond !== undefined) {
-        await pause((ids.length / ratePerSecond) * 1000 - (Date.now() - started), signal);
       }
     }
     this.logger.log(`Replayed ${replayed} event(s)${canceled ? ' before it was canceled' : ''}`);
@@ -447,22 +463,6 @@ function filterForHistory(filter: WebhookEventFilter): Record<string, unknown> {
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]),
   );
-}
-
-/** Waits `ms` (nothing when not positive), or until `signal` aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

@@ -88,7 +88,13 @@ export class ReplayJobQueries {
     });
   }
 
-  runBatch(id: string, holder: string, limit: number, leaseMs: number): Promise<ReplayBatch> {
+  runBatch(
+    id: string,
+    holder: string,
+    limit: number,
+    leaseMs: number,
+    at = new Date(),
+  ): Promise<ReplayBatch> {
     return this.connection.transaction(async (manager) => {
       const job = await lockedReplay(manager, id);
       if (!job || job.status !== 'running') {
@@ -106,7 +112,6 @@ export class ReplayJobQueries {
               manager,
               next.map((event) => event.id),
             );
-      const at = new Date();
       await writeHistory(
         this.connection,
         manager,

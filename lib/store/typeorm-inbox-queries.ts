@@ -147,7 +147,7 @@ export class TypeOrmInboxQueries implements InboxQueries {
     }
     return this.connection.transaction(async (manager) => {
       const requeued = await requeueEvents(this.connection, manager, ids);
-      const at = new Date();
+      const at = action.at ?? new Date();
       await writeHistory(
         this.connection,
         manager,
@@ -341,8 +341,14 @@ export class TypeOrmInboxQueries implements InboxQueries {
     return this.jobs.claim(holder, leaseMs);
   }
 
-  runReplayBatch(id: string, holder: string, limit: number, leaseMs: number): Promise<ReplayBatch> {
-    return this.jobs.runBatch(id, holder, limit, leaseMs);
+  runReplayBatch(
+    id: string,
+    holder: string,
+    limit: number,
+    leaseMs: number,
+    at?: Date,
+  ): Promise<ReplayBatch> {
+    return this.jobs.runBatch(id, holder, limit, leaseMs, at);
   }
 
   releaseReplayJob(id: string, holder: string, error: string | null): Promise<void> {

@@ -202,7 +202,8 @@ ${FILTER_HELP}
 Options:
   --dry-run              count what would be replayed and list the first ids; change nothing
   --rate <n/s>           put back at most n events per second (50 or 50/s), to spare what the
-                         handlers call; a whole number with --background
+                         handlers call: one at a time, at most n × T + 1 in any T seconds from
+                         the first (n × T + n/50 above 99/s); a whole number with --background
   --background           store the replay for the app's instances to run, and return at once;
                          with --dry-run, the dry run alone: it counts, and stores nothing
 ${ACTOR_HELP}

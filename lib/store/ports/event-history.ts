@@ -25,6 +25,12 @@ export interface OperatorAction {
   readonly actor?: string | null;
   /** A replay's filter (kept as JSON), or a settlement's reason. */
   readonly detail?: string | null;
+  /**
+   * When the change is made, as the history keeps it: for a replay with a rate, the time its
+   * pace let it through.
+   * @default now
+   */
+  readonly at?: Date;
 }
 
 /** One entry of an event's history, as `find()` returns it. */

@@ -145,9 +145,17 @@ export interface InboxQueries {
   claimReplayJob(holder: string, leaseMs: number): Promise<ReplayJob | null>;
   /**
    * Puts back the next `limit` events of a replay `holder` holds, after its cursor, moving the
-   * cursor and its count in the same transaction, and renews the lease.
+   * cursor and its count in the same transaction, and renews the lease. The events' history and
+   * the replay's `updatedAt` keep `at` (now when left out): for a replay with a rate, the time
+   * its pace let the batch through.
    */
-  runReplayBatch(id: string, holder: string, limit: number, leaseMs: number): Promise<ReplayBatch>;
+  runReplayBatch(
+    id: string,
+    holder: string,
+    limit: number,
+    leaseMs: number,
+    at?: Date,
+  ): Promise<ReplayBatch>;
   /**
    * Gives up `holder`'s lease on a replay, so any instance carries it on, keeping why its last
    * batch failed when one did.
