@@ -133,5 +133,6 @@ export type {
   InboxSampleRows,
   PaymentEventTime,
   PrunedPayload,
+  RecordedNames,
   SettledEventSelection,
 } from './store/ports';

@@ -43,3 +43,67 @@ export const AUTHORIZE_THREW = (name: string, message: string) =>
 export const INCLUDE_INVALID = (got: string) =>
   'include must be "body", given once: GET events/:id?include=body adds the stored body and ' +
   `headers to the event (got ${JSON.stringify(got)})`;
+
+/** Most names a refusal of an unknown name lists. */
+const LISTED_NAMES = 30;
+
+/** `names` as a refusal lists them: comma-separated, the first 30 and how many more. */
+function nameList(names: readonly string[]): string {
+  if (names.length === 0) {
+    return 'none';
+  }
+  const listed = names.slice(0, LISTED_NAMES).join(', ');
+  return names.length > LISTED_NAMES ? `${listed} and ${names.length - LISTED_NAMES} more` : listed;
+}
+
+/** Where the names an operator's command may name come from, as a refusal says it. */
+export const KNOWN_NAMES = {
+  configured: {
+    endpoint: 'the configured endpoints',
+    handler: "the registered handlers (ClassName.method, or a handler function's name)",
+  },
+  paused: {
+    endpoint: 'the configured endpoints and those of the pauses in force',
+    handler:
+      "the registered handlers (ClassName.method, or a handler function's name) and those of " +
+      'the pauses in force',
+  },
+  stored: {
+    endpoint: 'the configured endpoints and those of stored events',
+    handler:
+      "the registered handlers (ClassName.method, or a handler function's name) and those the " +
+      'database records',
+  },
+  recorded: {
+    endpoint:
+      "the endpoints the database records, of stored events and pauses (the CLI reads the app's " +
+      'database, not its configuration)',
+    handler:
+      'the handlers the database records, in handler runs, failed attempts and pauses (the CLI ' +
+      "reads the app's database, not its configuration)",
+  },
+} as const;
+
+/** What a refused command did not do. */
+export const NOTHING_DONE = {
+  pause: 'Nothing was paused.',
+  resume: 'Nothing was resumed.',
+  replay: 'Nothing was replayed.',
+  discard: 'Nothing was discarded.',
+} as const;
+
+export const UNKNOWN_NAME = (
+  kind: 'endpoint' | 'handler',
+  name: string,
+  closest: string | undefined,
+  knownAs: string,
+  known: readonly string[],
+  nothingDone: string,
+) =>
+  `No ${kind} is named ${JSON.stringify(name)}` +
+  (closest === undefined ? '' : ` (did you mean ${JSON.stringify(closest)}?)`) +
+  `; ${knownAs}: ${nameList(known)}. ${nothingDone}`;
+
+export const PAUSE_UNRECORDED_NAME =
+  "One that has not run yet can be paused through the app's admin routes, which know its " +
+  'configuration.';

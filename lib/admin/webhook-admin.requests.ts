@@ -14,6 +14,7 @@ import {
   parseReplayListQuery,
   WebhookFilterError,
 } from './event-filter-rules';
+import { UnknownNameError } from './operator-names';
 import { describeScope, WebhookAdmin } from './webhook-admin';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -83,6 +84,15 @@ function checked<T>(read: () => T): T {
     return read();
   } catch (error) {
     throw error instanceof WebhookFilterError ? badRequest(error.message) : error;
+  }
+}
+
+/** What `work` resolves to, an endpoint or handler name none of the known ones is as a 400. */
+async function knownNames<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw error instanceof UnknownNameError ? badRequest(error.message) : error;
   }
 }
 
@@ -247,7 +257,8 @@ export class WebhookAdminRequests {
 
   /**
    * Puts the matching events back, or with `dryRun=true` counts them. The filter is the query's
-   * only: a body with fields is refused, so a filter sent there cannot widen the replay.
+   * only: a body with fields is refused, so a filter sent there cannot widen the replay. An
+   * unknown `endpoint` or `handler` is a 400 naming the known ones.
    * @param signal stops the replay between two batches (see {@link answerAbandoned}).
    */
   replay(
@@ -258,13 +269,13 @@ export class WebhookAdminRequests {
   ) {
     const filter = filterOf(query, 'replay');
     bodyOf(body, 'replay', []);
-    return this.admin.replay({ ...filter, signal, actor: adminActor(caller) });
+    return knownNames(this.admin.replay({ ...filter, signal, actor: adminActor(caller) }));
   }
 
   /**
    * Starts a replay in the background of the events the query's filter matches, at most `rate` a
    * second, and returns it at once (the adapters answer 202): the app's instances run it. Like
-   * `replay`, the filter is the query's only, and the caller is its actor.
+   * `replay`, the filter is the query's only, its names are checked, and the caller is its actor.
    */
   startReplay(
     query: WebhookAdminFilterQuery,
@@ -273,7 +284,9 @@ export class WebhookAdminRequests {
   ): Promise<ReplayJob> {
     const { ratePerSecond, ...filter } = filterOf(query, 'replays');
     bodyOf(body, 'replays', []);
-    return this.admin.startReplay({ ...filter, ratePerSecond, actor: adminActor(caller) });
+    return knownNames(
+      this.admin.startReplay({ ...filter, ratePerSecond, actor: adminActor(caller) }),
+    );
   }
 
   /** The replays in the background, newest first (`limit`, default 20). */
@@ -309,7 +322,10 @@ export class WebhookAdminRequests {
     return job;
   }
 
-  /** Settles the matching dead or retrying events `ignored`, or with `dryRun` counts them. */
+  /**
+   * Settles the matching dead or retrying events `ignored`, or with `dryRun` counts them; an
+   * unknown `endpoint` or `handler` is a 400 naming the known ones.
+   */
   discard(query: WebhookAdminFilterQuery, body: unknown, caller: WebhookAdminCaller) {
     const filter = filterOf(query, 'discard');
     const { reason, dryRun } = bodyOf(body, 'discard', ['reason', 'dryRun']);
@@ -319,11 +335,13 @@ export class WebhookAdminRequests {
     if (typeof reason !== 'string' || reason.trim() === '') {
       throw badRequest('reason of discard must say why the events are settled without running');
     }
-    return this.admin.discard(filter, {
-      reason: bodyText('discard', 'reason', reason, MAX_REASON),
-      dryRun,
-      actor: adminActor(caller),
-    });
+    return knownNames(
+      this.admin.discard(filter, {
+        reason: bodyText('discard', 'reason', reason, MAX_REASON),
+        dryRun,
+        actor: adminActor(caller),
+      }),
+    );
   }
 
   /** The failure groups matching the query, largest first. */
@@ -331,24 +349,31 @@ export class WebhookAdminRequests {
     return this.admin.failureGroups(checked(() => parseFailureGroupQuery(query)));
   }
 
-  /** Pauses dispatch for the scope of the body; `paused: false` when it was paused already. */
+  /**
+   * Pauses dispatch for the scope of the body; `paused: false` when it was paused already. An
+   * endpoint that is not configured or a handler that is not registered is a 400 naming those
+   * that are, and pauses nothing.
+   */
   async pause(
     query: WebhookAdminFilterQuery,
     body: unknown,
     caller: WebhookAdminCaller,
   ): Promise<{ paused: boolean; endpoint: string; handler: string }> {
     const { scope, reason } = this.scopeOf('pause', query, body, ['endpoint', 'handler', 'reason']);
-    const paused = await this.admin.pause(scope, { actor: adminActor(caller), reason });
+    const paused = await knownNames(this.admin.pause(scope, { actor: adminActor(caller), reason }));
     return { paused, endpoint: scope.endpoint ?? '*', handler: scope.handler ?? '*' };
   }
 
-  /** Lifts the pause of the body's scope: how many held events fell due, 404 when none. */
+  /**
+   * Lifts the pause of the body's scope: how many held events fell due, 404 when none; 400 for
+   * a name neither configured nor paused.
+   */
   async resume(
     query: WebhookAdminFilterQuery,
     body: unknown,
   ): Promise<{ resumed: number; endpoint: string; handler: string }> {
     const { scope } = this.scopeOf('resume', query, body, ['endpoint', 'handler']);
-    const resumed = await this.admin.resume(scope);
+    const resumed = await knownNames(this.admin.resume(scope));
     if (resumed === null) {
       throw new WebhookAdminRequestError(
         404,

@@ -16,6 +16,7 @@ import type {
 } from '../store/ports/event-history';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
+import { ConfiguredNames, OperatorNames } from './operator-names';
 import { ReplayPace } from './replay-pace';
 
 export type {
@@ -157,17 +158,24 @@ export interface WebhookPurgeOptions {
  */
 export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
+  private readonly names: OperatorNames;
 
   /**
    * @param hooks `pausesChanged` tells this process's dispatcher that the pauses changed, so it
    * reads them at once rather than within a second; `replayStarted` tells this process's replay
    * runner that a replay waits.
+   * @param configured the app's configured endpoints and registered handlers, which pause,
+   * resume, replay and discard check the names they are given against (see `OperatorNames`);
+   * left out (the CLI), the names the database records.
    */
   constructor(
     private readonly queries: InboxQueries,
     private readonly signal: InboxSignal,
     private readonly hooks: WebhookAdminHooks = {},
-  ) {}
+    configured?: () => ConfiguredNames,
+  ) {
+    this.names = new OperatorNames(queries, configured);
+  }
 
   /** Summaries of the stored events matching `options`, newest first: no body, no headers. */
   async list(options: WebhookEventListOptions = {}): Promise<WebhookEventSummary[]> {
@@ -208,6 +216,8 @@ export class WebhookAdmin {
 
   /**
    * Puts every matching event back through its handlers, in batches.
+   * @throws UnknownNameError (a RangeError) when the filter's `endpoint` or `handler` is none
+   *   of the known ones (see `OperatorNames`); nothing is changed.
    * @example
    * await admin.replay({ status: 'dead', since: new Date(Date.now() - 86_400_000) });
    */
@@ -217,6 +227,7 @@ export class WebhookAdmin {
     if (ratePerSecond !== undefined && !(ratePerSecond > 0)) {
       throw new RangeError(`ratePerSecond must be a positive number (got ${ratePerSecond})`);
     }
+    await this.names.check('replay', filter);
     if (dryRun) {
       const sample = await this.queries.replayable(filter, DRY_RUN_SAMPLE);
       const wouldReplay =
@@ -259,6 +270,8 @@ export class WebhookAdmin {
   /**
    * Settles every dead or retrying event matching `filter` as `ignored`: a failure group whose
    * events should never run (`{ fingerprint }`), say. Events a worker holds right now are left.
+   * @throws UnknownNameError (a RangeError) when the filter's `endpoint` or `handler` is none
+   *   of the known ones (see `OperatorNames`); nothing is changed.
    */
   async discard(
     filter: WebhookEventFilter,
@@ -278,6 +291,7 @@ export class WebhookAdmin {
         `discard() settles dead or retrying events only; got ${invalid.join(', ')}`,
       );
     }
+    await this.names.check('discard', selection);
     if (options.dryRun) {
       return { discarded: 0, wouldDiscard: await this.queries.count(selection) };
     }
@@ -316,8 +330,11 @@ export class WebhookAdmin {
    * (`*` or left out: every one). Deliveries are still verified, stored and answered; the
    * handlers held do not run until `resume()`. Every instance sees it within a second.
    * @returns false when that scope was paused already.
+   * @throws UnknownNameError (a RangeError) when `scope` names an endpoint that is not
+   *   configured or a handler that is not registered; nothing is paused.
    */
   async pause(scope: DispatchPauseScope, options: WebhookPauseOptions = {}): Promise<boolean> {
+    await this.names.check('pause', scope);
     const paused = await this.queries.pause(scope, options.actor ?? null, options.reason ?? null);
     this.hooks.pausesChanged?.();
     if (paused) {
@@ -331,8 +348,11 @@ export class WebhookAdmin {
   /**
    * Lifts the pause of `scope`; the events it held run again.
    * @returns null when `scope` was not paused, else how many held events fell due.
+   * @throws UnknownNameError (a RangeError) when `scope` names an endpoint or a handler that is
+   *   neither configured nor paused; nothing is resumed.
    */
   async resume(scope: DispatchPauseScope): Promise<number | null> {
+    await this.names.check('resume', scope);
     const woken = await this.queries.resume(scope);
     this.hooks.pausesChanged?.();
     if (woken !== null) {
@@ -352,6 +372,8 @@ export class WebhookAdmin {
    * now (received before it starts) are put back in batches by whichever instance takes it,
    * at most `ratePerSecond` a second. Follow it with `replayJob(id)`, stop it with
    * `cancelReplay(id)`; it carries on after a restart, and is safe with several instances.
+   * @throws UnknownNameError (a RangeError) when the filter's `endpoint` or `handler` is none
+   *   of the known ones (see `OperatorNames`); nothing is changed.
    */
   async startReplay(options: WebhookReplayJobOptions = {}): Promise<ReplayJob> {
     const { ratePerSecond, actor, ...rest } = options;
@@ -359,6 +381,7 @@ export class WebhookAdmin {
       throw new RangeError(`ratePerSecond must be a positive whole number (got ${ratePerSecond})`);
     }
     const filter: WebhookEventFilter = { ...rest, status: options.status ?? 'dead' };
+    await this.names.check('replay', filter);
     const job = await this.queries.startReplayJob({
       filter,
       total: await this.replayableCount(filter),

@@ -111,10 +111,15 @@ export class WebhooksEngine {
       }) ?? null;
     this.transactions = new WebhookTransactions(store);
     this.replays = new ReplayJobRunner(store.queries, this.signal);
-    this.admin = new WebhookAdmin(store.queries, this.signal, {
-      pausesChanged: () => processor.pauses.forget(),
-      replayStarted: () => this.replays.kick(),
-    });
+    this.admin = new WebhookAdmin(
+      store.queries,
+      this.signal,
+      {
+        pausesChanged: () => processor.pauses.forget(),
+        replayStarted: () => this.replays.kick(),
+      },
+      () => ({ endpoints: [...options.endpoints.keys()], handlers: this.registry.keys() }),
+    );
     this.reconciliation = new ReconciliationService(
       options,
       store,

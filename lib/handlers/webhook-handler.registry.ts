@@ -121,6 +121,11 @@ export class WebhookHandlerRegistry {
     return this.handlers.has(key);
   }
 
+  /** The keys of every handler, in registration order: `ClassName.method`, or a function's name. */
+  keys(): string[] {
+    return [...this.handlers.keys()];
+  }
+
   /**
    * Handlers that can receive an event from this endpoint: not limited to other endpoints, and
    * subscribed to everything, to a normalized type, or to a native type of the endpoint's kind.

@@ -32,12 +32,14 @@ import type {
   InboxSampleRows,
   PaymentEventTime,
   PrunedPayload,
+  RecordedNames,
   SettledEventSelection,
   WebhookEventDetails,
   WebhookEventFilter,
   WebhookEventSummary,
   WebhookInboxStats,
 } from './ports/inbox-queries.port';
+import { recordedNames } from './recorded-names';
 import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
 import { parameterList, StoreConnection } from './store-connection';
 import { dateOf } from './stored-date';
@@ -386,5 +388,9 @@ export class TypeOrmInboxQueries implements InboxQueries {
       return query.getRawMany<{ provider: string }>();
     });
     return rows.map((row) => row.provider);
+  }
+
+  recordedNames(): Promise<RecordedNames> {
+    return this.connection.transaction((manager) => recordedNames(manager));
   }
 }

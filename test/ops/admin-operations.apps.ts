@@ -3,7 +3,7 @@ import { Server } from 'node:http';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import express from 'express';
 import { DataSource } from 'typeorm';
-import { stripeEndpoint } from 'nestjs-payment-webhooks';
+import { stripeEndpoint, WebhookEndpoint } from 'nestjs-payment-webhooks';
 import { startRouterApp } from '../support/router-app';
 import { Database, HandlerControl, Platform, startTestApp } from '../support/test-app';
 
@@ -16,7 +16,7 @@ import { Database, HandlerControl, Platform, startTestApp } from '../support/tes
 export const SECRET = 'whsec_admin_operations';
 export const TOKEN = 'let-me-in';
 
-const endpoints = [stripeEndpoint({ name: 'stripe', secret: SECRET })];
+const stripe = [stripeEndpoint({ name: 'stripe', secret: SECRET })];
 const dispatch = { pollIntervalMs: 20, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } };
 
 /** An app serving the webhooks and the admin routes, whichever entrance mounts them. */
@@ -29,7 +29,22 @@ export interface AdminOpsApp {
   control: HandlerControl;
   /** The ledger keys of the test handlers of payments and of refunds. */
   handlers: { payments: string; refunds: string };
+  databaseUrl?: string;
+  sqliteFile?: string;
+  /** Shuts the app down and keeps its database, for another app to go on with it. */
+  stop(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What an admin operations app is built with besides its platform and database. */
+export interface AdminOpsOptions {
+  /**
+   * Its endpoints.
+   * @default one Stripe endpoint named `stripe`, signed with `SECRET`
+   */
+  endpoints?: WebhookEndpoint[];
+  /** The database of an app stopped before, to go on with. */
+  databaseOf?: Pick<AdminOpsApp, 'databaseUrl' | 'sqliteFile'>;
 }
 
 /** The request's user, as the app's authentication found it. */
@@ -49,10 +64,16 @@ class AdminUserGuard implements CanActivate {
 }
 
 /** The Nest module with `admin: { guards, path: 'ops/webhooks' }`. */
-export async function nestOpsApp(platform: Platform, database: Database): Promise<AdminOpsApp> {
+export async function nestOpsApp(
+  platform: Platform,
+  database: Database,
+  { endpoints = stripe, databaseOf }: AdminOpsOptions = {},
+): Promise<AdminOpsApp> {
   const app = await startTestApp({
     platform,
     database,
+    databaseUrl: databaseOf?.databaseUrl,
+    sqliteFile: databaseOf?.sqliteFile,
     extras: { admin: { guards: [AdminUserGuard], path: 'ops/webhooks' } },
     webhooks: { endpoints, dispatch },
   });
@@ -65,6 +86,9 @@ export async function nestOpsApp(platform: Platform, database: Database): Promis
       payments: 'TestPaymentHandlers.onPayment',
       refunds: 'TestPaymentHandlers.onRefund',
     },
+    databaseUrl: app.databaseUrl,
+    sqliteFile: app.sqliteFile,
+    stop: () => app.stop(),
     close: () => app.close(),
   };
 }
@@ -73,8 +97,17 @@ export async function nestOpsApp(platform: Platform, database: Database): Promis
  * A plain Express app mounting `router.adminRouter({ authorize })` at `/ops/webhooks`, after
  * `express.json()` when `parseJson`, else reading the bodies itself.
  */
-export async function routerOpsApp(database: Database, parseJson: boolean): Promise<AdminOpsApp> {
-  const t = await startRouterApp({ database, webhooks: { endpoints, dispatch } });
+export async function routerOpsApp(
+  database: Database,
+  parseJson: boolean,
+  { endpoints = stripe, databaseOf }: AdminOpsOptions = {},
+): Promise<AdminOpsApp> {
+  const t = await startRouterApp({
+    database,
+    databaseUrl: databaseOf?.databaseUrl,
+    sqliteFile: databaseOf?.sqliteFile,
+    webhooks: { endpoints, dispatch },
+  });
   const app = express();
   if (parseJson) {
     app.use(express.json());
@@ -96,6 +129,13 @@ export async function routerOpsApp(database: Database, parseJson: boolean): Prom
     dataSource: t.dataSource,
     control: t.control,
     handlers: { payments: 'payments', refunds: 'refunds' },
+    databaseUrl: t.databaseUrl,
+    sqliteFile: t.sqliteFile,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.stop();
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -281,8 +281,9 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
       `replay?handler=${app.handlers.payments}&error=HANDLER%20FAILURE&dryRun=true`,
     );
     expect(byText.body).toMatchObject({ replayed: 0, wouldReplay: 3 });
-    const nobody = await call('POST', 'replay?handler=Nobody.here&dryRun=true');
-    expect(nobody.body).toMatchObject({ replayed: 0, wouldReplay: 0 });
+    const nobody = await call<Refusal>('POST', 'replay?handler=Nobody.here&dryRun=true');
+    expect(nobody.status).toBe(400);
+    expect(nobody.body.message).toMatch(/^No handler is named "Nobody.here"; the registered/);
 
     for (const [path, body, rule] of [
       [`replay?${group}&rate=0`, {}, /rate must be a number of events per second above 0/],

@@ -313,4 +313,24 @@ describe.each<Database>(['sqlite', 'postgres'])('the inbox queries on %s', (data
     expect(await queries.providerKinds('yoo')).toEqual(['yookassa']);
     expect(await queries.providerKinds('nowhere')).toEqual([]);
   });
+
+  it('names the endpoints and handlers the database records, each once, sorted, without *', async () => {
+    expect(await queries.recordedNames()).toEqual({ endpoints: [], handlers: [] });
+    const paid = await stored('processed', 1);
+    await stored('processed', 1, { endpoint: 'yoo', provider: 'yookassa' });
+    await stored('dead', 2, { endpoint: 'yoo', provider: 'yookassa' });
+    await ran(paid, 'Orders.onPaid');
+    await ran(paid, 'Mail.send');
+    await queries.pause({ endpoint: 'legacy', handler: 'Old.handler' }, null, null);
+    await queries.pause({}, null, null);
+    try {
+      expect(await queries.recordedNames()).toEqual({
+        endpoints: ['legacy', 'stripe', 'yoo'],
+        handlers: ['Mail.send', 'Old.handler', 'Orders.onPaid'],
+      });
+    } finally {
+      await queries.resume({ endpoint: 'legacy', handler: 'Old.handler' });
+      await queries.resume({});
+    }
+  });
 });

@@ -36,7 +36,8 @@ One of them can be put back later with "events replay <id>".
 
 It asks nothing: --reason is required, and without a filter (besides --status) it refuses
 unless --all says every dead and retrying event is meant. Run it with --dry-run first to see
-how many events it would settle.
+how many events it would settle. An --endpoint or --handler the database has no record of fails
+with exit code 1 and discards nothing, naming those it has and the nearest.
 
 Filters:
   --status <list>        ${DISCARDABLE.join(', ')} (comma-separated; default both)

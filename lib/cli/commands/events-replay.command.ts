@@ -188,7 +188,9 @@ workers pick them up at their next poll. Handlers already recorded in an event's
 skipped, so a handler that succeeded never runs twice. Without an id, every event matching the
 filters is replayed in batches, with progress on stderr; Ctrl-C stops it between two batches
 (the events replayed so far stay replayed) and it exits with 130. Each replay is kept in the
-event's history with its actor and filter (see "events show").
+event's history with its actor and filter (see "events show"). An --endpoint or --handler the
+database has no record of (no stored event, handler run, failed attempt or pause names it) fails
+with exit code 1 and replays nothing, naming those it has and the nearest.
 
 With --background it stores the replay and returns at once, printing its id and the commands
 that follow ("replays show <id>") and stop ("replays cancel <id>") it; the events matching now

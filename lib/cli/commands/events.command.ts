@@ -1,3 +1,4 @@
+import { UnknownNameError } from '../../admin/operator-names';
 import { dedupFloorFor } from '../../providers/provider-retry-horizons';
 import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../options/retention.messages';
 import type { WebhookEventSummary } from '../../store/ports/inbox-queries.port';
@@ -12,7 +13,7 @@ import {
   stringOption,
 } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
-import { CliUsageError, EXIT_OK } from '../cli-errors';
+import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
 import { CliInbox, databaseTarget, openInbox } from '../database';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '../event-filter';
@@ -20,7 +21,10 @@ import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '.
 const PURGEABLE = ['processed', 'ignored', 'dead'] as const;
 const DAY_MS = 86_400_000;
 
-/** Opens the inbox named on the command line, runs `work`, and always closes it. */
+/**
+ * Opens the inbox named on the command line, runs `work`, and always closes it. An endpoint or
+ * handler the database does not know fails the command (exit code 1) with the names it does.
+ */
 export async function withInbox<T>(
   command: string,
   parsed: ParsedCommand,
@@ -30,6 +34,8 @@ export async function withInbox<T>(
   const inbox = await openInbox(databaseTarget(command, parsed, io.env));
   try {
     return await work(inbox);
+  } catch (error) {
+    throw error instanceof UnknownNameError ? new CliFailure(error.message) : error;
   } finally {
     await inbox.close();
   }

@@ -79,6 +79,11 @@ is spent. Every instance of the app sees it within a second, and it outlives res
 held show "paused" in "events list" and "events show". Use it while what a handler calls (an
 ERP, a database) is down.
 
+The names are checked, so a typo pauses nothing: an endpoint or handler the database has no
+record of (no stored event, handler run, failed attempt or pause names it) fails with exit
+code 1, naming those it has and the nearest. The CLI reads the app's database, not its
+configuration: one that has not run yet is paused through the app's admin routes.
+
 Options:
 ${SCOPE_HELP}
   --reason <text>        why, shown by "pauses"
@@ -123,7 +128,9 @@ export const resumeCommand: CliCommand = {
 
 Lifts the pause that "pause" made with the same options (see "pauses" for those in force); the
 events it held fall due now and the app's workers run them. An event another pause still covers
-stays held. Fails with exit code 1 when that exact pause is not in force.
+stays held. Fails with exit code 1 when that exact pause is not in force, and when a name is
+one the database has no record of (naming those it has). A pause in force can always be lifted,
+whatever the app's configuration is now.
 
 Options:
 ${SCOPE_HELP}

@@ -185,6 +185,18 @@ export interface InboxQueries {
   paymentEventTimes(paymentRefs: readonly string[]): Promise<PaymentEventTime[]>;
   /** The provider kinds of the stored events (of one endpoint, when given). */
   providerKinds(endpoint?: string): Promise<string[]>;
+  /**
+   * The endpoint names and handler keys the database records: the endpoints of stored events
+   * and pauses; the handlers of handler runs, failed attempts and pauses. Each read in full
+   * (the operator's commands read it only for a name the app's configuration does not know).
+   */
+  recordedNames(): Promise<RecordedNames>;
+}
+
+/** Endpoint names and handler keys, each list sorted, without `*`. */
+export interface RecordedNames {
+  readonly endpoints: readonly string[];
+  readonly handlers: readonly string[];
 }
 
 /** Injection token for the {@link InboxQueries}. */

@@ -6,6 +6,7 @@ export type {
   InboxSampleRows,
   PaymentEventTime,
   PrunedPayload,
+  RecordedNames,
   SettledEventSelection,
   WebhookEventDetails,
   WebhookEventFilter,
