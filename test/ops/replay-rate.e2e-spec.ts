@@ -2,7 +2,7 @@ import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
-import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
+import { Database, eventually, sameDatabaseAs, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A replay's rate holds over every window, from its first event on: a replay at 40 a second
@@ -37,11 +37,15 @@ function mostWithin(times: readonly number[], windowMs: number): number {
 describe.each<Database>(['sqlite', 'postgres'])('the rate of a replay on %s', (database) => {
   let app: TestApp;
   let admin: WebhookAdmin;
+  /** Every instance started, the first one owning the database. */
+  const started: TestApp[] = [];
 
-  beforeAll(async () => {
+  /** An instance of the app: the first on a new database, the next ones on the same. */
+  async function start(): Promise<void> {
     app = await startTestApp({
       platform: 'express',
       database,
+      ...(started[0] ? sameDatabaseAs(started[0]) : {}),
       webhooks: {
         endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
         dispatch: {
@@ -50,10 +54,17 @@ describe.each<Database>(['sqlite', 'postgres'])('the rate of a replay on %s', (d
         },
       },
     });
+    started.push(app);
     admin = app.app.get(WebhookAdmin);
-  });
+  }
 
-  afterAll(() => app.close());
+  beforeAll(() => start());
+
+  afterAll(async () => {
+    for (const instance of started.reverse()) {
+      await instance.close();
+    }
+  });
 
   /**
    * Stores `EVENTS` events whose handler always fails, each dead after its one attempt: their
@@ -102,6 +113,16 @@ describe.each<Database>(['sqlite', 'postgres'])('the rate of a replay on %s', (d
   it('in the background: at most rate × T + 1 events in any T seconds', async () => {
     const { ids, since } = await deadEvents();
     const job = await admin.startReplay({ status: 'dead', since, ratePerSecond: RATE });
+    await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 60_000);
+    expectRateHeld(await replayTimes(ids));
+  });
+
+  it('in the background, carried on after a restart: at most rate × T + 1 in any T seconds', async () => {
+    const { ids, since } = await deadEvents();
+    const job = await admin.startReplay({ status: 'dead', since, ratePerSecond: RATE });
+    await eventually(async () => (await admin.replayJob(job.id))!.replayed >= RATE);
+    await app.stop();
+    await start();
     await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 60_000);
     expectRateHeld(await replayTimes(ids));
   });
