@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
 import { PROVIDER_KITS } from '../providers/kits';
 import { ProviderKit } from '../providers/provider-kit';
-import { WebhookEventEntity } from '../support/internals';
+import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { MatrixApp, MatrixPlatform, startMatrixApp } from '../support/router-app';
 import { countEffects, Database, eventually } from '../support/test-app';
 
@@ -15,10 +15,11 @@ import { countEffects, Database, eventually } from '../support/test-app';
  * `npm run providers:catalog`.
  */
 
+// NOTE: how a platform reads a provider's delivery does not depend on the database, nor what
+// the store makes of its values on the platform: each kit runs on both platforms and both
+// databases, each platform on one database.
 const MATRIX: [MatrixPlatform, Database][] = [
   ['express', 'sqlite'],
-  ['router', 'sqlite'],
-  ['express', 'postgres'],
   ['router', 'postgres'],
 ];
 
@@ -76,8 +77,13 @@ describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
         ...(expected.amount === undefined ? {} : { amount: expected.amount }),
         ...(expected.currency === undefined ? {} : { currency: expected.currency }),
       });
-      await eventually(async () => (await countEffects(app, expected.eventId)) === 1);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Settled, with no work row left that could run the handler again: handled once for good.
+      await eventually(
+        async () => (await repository.findOneByOrFail({ id: stored[0].id })).status === 'processed',
+      );
+      expect(
+        await app.dataSource.getRepository(WebhookWorkEntity).countBy({ eventId: stored[0].id }),
+      ).toBe(0);
       expect(await countEffects(app, expected.eventId)).toBe(1);
     },
   );
