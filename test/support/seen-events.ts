@@ -30,6 +30,8 @@ export const effectKey = (eventId: string) =>
 export class SeeingHandlers {
   static seen: SeenEvent[] = [];
   static outcomeFor: (event: PaymentEvent) => string | undefined = () => undefined;
+  /** Called after each event seen, by `whenSeen()`. */
+  static readonly watchers = new Set<() => void>();
 
   @OnPaymentEvent('*')
   async onAny(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
@@ -53,6 +55,7 @@ export class SeeingHandlers {
       status: event.status,
       payload: event.payload,
     });
+    SeeingHandlers.watchers.forEach((watch) => watch());
   }
 }
 
@@ -88,6 +91,29 @@ export function asStored<T extends Partial<Record<keyof typeof COLUMN_LENGTHS, u
 export function seenFor(eventId: string): SeenEvent[] {
   const stored = fitToColumn(eventId, COLUMN_LENGTHS.eventId);
   return SeeingHandlers.seen.filter((event) => event.eventId === stored);
+}
+
+/**
+ * What the handler saw for the event of `eventId`, as soon as it has seen it: no polling
+ * interval between its run and the test going on.
+ * @throws Error when it has not seen it within `timeoutMs`.
+ */
+export function whenSeen(eventId: string, timeoutMs = 10_000): Promise<SeenEvent[]> {
+  return new Promise((resolve, reject) => {
+    const watch = () => {
+      const seen = seenFor(eventId);
+      if (seen.length === 0) return;
+      SeeingHandlers.watchers.delete(watch);
+      clearTimeout(timer);
+      resolve(seen);
+    };
+    const timer = setTimeout(() => {
+      SeeingHandlers.watchers.delete(watch);
+      reject(new Error(`the handler did not see ${eventId} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    SeeingHandlers.watchers.add(watch);
+    watch();
+  });
 }
 
 /** How many effects the handler applied for `eventId` (the id as the delivery carried it). */
