@@ -1,6 +1,7 @@
 import { hmacValidator } from '@adyen/api-library';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,6 +132,39 @@ describe('CLI without a database', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stdout).toBe('');
+  });
+
+  it('starts without loading TypeORM for what needs no database: help, usage errors, sign', () => {
+    // NOTE: the CLI run by a script that reports, as the process exits, whether TypeORM was loaded.
+    const loadsTypeOrm = (args: string[]) => {
+      const script =
+        `process.argv.splice(1, 0, ${JSON.stringify(CLI_MAIN)});` +
+        "process.on('exit', () => process.stderr.write('\\ntypeorm: ' + Object.keys(require.cache)" +
+        ".some((path) => path.includes('/node_modules/typeorm/'))));" +
+        `require(${JSON.stringify(CLI_MAIN)});`;
+      const run = spawnSync(process.execPath, ['-e', script, '--', ...args], {
+        cwd: WORK,
+        env: { PATH: process.env.PATH ?? '' },
+        encoding: 'utf8',
+      });
+      return { code: run.status, typeorm: run.stderr.trim().split('\n').pop() };
+    };
+    const file = payloadFile(stripeEvent().body);
+    expect([
+      loadsTypeOrm(['--help']),
+      loadsTypeOrm(['events', 'list', '--bogus']),
+      loadsTypeOrm(['stats']),
+      loadsTypeOrm(['sign', '--provider', 'stripe', '--secret', SECRET, '--file', file]),
+    ]).toEqual([
+      { code: 0, typeorm: 'typeorm: false' },
+      { code: 2, typeorm: 'typeorm: false' },
+      { code: 2, typeorm: 'typeorm: false' },
+      { code: 0, typeorm: 'typeorm: false' },
+    ]);
+    expect(loadsTypeOrm(['stats', '--sqlite', join(WORK, 'missing.sqlite')])).toEqual({
+      code: 1,
+      typeorm: 'typeorm: true',
+    });
   });
 
   it('never prints a database password, and fails with exit code 1 when it cannot connect', async () => {

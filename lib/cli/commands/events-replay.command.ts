@@ -6,7 +6,7 @@ import { DATABASE_OPTIONS, flagOption, ParsedCommand, stringOption } from '../ar
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_INTERRUPTED, EXIT_OK } from '../cli-errors';
 import { CliIo, printJson, printLines } from '../cli-io';
-import { CliInbox } from '../database';
+import type { CliInbox } from '../database';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, narrowingFilters } from '../event-filter';
 import { ProgressReporter } from '../progress';
 import { withInbox } from './events.command';

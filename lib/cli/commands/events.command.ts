@@ -15,7 +15,8 @@ import {
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_OK } from '../cli-errors';
 import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
-import { CliInbox, databaseTarget, openInbox } from '../database';
+import type { CliInbox } from '../database';
+import { databaseTarget } from '../database-target';
 import { eventFilter, FILTER_HELP, FILTER_OPTIONS, storedProviderKinds } from '../event-filter';
 
 const PURGEABLE = ['processed', 'ignored', 'dead'] as const;
@@ -31,7 +32,11 @@ export async function withInbox<T>(
   io: CliIo,
   work: (inbox: CliInbox) => Promise<T>,
 ): Promise<T> {
-  const inbox = await openInbox(databaseTarget(command, parsed, io.env));
+  const target = databaseTarget(command, parsed, io.env);
+  // NOTE: loaded here, not at the top: TypeORM and the store take most of the CLI's start, and
+  // help, usage errors, sign and send need none of them.
+  const { openInbox } = await import('../database');
+  const inbox = await openInbox(target);
   try {
     return await work(inbox);
   } catch (error) {

@@ -2,7 +2,7 @@ import { DATABASE_OPTIONS, flagOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, EXIT_OK } from '../cli-errors';
 import { printJson, printLines } from '../cli-io';
-import { connect, databaseTarget, describeTarget } from '../database';
+import { databaseTarget, describeTarget } from '../database-target';
 
 /** `migrate`: runs the package's pending migrations. */
 export const migrateCommand: CliCommand = {
@@ -23,6 +23,8 @@ ${COMMON_HELP}
 ${DATABASE_HELP}`,
   async run(parsed, io) {
     const target = databaseTarget(this.name, parsed, io.env);
+    // NOTE: loaded only now, as in withInbox().
+    const { connect } = await import('../database');
     const dataSource = await connect(target, { create: true });
     let names: string[];
     try {

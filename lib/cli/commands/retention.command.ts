@@ -1,12 +1,10 @@
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { TypeOrmIdempotencyStore } from '../../idempotency/typeorm-idempotency.store';
 import { MIN_DEDUP_DAYS } from '../../providers/provider-retry-horizons';
 import {
   DEFAULT_PROCESSED_DAYS,
   DEFAULT_RETENTION_BATCH_SIZE,
   resolveRetentionOptions,
 } from '../../options/retention-options';
-import { WebhookRetention } from '../../retention/webhook-retention';
 import { DATABASE_OPTIONS, flagOption, integerOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliUsageError, EXIT_OK } from '../cli-errors';
@@ -77,6 +75,11 @@ ${DATABASE_HELP}`,
           }
           throw error;
         }
+        // NOTE: loaded only now, as the store in withInbox().
+        const [{ TypeOrmIdempotencyStore }, { WebhookRetention }] = await Promise.all([
+          import('../../idempotency/typeorm-idempotency.store'),
+          import('../../retention/webhook-retention'),
+        ]);
         const idempotency = new TypeOrmIdempotencyStore(dataSource, store);
         const hasIdempotencyTables = await idempotency.initialize().then(
           () => true,

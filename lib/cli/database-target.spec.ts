@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { DATABASE_OPTIONS, parseCommand } from './arguments';
 import { CliUsageError } from './cli-errors';
-import { databaseTarget, describeTarget } from './database';
+import { databaseTarget, describeTarget } from './database-target';
 
 function target(args: string[], env: Record<string, string> = {}) {
   return databaseTarget('stats', parseCommand('stats', args, DATABASE_OPTIONS, 0), env);
