@@ -89,44 +89,91 @@ export const count: number = endpoints.length;
 ${FENCE}
 `;
 
-// NOTE: the checker reads the built package; building it and one compiler run take a while.
+/** What one checker run said: its exit code, its summary and its error lines. */
+interface CheckerRun {
+  code: number | null;
+  stdout: string;
+  errors: string[];
+}
+
+function check(root: string): CheckerRun {
+  const run = runDocScript('check-doc-examples', ['--root', root]);
+  const errors = run.stderr.trim() === '' ? [] : run.stderr.trim().split('\n');
+  return { code: run.code, stdout: run.stdout, errors };
+}
+
+/** The error lines of a run at one doc file, in the order printed. */
+const errorsAt = (run: CheckerRun, file: string) =>
+  run.errors.filter((line) => line.startsWith(`${file}:`));
+
+/**
+ * The cases that pass, each in files of its own, checked in one compiler run: the README and a
+ * guide with context and fragment blocks (4 examples), a fragment with its ts-context comment
+ * as written and as Prettier writes it (2), an app and a CommonJS app on top of it (5).
+ */
+const PASSING: Record<string, string> = {
+  'README.md': README,
+  'docs/guides/bullmq.md': GUIDE,
+  'docs/operations.md': HIDDEN,
+  // NOTE: Prettier puts a blank line between an HTML comment and the fence after it.
+  'docs/formatted.md': HIDDEN.replace('-->\n', '-->\n\n'),
+  'docs/quick-start.md': APP,
+};
+
+/** The cases that fail, each in files of its own, checked in one compiler run. */
+const FAILING: Record<string, string> = {
+  // A wrong option, an unknown import and a fragment without context.
+  'README.md': README.replace(
+    "import { stripeEndpoint } from 'nestjs-payment-webhooks';",
+    "import { stripeEndpoint } from 'nestjs-payment-webhooks/nowhere';",
+  ),
+  'docs/guides/bullmq.md': GUIDE.replace("queueName: 'payments'", 'queueName: 42'),
+  'docs/notes.md': `# Notes\n\n${FENCE}ts\n// fragment\nrouter.start();\n${FENCE}\n`,
+  // An error in a context block, which its fragment is checked with.
+  'docs/context.md': README.replace(
+    'declare const options: WebhooksRouterOptions;',
+    'declare const options: WebhooksRouterOption;',
+  ),
+  // A fragment without the ts-context it needs, and an error in a ts-context.
+  'docs/operations.md': HIDDEN.replace(/<!-- ts-context\n[^]*?-->\n/, ''),
+  'docs/hidden.md': HIDDEN.replace('INestApplication;\n-->', 'INestApp;\n-->'),
+  // An ES module import without its extension and a wrong type, in an app's files.
+  'docs/app.md': APP.replace('export const count: number', 'export const count: string').replace(
+    "from './app.module.js';",
+    "from './app.module';",
+  ),
+};
+
+// NOTE: the checker reads the built package; building it and a compiler run take a while.
 jest.setTimeout(300_000);
 
 describe('doc examples (npm run docs:examples)', () => {
   const tree = removedAfterSuite(docsTree);
+  let passing: CheckerRun;
+  let failing: CheckerRun;
 
   beforeAll(() => {
     ensureBuiltCli();
     compileDocScripts();
+    passing = check(tree(PASSING));
+    failing = check(tree(FAILING));
   });
 
   it('passes examples that compile against the package, fragments with their context', () => {
-    const run = runDocScript('check-doc-examples', [
-      '--root',
-      tree({ 'README.md': README, 'docs/guides/bullmq.md': GUIDE }),
-    ]);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('4 example(s) checked: 0 with errors');
-    expect(run.code).toBe(0);
+    expect(errorsAt(passing, 'README.md')).toEqual([]);
+    expect(errorsAt(passing, 'docs/guides/bullmq.md')).toEqual([]);
+    expect(passing).toMatchObject({ code: 0, errors: [] });
+    // 4 in README.md and the guide, 2 with a ts-context, 5 in the apps.
+    expect(passing.stdout).toContain('11 example(s) checked: 0 with errors');
   });
 
   it('fails on a wrong option, an unknown import and a fragment without context, at their lines', () => {
-    const badGuide = GUIDE.replace("queueName: 'payments'", 'queueName: 42');
-    const orphan = `# Notes\n\n${FENCE}ts\n// fragment\nrouter.start();\n${FENCE}\n`;
-    const wrongImport = README.replace(
-      "import { stripeEndpoint } from 'nestjs-payment-webhooks';",
-      "import { stripeEndpoint } from 'nestjs-payment-webhooks/nowhere';",
-    );
-    const run = runDocScript('check-doc-examples', [
-      '--root',
-      tree({
-        'README.md': wrongImport,
-        'docs/guides/bullmq.md': badGuide,
-        'docs/notes.md': orphan,
-      }),
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
+    expect(failing.code).toBe(1);
+    expect([
+      ...errorsAt(failing, 'README.md'),
+      ...errorsAt(failing, 'docs/guides/bullmq.md'),
+      ...errorsAt(failing, 'docs/notes.md'),
+    ]).toEqual([
       expect.stringMatching(
         /^README\.md:4: TS2307 Cannot find module 'nestjs-payment-webhooks\/nowhere'/,
       ),
@@ -135,80 +182,59 @@ describe('doc examples (npm run docs:examples)', () => {
       ),
       expect.stringMatching(/^docs\/notes\.md:5: TS2304 Cannot find name 'router'/),
     ]);
-    expect(run.stdout).toContain('5 example(s) checked: 3 with errors, 3 error(s).');
   });
 
   it('checks a fragment with every context block above it, and reports a context error once', () => {
-    const broken = README.replace(
-      'declare const options: WebhooksRouterOptions;',
-      'declare const options: WebhooksRouterOption;',
-    );
-    const run = runDocScript('check-doc-examples', ['--root', tree({ 'README.md': broken })]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^README\.md:15: TS2\d+ Cannot find name 'WebhooksRouterOption'/),
+    expect(errorsAt(failing, 'docs/context.md')).toEqual([
+      expect.stringMatching(
+        /^docs\/context\.md:15: TS2\d+ Cannot find name 'WebhooksRouterOption'/,
+      ),
     ]);
   });
 
   it('checks a fragment with the ts-context comment before its fence, unseen by readers', () => {
-    const run = runDocScript('check-doc-examples', [
-      '--root',
-      tree({
-        'docs/operations.md': HIDDEN,
-        // NOTE: Prettier puts a blank line between an HTML comment and the fence after it.
-        'docs/formatted.md': HIDDEN.replace('-->\n', '-->\n\n'),
-      }),
-    ]);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('2 example(s) checked: 0 with errors');
-    expect(run.code).toBe(0);
+    expect(errorsAt(passing, 'docs/operations.md')).toEqual([]);
+    expect(errorsAt(passing, 'docs/formatted.md')).toEqual([]);
+    expect(passing).toMatchObject({ code: 0, errors: [] });
+    expect(passing.stdout).toContain('11 example(s) checked: 0 with errors');
   });
 
   it('fails the same fragment without its ts-context, at the line of the page', () => {
-    const bare = HIDDEN.replace(/<!-- ts-context\n[^]*?-->\n/, '');
-    const run = runDocScript('check-doc-examples', [
-      '--root',
-      tree({ 'docs/operations.md': bare }),
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
+    expect(errorsAt(failing, 'docs/operations.md')).toEqual([
       expect.stringMatching(/^docs\/operations\.md:9: TS2304 Cannot find name 'app'/),
     ]);
   });
 
   it('reports an error in a ts-context at its own line', () => {
-    const broken = HIDDEN.replace('INestApplication;\n-->', 'INestApp;\n-->');
-    const run = runDocScript('check-doc-examples', [
-      '--root',
-      tree({ 'docs/operations.md': broken }),
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^docs\/operations\.md:7: TS2\d+ Cannot find name 'INestApp'/),
+    expect(errorsAt(failing, 'docs/hidden.md')).toEqual([
+      expect.stringMatching(/^docs\/hidden\.md:7: TS2\d+ Cannot find name 'INestApp'/),
     ]);
   });
 
   it('checks files of an app together, each app with its module type and its base app', () => {
-    const run = runDocScript('check-doc-examples', ['--root', tree({ 'README.md': APP })]);
-    expect(run.stderr).toBe('');
-    // shop: app.module.ts and main.ts; shop-cjs: its test and shop's two files.
-    expect(run.stdout).toContain('5 example(s) checked: 0 with errors');
-    expect(run.code).toBe(0);
+    expect(errorsAt(passing, 'docs/quick-start.md')).toEqual([]);
+    expect(passing).toMatchObject({ code: 0, errors: [] });
+    // 5 of the 11 are the apps' files: shop's two, and shop-cjs's test with shop's two.
+    expect(passing.stdout).toContain('11 example(s) checked: 0 with errors');
   });
 
   it('fails an app file at its line: an ES module import without its extension, a wrong type', () => {
-    const broken = APP.replace('export const count: number', 'export const count: string').replace(
-      "from './app.module.js';",
-      "from './app.module';",
-    );
-    const run = runDocScript('check-doc-examples', ['--root', tree({ 'README.md': broken })]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^README\.md:12: TS2307 Cannot find module '\.\/app\.module'/),
+    expect(errorsAt(failing, 'docs/app.md')).toEqual([
+      expect.stringMatching(/^docs\/app\.md:12: TS2307 Cannot find module '\.\/app\.module'/),
       expect.stringMatching(
-        /^README\.md:22: TS2322 Type 'number' is not assignable to type 'string'/,
+        /^docs\/app\.md:22: TS2322 Type 'number' is not assignable to type 'string'/,
       ),
     ]);
+  });
+
+  it('reports each error once, at the file of its case, and counts what it checked', () => {
+    const files = Object.keys(FAILING);
+    expect(
+      failing.errors.filter((line) => !files.some((file) => line.startsWith(`${file}:`))),
+    ).toEqual([]);
+    // 5 with the wrong option and import, 3 with a broken context, 1 and 1 with ts-contexts,
+    // 5 in the apps; one error each but the context's, which fails its fragment too.
+    expect(failing.stdout).toContain('15 example(s) checked: 9 with errors, 8 error(s).');
   });
 
   it('refuses an app on a base no doc builds, and a file an app writes twice', () => {
