@@ -21,7 +21,7 @@ function webhookOptions(): WebhooksModuleOptions {
       qvardEndpoint({ name: 'qvard', secret: QVARD_SECRET }),
       sberEndpoint({ name: 'sber', callbackToken: SBER_TOKEN }),
     ],
-    dispatch: { pollIntervalMs: 100, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 } },
+    dispatch: { pollIntervalMs: 20, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 } },
   };
 }
 
@@ -31,15 +31,13 @@ const stripeEvent = (type?: string) =>
 const stripeHeaders = (body: string, timestamp?: number) =>
   stripeSignature(body, STRIPE_SECRET, { timestamp });
 
+// NOTE: forRootAsync only changes how the module gets its options; each platform and each
+// database runs once with it and once with forRoot.
 const matrix: [MatrixPlatform, Database, boolean][] = [
   ['express', 'sqlite', false],
-  ['express', 'sqlite', true],
-  ['express', 'postgres', false],
   ['express', 'postgres', true],
-  ['fastify', 'sqlite', false],
   ['fastify', 'sqlite', true],
   ['fastify', 'postgres', false],
-  ['fastify', 'postgres', true],
   // NOTE: the plain router takes its options directly; there is no forRootAsync to vary.
   ['router', 'sqlite', false],
   ['router', 'postgres', false],
