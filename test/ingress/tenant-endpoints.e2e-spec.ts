@@ -174,11 +174,11 @@ function rawPost(url: string, path: string, body: string): Promise<number> {
 
 beforeAll(() => ensureBuiltCli(), 300_000);
 
+// NOTE: each entrance reads the tenant from the path its own way, and each database keys the
+// events by tenant: every entrance runs once, each database at least once.
 describe.each<[Platform | 'router', Database]>([
-  ['express', 'sqlite'],
   ['express', 'postgres'],
   ['fastify', 'sqlite'],
-  ['router', 'sqlite'],
   ['router', 'postgres'],
 ])('tenant endpoints on %s over %s', (platform, database) => {
   let app: TenantApp;
@@ -291,28 +291,31 @@ describe.each<[Platform | 'router', Database]>([
     expect(await app.rows(event.id)).toEqual([]);
   });
 
-  it('keeps memory and metrics bounded under a thousand distinct unknown tenants', async () => {
-    const event = signedStripeEvent(SECRETS.acme[0]);
-    const statuses = new Set<number>();
-    for (let start = 0; start < 1_000; start += 50) {
-      const batch = Array.from({ length: 50 }, (_, i) =>
-        deliver(`ghost-${platform}-${start + i}`, event).then((answer) => answer.status),
+  // NOTE: the tenants kept and the metrics' labels are the engine's, behind every entrance.
+  if (platform === 'express') {
+    it('keeps memory and metrics bounded under a thousand distinct unknown tenants', async () => {
+      const event = signedStripeEvent(SECRETS.acme[0]);
+      const statuses = new Set<number>();
+      for (let start = 0; start < 1_000; start += 50) {
+        const batch = Array.from({ length: 50 }, (_, i) =>
+          deliver(`ghost-${platform}-${start + i}`, event).then((answer) => answer.status),
+        );
+        (await Promise.all(batch)).forEach((status) => statuses.add(status));
+      }
+      expect([...statuses]).toEqual([404]);
+      expect(app.endpoint.tenants.size).toBeLessThanOrEqual(
+        MAX_TENANTS + Object.keys(SECRETS).length,
       );
-      (await Promise.all(batch)).forEach((status) => statuses.add(status));
-    }
-    expect([...statuses]).toEqual([404]);
-    expect(app.endpoint.tenants.size).toBeLessThanOrEqual(
-      MAX_TENANTS + Object.keys(SECRETS).length,
-    );
-    const metrics = await app.registry.metrics();
-    expect(metrics).not.toContain('ghost-');
-    const series = metrics
-      .split('\n')
-      .filter((line) => line.startsWith('payment_webhooks_deliveries_total{'));
-    expect(series.length).toBeLessThan(20);
-    expect(series.some((line) => line.includes('decision="unknown_tenant"'))).toBe(true);
-    expect(await app.rows(event.id)).toEqual([]);
-  });
+      const metrics = await app.registry.metrics();
+      expect(metrics).not.toContain('ghost-');
+      const series = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('payment_webhooks_deliveries_total{'));
+      expect(series.length).toBeLessThan(20);
+      expect(series.some((line) => line.includes('decision="unknown_tenant"'))).toBe(true);
+      expect(await app.rows(event.id)).toEqual([]);
+    });
+  }
 
   if (platform !== 'router') {
     it("verifies and stores at the app's own @PaymentWebhook route with a :tenant parameter", async () => {
