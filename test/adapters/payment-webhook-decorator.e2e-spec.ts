@@ -34,7 +34,7 @@ import {
 } from 'nestjs-payment-webhooks/testing';
 import { signedAdyenBody } from '../support/adyen-delivery';
 import { post } from '../support/http';
-import { WebhookEventEntity } from '../support/internals';
+import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { RecordingLogger } from '../support/recording-logger';
 import { signedStripeEvent, stripePaymentEvent, stripeSignature } from '../support/stripe-event';
 import {
@@ -163,14 +163,18 @@ describe.each(matrix)(
       expect([first.status, first.body]).toEqual([200, '']);
       expect([again.status, again.body]).toEqual([200, '']);
       expect(first.headers.get('cache-control')).toBe('no-store');
-      await eventually(async () => (await countEffects(t, event.id)) === 1);
-      const stored = await t.dataSource
-        .getRepository(WebhookEventEntity)
-        .findBy({ eventId: event.id });
+      const events = t.dataSource.getRepository(WebhookEventEntity);
+      const stored = await events.findBy({ eventId: event.id });
       expect(stored).toHaveLength(1);
       expect(stored[0].endpoint).toBe('stripe');
       expect(Number(stored[0].deliveryCount)).toBe(2);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Settled, with no work row left that could run the handler again: handled once for good.
+      await eventually(
+        async () => (await events.findOneByOrFail({ id: stored[0].id })).status === 'processed',
+      );
+      expect(
+        await t.dataSource.getRepository(WebhookWorkEntity).countBy({ eventId: stored[0].id }),
+      ).toBe(0);
       expect(await countEffects(t, event.id)).toBe(1);
     });
 
