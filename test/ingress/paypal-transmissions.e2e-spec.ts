@@ -17,6 +17,7 @@ import {
   AddEventOutcomes1764500000000,
   crc32,
   CreateWebhooksTables1764400000000,
+  WebhookWorkEntity,
 } from '../support/internals';
 import { createTestDatabase } from '../support/postgres';
 import { Database, TestApp, countEffects, eventually, startTestApp } from '../support/test-app';
@@ -134,7 +135,10 @@ describe.each<Database>(['sqlite', 'postgres'])('PayPal transmissions on %s', (d
     expect(journal[2]).toMatchObject({ decision: 'duplicate', eventIds: [eventId] });
 
     await eventually(async () => (await countEffects(app, eventId)) === 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every stored event settled: a handler run for the forged body could only have been before.
+    await eventually(
+      async () => (await app.dataSource.getRepository(WebhookWorkEntity).count()) === 0,
+    );
     expect(await countEffects(app, forgedId)).toBe(0);
     expect(app.control.calls.map((call) => call.eventId)).not.toContain(forgedId);
     expect(await stored(eventId)).toBe(1);
@@ -217,14 +221,19 @@ describe.each<Database>(['sqlite', 'postgres'])('PayPal transmissions on %s', (d
   if (database === 'sqlite') {
     it('refuses it too while a handler holds the database file, the transmission seen in the intake', async () => {
       const holder = genuineDelivery('order-slow');
-      app.control.scripts.set(holder.eventId, { delayMs: 1500 });
-      expect((await client.send('paypal', holder.delivery)).status).toBe(200);
-      await eventually(() => app.control.calls.some((call) => call.eventId === holder.eventId));
-
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      app.control.scripts.set(holder.eventId, { until: released });
       const { delivery, eventId } = genuineDelivery();
       const forged = forgedFrom(delivery);
-      expect((await client.send('paypal', delivery)).status).toBe(200);
-      expect((await client.send('paypal', forged)).status).toBe(400);
+      try {
+        expect((await client.send('paypal', holder.delivery)).status).toBe(200);
+        await eventually(() => app.control.calls.some((call) => call.eventId === holder.eventId));
+        expect((await client.send('paypal', delivery)).status).toBe(200);
+        expect((await client.send('paypal', forged)).status).toBe(400);
+      } finally {
+        release();
+      }
       expect(journal.slice(1).map((record) => record.decision)).toEqual([
         'accepted',
         'rejected_signature',

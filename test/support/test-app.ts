@@ -58,6 +58,8 @@ export interface HandlerScript {
   nonRetryable?: boolean;
   /** Wait this long inside the transaction. */
   delayMs?: number;
+  /** Wait inside the transaction until this settles (after `delayMs`): a hold the test ends. */
+  until?: Promise<unknown>;
 }
 
 /** Shared between a test and the handlers it boots. */
@@ -86,6 +88,7 @@ export async function applyTestEffect(
   if (script.delayMs) {
     await new Promise((resolve) => setTimeout(resolve, script.delayMs));
   }
+  await script.until;
   if (script.nonRetryable) {
     throw new NonRetryableError(`order for ${event.eventId} can never be applied`);
   }
