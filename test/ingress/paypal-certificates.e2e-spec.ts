@@ -52,15 +52,21 @@ function fromLocalServer(url: string): Promise<string> {
 
 beforeAll(async () => {
   certificates = new TestCertificates();
-  root = certificates.selfSigned({ subject: '/O=E2E Test Root/CN=E2E Test Root CA', role: 'ca' });
+  // NOTE: EC keys where nothing signs a delivery (a 2048-bit RSA key takes up to a second).
+  root = certificates.selfSigned({
+    subject: '/O=E2E Test Root/CN=E2E Test Root CA',
+    role: 'ca',
+    key: 'ec',
+  });
   const intermediate = certificates.issue(root, {
     subject: '/CN=E2E Test Intermediate',
     role: 'ca',
+    key: 'ec',
   });
   leaf = certificates.issue(intermediate, { subject: PAYPAL_SIGNING_SUBJECT });
   forged = certificates.selfSigned({ subject: '/CN=attacker.example' });
   forgedInPayPalsName = certificates.selfSigned({ subject: PAYPAL_SIGNING_SUBJECT });
-  const tls = certificates.issue(root, { subject: '/CN=127.0.0.1', role: 'server' });
+  const tls = certificates.issue(root, { subject: '/CN=127.0.0.1', role: 'server', key: 'ec' });
   const answers: Record<string, string> = {
     'CERT-genuine': leaf.certPem + intermediate.certPem,
     'CERT-attacker': forged.certPem,
