@@ -515,15 +515,15 @@ it('logs no card number and no raw control character, whatever the deliveries ca
         'adyen 400',
         'yookassa 400',
       ]);
-      for (const line of logger.lines) {
-        for (const text of line.strings) {
-          expect(text).not.toMatch(RAW_CONTROL);
-          for (const card of cards) {
-            expect(text).not.toContain(card.digits);
-            expect(text).not.toContain(card.text);
-          }
-        }
-      }
+      // NOTE: one expect for every string of every line: thousands of them took seconds a run.
+      const unsafe = (text: string) =>
+        RAW_CONTROL.test(text) ||
+        cards.some((card) => text.includes(card.digits) || text.includes(card.text));
+      expect(
+        logger.lines.flatMap((line) =>
+          line.strings.filter(unsafe).map((text) => ({ level: line.level, text })),
+        ),
+      ).toEqual([]);
     }),
     { numRuns: RUNS },
   );
