@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../test/support/postgres';
+import { eventually } from '../../test/support/eventually';
+import { Gate } from '../../test/support/gate';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { webhookEntities } from '../store/entities';
 import { webhooksMigrations } from '../store/migrations';
@@ -24,12 +26,15 @@ class ProviderRefunds {
   readonly keys: string[] = [];
   failuresLeft = 0;
   delayMs = 0;
+  /** Refunds wait for its opening before they answer. */
+  gate?: Gate;
 
   async refund(key: string, amount: number): Promise<{ id: string; amount: number }> {
     this.keys.push(key);
     if (this.delayMs) {
       await sleep(this.delayMs);
     }
+    await this.gate?.opened;
     if (this.failuresLeft > 0) {
       this.failuresLeft -= 1;
       throw new Error('provider answered 503');
@@ -146,16 +151,17 @@ describe.each([
 
   it('refuses a second attempt while the first runs (in_progress), with retryAfterMs', async () => {
     const provider = new ProviderRefunds();
-    provider.delayMs = 300;
+    const gate = (provider.gate = new Gate());
     const key = nextKey();
     const first = calls.run(key, (k) => provider.refund(k, 100), { lease: 5000 });
-    await sleep(100);
+    await eventually(() => provider.keys.length === 1);
     const second = await calls.run(key, (k) => provider.refund(k, 100)).catch((e: unknown) => e);
     expect(second).toBeInstanceOf(IdempotencyKeyInProgressError);
     const error = second as IdempotencyKeyInProgressError;
     expect(error.key).toBe(key);
     expect(error.retryAfterMs).toBeGreaterThan(0);
     expect(error.retryAfterMs).toBeLessThanOrEqual(5000);
+    gate.open();
     expect(await first).toEqual({ id: 're_1', amount: 100 });
     expect(provider.keys).toEqual([key]);
   });
@@ -184,13 +190,20 @@ describe.each([
 
   it('renews the lease while the call runs longer than it', async () => {
     const provider = new ProviderRefunds();
-    provider.delayMs = 2500;
+    const gate = (provider.gate = new Gate());
     const key = nextKey();
     const first = calls.run(key, (k) => provider.refund(k, 300), { lease: 1000 });
-    await sleep(1800);
+    await eventually(() => provider.keys.length === 1);
+    // The claim was made before the call went out: its lease of 1 s ends before this.
+    const claimedLeaseEnd = Date.now() + 1000;
+    const { lockedUntil: claimed } = await row(key);
+    await eventually(
+      async () => Date.now() > claimedLeaseEnd && (await row(key)).lockedUntil! > claimed!,
+    );
     await expect(calls.run(key, (k) => provider.refund(k, 300))).rejects.toBeInstanceOf(
       IdempotencyKeyInProgressError,
     );
+    gate.open();
     await first;
     expect(provider.keys).toEqual([key]);
   });
@@ -210,7 +223,10 @@ describe.each([
     await expect(calls.run(key, (k) => provider.refund(k, 900))).rejects.toBeInstanceOf(
       IdempotencyKeyInProgressError,
     );
-    await sleep(1100);
+    // Its lease runs out (as one second later): the time it was locked until is past.
+    await dataSource
+      .getRepository(IdempotentCallEntity)
+      .update({ key }, { lockedUntil: new Date(Date.now() - 1) });
     expect(await calls.run(key, (k) => provider.refund(k, 900))).toEqual({
       id: 're_1',
       amount: 900,

@@ -37,6 +37,7 @@ import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { Order } from '../../sample-app/src/orders/order.entity';
 import { SandboxRefundsGateway } from '../../sample-app/src/orders/sandbox-refunds.gateway';
+import { Gate } from '../support/gate';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { signedStripeEvent } from '../support/stripe-event';
 import {
@@ -91,6 +92,8 @@ class Ledger {
   failuresLeft = 0;
   /** Times the busy handler reports that an outgoing call is still running. */
   busyLeft = 0;
+  /** The slow handler waits for its opening before it answers. */
+  gate?: Gate;
 
   record(key: string | undefined): number {
     const label = key ?? 'none';
@@ -199,9 +202,9 @@ class PaymentsApiController {
 
   @Post('slow')
   @Idempotent({ scope: 'slow', lease: 1000 })
-  async slow(@Body() body: PaymentRequest, @Headers('idempotency-key') key: string | undefined) {
+  async slow(@Headers('idempotency-key') key: string | undefined) {
     this.ledger.record(key);
-    await sleep(body.delayMs ?? 0);
+    await this.ledger.gate?.opened;
     return { done: ++created };
   }
 
@@ -283,6 +286,19 @@ describe.each<[Platform, Database]>([
           [key],
         ),
       )) as { state: string; scope: string; principal: string }[];
+
+  /** When the key's lease ends, as a number comparable with another read of it. */
+  const lockedUntil = async (key: string) => {
+    const [row] = (await api.app
+      .get(WebhookTransactions)
+      .run((manager) =>
+        manager.query(
+          `SELECT locked_until FROM idempotency_keys WHERE idempotency_key = ${placeholder(database, 1)}`,
+          [key],
+        ),
+      )) as { locked_until: Date | string }[];
+    return new Date(row.locked_until).getTime();
+  };
 
   it('runs the handler once for 20 concurrent identical requests; the rest get 409 or the replayed 201', async () => {
     const key = randomUUID();
@@ -450,11 +466,19 @@ describe.each<[Platform, Database]>([
 
   it('renews the lease while a handler runs longer than it', async () => {
     const key = randomUUID();
-    const body = JSON.stringify({ amount: 100, delayMs: 2500 });
+    const body = JSON.stringify({ amount: 100 });
+    const gate = (ledger.gate = new Gate());
     const first = send(url('slow'), body, key);
-    await sleep(1700);
+    await eventually(() => ledger.runsFor(key) === 1);
+    // The key was claimed before the handler ran: its lease of 1 s ends before this.
+    const claimedLeaseEnd = Date.now() + 1000;
+    const claimed = await lockedUntil(key);
+    await eventually(
+      async () => Date.now() > claimedLeaseEnd && (await lockedUntil(key)) > claimed,
+    );
     const during = await send(url('slow'), body, key);
     expect(during.status).toBe(409);
+    gate.open();
     expect((await first).status).toBe(201);
     const after = await send(url('slow'), body, key);
     expect(after.headers.get('idempotent-replayed')).toBe('true');
@@ -485,7 +509,15 @@ describe.each<[Platform, Database]>([
     expect(blocked.headers.get('retry-after')).toBe('1');
     expect(ledger.runsFor(key)).toBe(0);
 
-    await sleep(1100);
+    // Its lease runs out (as one second later): the time it was locked until is past.
+    await api.app
+      .get(WebhookTransactions)
+      .run((manager) =>
+        manager.query(
+          `UPDATE idempotency_keys SET locked_until = ${placeholder(database, 1)} WHERE idempotency_key = ${placeholder(database, 2)}`,
+          [dbDate(database, new Date(Date.now() - 1)), key],
+        ),
+      );
     const taken = await send(url('payments'), raw, key);
     expect(taken.status).toBe(201);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();

@@ -296,19 +296,4 @@ export async function statementsSent(app: TestApp, work: () => Promise<void>): P
   return sent;
 }
 
-/** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function eventually(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`condition not met within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { eventually } from './eventually';
