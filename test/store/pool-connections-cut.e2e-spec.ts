@@ -5,7 +5,13 @@ import { stripePaymentEvent } from '../support/stripe-event';
 import { countEffects, eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'whsec_pool_connections_cut';
-const CUT_FOR_MS = 3000;
+/**
+ * Connections the server ends while the app opens more. Without the guard, the process met an
+ * unhandled 'error' dozens of times in the first 150 cuts of every run tried.
+ */
+const CUTS = 300;
+/** Longest the churn goes on, should the server cut less than that. */
+const CHURN_AT_MOST_MS = 20_000;
 const KILLER = 'pool-connections-cut-killer';
 
 /**
@@ -38,11 +44,12 @@ describe('PostgreSQL ending the connections of a busy app', () => {
 
   it('keeps the process up while every connection it opens is cut, then stores and runs', async () => {
     const database = t.dataSource.driver.database;
-    const until = Date.now() + CUT_FOR_MS;
+    const until = Date.now() + CHURN_AT_MOST_MS;
     let queries = 0;
     let cut = 0;
+    const churning = () => cut < CUTS && Date.now() < until;
     const churn = async () => {
-      while (Date.now() < until) {
+      while (churning()) {
         const runner = t.dataSource.createQueryRunner();
         try {
           await runner.connect();
@@ -56,7 +63,7 @@ describe('PostgreSQL ending the connections of a busy app', () => {
       }
     };
     const cutAll = async () => {
-      while (Date.now() < until) {
+      while (churning()) {
         const { rows } = await killer.query<{ n: string }>(
           'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity ' +
             'WHERE datname = $1 AND application_name <> $2 AND pid <> pg_backend_pid()',
@@ -67,7 +74,7 @@ describe('PostgreSQL ending the connections of a busy app', () => {
       }
     };
     await Promise.all([...Array.from({ length: 16 }, churn), cutAll()]);
-    expect(cut).toBeGreaterThan(50);
+    expect(cut).toBeGreaterThanOrEqual(CUTS);
     expect(queries).toBeGreaterThan(0);
 
     const event = stripePaymentEvent(SECRET);
