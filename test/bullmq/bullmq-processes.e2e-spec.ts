@@ -408,6 +408,8 @@ describe('the BullMQ transport with @nestjs/bullmq conventions', () => {
             dispatch: {
               enabled: options.dispatchEnabled ?? true,
               pollIntervalMs: 50,
+              // NOTE: a failed attempt's retry falls due at once, not after 5 s.
+              retry: { baseDelayMs: 50, maxDelayMs: 50 },
               transport: bullmqTransport({ queue: bullQueue, worker: false }),
             },
           }),

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { stripeEndpoint, WebhooksRouterLogger } from 'nestjs-payment-webhooks/express';
 import { bullmqTransport, BullmqTransportOptions } from 'nestjs-payment-webhooks/bullmq';
+import { Gate } from '../support/gate';
 import { post } from '../support/http';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { RouterTestApp, startRouterApp } from '../support/router-app';
@@ -15,8 +16,6 @@ import { eventually, HandlerControl, TestEffect } from '../support/test-app';
 
 const SECRET = 'whsec_bullmq_take_over';
 const QUEUE = 'payment-webhooks';
-/** How long the first worker's handler runs: long enough to send the copy in the meantime. */
-const HANDLER_MS = 4000;
 const MEGABYTE = 1 << 20;
 
 function connection() {
@@ -88,9 +87,11 @@ describe('BullMQ jobs the relay did not hand out (PostgreSQL, real Redis)', () =
     await eventually(async () => (await queue.getJobCounts('waiting')).waiting === 1);
     const [original] = await queue.getWaiting(0, -1);
 
-    // NOTE: one slot, busy with the slow handler, so the copy goes to the second worker.
+    // NOTE: one slot, busy with the handler held until the copy has run, so the copy goes to
+    // the second worker.
     const first = new HandlerControl();
-    first.scripts.set(event.id, { delayMs: HANDLER_MS });
+    const handlerHeld = new Gate();
+    first.scripts.set(event.id, { until: handlerHeld.opened });
     await app({ relay: false, concurrency: 1 }, first, relay.databaseUrl);
     await eventually(() => first.calls.length === 1);
     const held = await row();
@@ -107,7 +108,8 @@ describe('BullMQ jobs the relay did not hand out (PostgreSQL, real Redis)', () =
     expect(await row()).toEqual(held);
     expect((await queue.getJob('take-over-copy'))?.returnvalue).toBe('stale');
 
-    await eventually(async () => (await row()).status === 'processed', HANDLER_MS + 10_000);
+    handlerHeld.open();
+    await eventually(async () => (await row()).status === 'processed');
     expect(first.calls).toHaveLength(1);
     expect(second.calls).toEqual([]);
     expect(await relay.dataSource.getRepository(TestEffect).countBy({ eventId: event.id })).toBe(1);

@@ -195,11 +195,16 @@ describe.each<MatrixPlatform>(['express', 'router'])(
       expect(await admin.pause({ endpoint: 'stripe' }, { actor: 'ops', reason: 'ERP down' })).toBe(
         true,
       );
-      // NOTE: the workers read the pauses at most once a second.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // NOTE: the pause was made by this process, whose workers read the pauses again at once.
       const { id, body, headers } = signedEvent(`order-paused-${platform}`);
       expect((await post(url(), body, headers)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // A worker took the event's job and gave the event back to the inbox unrun.
+      const inboxId = (await row(id)).id;
+      await eventually(async () => {
+        const jobs = await jobsOf(inboxId);
+        return jobs.length === 1 && (await jobs[0].getState()) === 'completed';
+      });
+      expect((await jobsOf(inboxId)).map((job) => job.returnvalue)).toEqual(['released']);
       const held = await row(id);
       expect(held.status).toBe('pending');
       expect(Number(held.attempts)).toBe(0);
