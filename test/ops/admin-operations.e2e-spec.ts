@@ -1,4 +1,5 @@
 import { post } from '../support/http';
+import { parkedByPause } from '../support/inbox-state';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, eventually, HandlerScript } from '../support/test-app';
@@ -142,6 +143,15 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
     await eventually(async () =>
       (await Promise.all(events.map((event) => rowOf(event.id)))).every(
         (row) => row.status === status,
+      ),
+    );
+  }
+
+  /** Waits until the dispatcher has looked at each event and a pause held it. */
+  async function heldByPause(...events: SignedStripeEvent[]): Promise<void> {
+    await eventually(async () =>
+      (await Promise.all(events.map((event) => parkedByPause(app.dataSource, event.id)))).every(
+        Boolean,
       ),
     );
   }
@@ -305,11 +315,11 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
 
     flaky.forEach((event) => app.control.scripts.delete(event.id));
     const started = Date.now();
-    const replayed = await call('POST', `replay?${group}&rate=2`, {
+    const replayed = await call('POST', `replay?${group}&rate=5`, {
       user: { email: 'bob@example.com' },
     });
-    // NOTE: at 2 per second, the third event waits a second after the first two.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    // NOTE: at 5 a second, one event every 200 ms from the first: the third 400 ms after it.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(360);
     expect(replayed).toEqual({ status: 200, body: { replayed: 3 } });
     await settledAs('processed', ...flaky);
     for (const event of flaky) {
@@ -326,13 +336,18 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
     flaky.forEach((event) => app.control.scripts.delete(event.id));
 
     const gone = new AbortController();
-    setTimeout(() => gone.abort(), 500);
-    await expect(
-      call('POST', `replay?fingerprint=${fingerprint}&rate=1`, { signal: gone.signal }),
-    ).rejects.toThrow();
-    // NOTE: one event per second: the first is put back at once, the next would be a second later.
+    const replaying = call('POST', `replay?fingerprint=${fingerprint}&rate=1`, {
+      signal: gone.signal,
+    });
+    // NOTE: one event per second: the first is put back at once, the next would be a second
+    // later. The client goes away once the first is back, and the next must never come.
+    const statusesNow = () =>
+      Promise.all(flaky.map(async (event) => (await rowOf(event.id)).status));
+    await eventually(async () => (await statusesNow()).some((status) => status !== 'dead'));
+    gone.abort();
+    await expect(replaying).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const statuses = await Promise.all(flaky.map(async (event) => (await rowOf(event.id)).status));
+    const statuses = await statusesNow();
     expect(statuses.filter((status) => status === 'processed')).toHaveLength(1);
     expect(statuses.filter((status) => status === 'dead')).toHaveLength(2);
   });
@@ -411,12 +426,10 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
         reason: 'ERP down',
       },
     ]);
-    // NOTE: a pause reaches the dispatcher within a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-
+    // NOTE: a pause made through this app's admin holds its own dispatcher at once.
     const held = [payment(), payment()];
     await deliver(held);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await heldByPause(...held);
     for (const event of held) {
       expect(await countEffects(app, event.id)).toBe(0);
       expect(['pending', 'retrying']).toContain((await rowOf(event.id)).status);
@@ -440,12 +453,11 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
   it('pauses one handler while the others run', async () => {
     const paused = await call('POST', 'pause', { body: { handler: app.handlers.refunds } });
     expect(paused.body).toEqual({ paused: true, endpoint: '*', handler: app.handlers.refunds });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
 
     const [ran, held] = [payment(), refund()];
     await deliver([ran, held]);
     await settledAs('processed', ran);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await heldByPause(held);
     expect(await countEffects(app, held.id)).toBe(0);
 
     const resumed = await call('POST', 'resume', { body: { handler: app.handlers.refunds } });

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager, In } from 'typeorm';
 import type { WebhookEventStatus } from 'nestjs-payment-webhooks';
-import { WebhookEventEntity, WebhookWorkEntity } from './internals';
+import { isParked, WebhookEventEntity, WebhookWorkEntity } from './internals';
 
 /** What a test sets on stored events besides their status. */
 export interface InboxState {
@@ -124,4 +124,17 @@ export async function heldByCrashedWorker(
     lockedBy: 'crashed-worker',
     lockedUntil,
   });
+}
+
+/**
+ * Whether the event of provider event id `eventId` is parked: a worker claimed it, found its
+ * handlers held by a pause, and gave it back with its attempt not counted, due once the pause
+ * is lifted. A held event is parked once the dispatcher has looked at it, so waiting for this
+ * shows that a pause held it, with no fixed wait.
+ */
+export async function parkedByPause(
+  source: DataSource | EntityManager,
+  eventId: string,
+): Promise<boolean> {
+  return isParked((await liveEvent(source, eventId))?.nextAttemptAt);
 }

@@ -9,8 +9,10 @@
 // core: the checksum PayPal's transmissions sign, to forge bodies that collide with it.
 export { crc32 } from '../../lib/core/crc32';
 
-// dispatch: the per-event processor a worker is built from.
+// dispatch: the per-event processor a worker is built from, and how long a process uses the
+// pauses it read before it reads them again.
 export { WebhookEventProcessor } from '../../lib/dispatch/webhook-event.processor';
+export { PAUSES_REFRESH_MS } from '../../lib/dispatch/dispatch-pauses';
 
 // engine: the whole engine, built on a store of the spec's choosing.
 export { WebhooksEngine } from '../../lib/engine/webhooks-engine';
@@ -55,6 +57,7 @@ export { InboxSignal } from '../../lib/store/inbox-signal';
 export { PreparedStatements } from '../../lib/store/prepared-statements';
 export { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/sqlite-busy';
 export { WEBHOOK_TABLES } from '../../lib/store/webhooks-schema';
+export { isParked } from '../../lib/store/webhook-event-status';
 
 // telemetry: the logger the package's parts write through.
 export { SafeLogger } from '../../lib/telemetry/safe-logger';
