@@ -1,6 +1,7 @@
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
 import type { WebhookAlert } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
+import { parkedByPause } from '../support/inbox-state';
 import { WebhookEventEntity } from '../support/internals';
 import { signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
@@ -66,8 +67,9 @@ describe.each<Database>(['sqlite', 'postgres'])('pauseAfterFailures on %s', (dat
       'resume --endpoint stripe --handler TestPaymentHandlers.onPayment',
     );
 
-    // It waits: no fourth attempt, not dead.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // It waits: its retry, due 150 ms after the third attempt, finds the pause and is given back
+    // with its attempt not counted; no fourth attempt, not dead.
+    await eventually(() => parkedByPause(app.dataSource, event.id));
     const row = await app.dataSource
       .getRepository(WebhookEventEntity)
       .findOneByOrFail({ eventId: event.id });

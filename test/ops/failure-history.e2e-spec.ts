@@ -1,6 +1,7 @@
 import { stripeEndpoint, WebhookAdmin, WebhooksHealthIndicator } from 'nestjs-payment-webhooks';
 import type { WebhookAlert } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
+import { parkedByPause } from '../support/inbox-state';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
@@ -77,6 +78,15 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
     await eventually(async () =>
       (await Promise.all(events.map((event) => rowOf(event.id)))).every(
         (row) => row.status === status,
+      ),
+    );
+  }
+
+  /** Waits until the dispatcher has looked at each event and a pause held it. */
+  async function heldByPause(...events: SignedStripeEvent[]): Promise<void> {
+    await eventually(async () =>
+      (await Promise.all(events.map((event) => parkedByPause(app.dataSource, event.id)))).every(
+        Boolean,
       ),
     );
   }
@@ -218,15 +228,13 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
       return health.paused.length === 1;
     });
     expect((await app.app.get(WebhooksHealthIndicator).checkHealth()).paused).toEqual([pause]);
-    // NOTE: a pause reaches the dispatcher within a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-
+    // NOTE: a pause made through this process's admin holds its own dispatcher at once.
     const held = [delivery(), delivery(), refund()];
     for (const event of held) {
       await send(event);
     }
     // Stored and answered; nothing runs, no attempt is spent.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await heldByPause(...held);
     for (const event of held) {
       expect(await countEffects(app, event.id)).toBe(0);
       const row = await rowOf(event.id);
@@ -249,11 +257,10 @@ describe.each<Database>(['sqlite', 'postgres'])('failure history on %s', (databa
 
   it('holds one handler while the others run, and keeps the pause across a restart', async () => {
     expect(await admin.pause({ handler: 'TestPaymentHandlers.onRefund' })).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const payment = await send(delivery());
     const held = await send(refund());
     await settledAs('processed', payment);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await heldByPause(held);
     expect(await countEffects(app, held.id)).toBe(0);
 
     const restarted = await startTestApp({

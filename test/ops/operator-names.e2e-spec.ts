@@ -1,6 +1,7 @@
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
 import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
 import { post } from '../support/http';
+import { parkedByPause } from '../support/inbox-state';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
@@ -151,11 +152,10 @@ describe.each<[string, (options?: Parameters<typeof nestOpsApp>[2]) => Promise<A
       status: 200,
       body: { paused: true, endpoint: 'stripe', handler: app.handlers.payments },
     });
-    // NOTE: a pause reaches the dispatcher within a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // NOTE: a pause made through this app's admin holds its own dispatcher at once.
     const held = payment();
     await deliver(held);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => parkedByPause(app.dataSource, held.id));
     expect(await countEffects(app, held.id)).toBe(0);
     const resumed = await call('POST', 'resume', {
       endpoint: 'stripe',
@@ -204,8 +204,9 @@ describe.each<[string, (options?: Parameters<typeof nestOpsApp>[2]) => Promise<A
     );
     await refused('discard?endpoint=strpe', { reason: 'never' }, /Nothing was discarded\.$/);
 
+    // NOTE: each refusal was answered before anything would have run, a replay in the
+    // background included, which would be listed.
     expect((await call('GET', 'replays')).body).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await rowOf(dead)).status).toBe('dead');
     const shown = await call<{ history: { kind: string }[] }>(
       'GET',
@@ -268,19 +269,25 @@ describe.each<Database>(['sqlite', 'postgres'])('names checked by the CLI on %s'
   }
 
   it('refuses to pause an endpoint or handler the database has no record of, naming those it has', async () => {
+    // NOTE: refusals change nothing, so they run side by side.
+    const [endpointTypo, handlerTypo, neverRan] = await Promise.all([
+      cli(['pause', '--endpoint', 'strpe']),
+      cli(['pause', '--handler', typoOf(PAYMENTS)]),
+      cli(['pause', '--handler', REFUNDS]),
+    ]);
     expectRefused(
-      await cli(['pause', '--endpoint', 'strpe']),
+      endpointTypo,
       /^nestjs-payment-webhooks: error: No endpoint is named "strpe" \(did you mean "stripe"\?\); the endpoints the database records, of stored events and pauses \(the CLI reads the app's database, not its configuration\): stripe\. Nothing was paused\. One that has not run yet can be paused through the app's admin routes, which know its configuration\.\n$/,
     );
     expectRefused(
-      await cli(['pause', '--handler', typoOf(PAYMENTS)]),
+      handlerTypo,
       new RegExp(
         `No handler is named "${typoOf(PAYMENTS)}" \\(did you mean "${PAYMENTS}"\\?\\); the handlers the database records, in handler runs, failed attempts and pauses .*: ${PAYMENTS}\\. Nothing was paused\\.`,
       ),
     );
     // Configured, but it has never run: the CLI cannot know it, and says where it can be paused.
     expectRefused(
-      await cli(['pause', '--handler', REFUNDS]),
+      neverRan,
       /No handler is named "TestPaymentHandlers.onRefund"; .*: TestPaymentHandlers.onPayment\. Nothing was paused\. .*admin routes/,
     );
     expect(cliJson(await cli(['pauses', '--json']))).toEqual([]);
@@ -305,15 +312,17 @@ describe.each<Database>(['sqlite', 'postgres'])('names checked by the CLI on %s'
 
   it('refuses a replay or a discard naming an unknown endpoint or handler, changing nothing', async () => {
     const handler = typoOf(PAYMENTS);
-    for (const args of [
+    const refusals = [
       ['events', 'replay', '--endpoint', 'strpe'],
       ['events', 'replay', '--endpoint', 'strpe', '--dry-run'],
       ['events', 'replay', '--handler', handler, '--rate', '5/s'],
       ['events', 'replay', '--endpoint', 'strpe', '--background'],
       ['events', 'discard', '--handler', handler, '--reason', 'never'],
       ['events', 'discard', '--endpoint', 'strpe', '--reason', 'never'],
-    ]) {
-      expectRefused(await cli(args), /No (endpoint|handler) is named ".*" \(did you mean ".*"\?\)/);
+    ];
+    // NOTE: refusals change nothing, so they run side by side.
+    for (const refused of await Promise.all(refusals.map(cli))) {
+      expectRefused(refused, /No (endpoint|handler) is named ".*" \(did you mean ".*"\?\)/);
     }
     expect(await admin.replayJobs()).toEqual([]);
     const [event] = await admin.list({ eventId: dead.id });
