@@ -122,7 +122,7 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
   it('starts a replay answered 202 with its job, and follows it to done at its rate', async () => {
     const events = await deadEvents(app, SECRET, 6);
 
-    const started = await call<Job>('POST', 'replays?status=dead&rate=2', {
+    const started = await call<Job>('POST', 'replays?status=dead&rate=5', {
       user: { username: 'ann' },
     });
     expect(started.status).toBe(202);
@@ -130,16 +130,19 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
       status: 'running',
       total: 6,
       replayed: 0,
-      ratePerSecond: 2,
+      ratePerSecond: 5,
       actor: 'ann',
       filter: { status: ['dead'] },
       finishedAt: null,
     });
     const { id } = started.body;
 
-    // Two a second: part of the way, still running, then all of it.
-    await eventually(async () => (await jobOf(id)).replayed > 0);
-    const midway = await jobOf(id);
+    // Five a second: part of the way, still running, then all of it a second later.
+    let midway = started.body;
+    await eventually(async () => {
+      midway = await jobOf(id);
+      return midway.replayed > 0;
+    });
     expect(midway.status).toBe('running');
     expect(midway.replayed).toBeLessThan(6);
     await eventually(async () => (await jobOf(id)).status === 'done', 15_000);
@@ -163,7 +166,7 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
 
   it('cancels a running replay midway, keeping what it put back, and 404s a second cancel', async () => {
     const events = await deadEvents(app, SECRET, 6);
-    const started = await call<Job>('POST', 'replays?rate=1');
+    const started = await call<Job>('POST', 'replays?rate=4');
     expect(started.status).toBe(202);
     const { id } = started.body;
     await eventually(async () => (await jobOf(id)).replayed >= 1);
@@ -178,7 +181,8 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
       `Replay ${id} is canceled already: only a running replay can be canceled`,
     );
 
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // NOTE: three events' time at its rate: were it still running, some would be put back.
+    await new Promise((resolve) => setTimeout(resolve, 750));
     expect(await jobOf(id)).toMatchObject({
       status: 'canceled',
       replayed: canceled.body.replayed,
@@ -254,14 +258,17 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
 
 it('--help says a replay in the background is run by the app, and waits for it', async () => {
   ensureBuiltCli();
-  const replay = await runCli(['events', 'replay', '--help']);
+  // NOTE: each help text is its own run of the CLI; they run side by side.
+  const [replay, replays, general] = await Promise.all([
+    runCli(['events', 'replay', '--help']),
+    runCli(['replays', '--help']),
+    runCli(['--help']),
+  ]);
   expect(replay.stdout).toContain('--background');
   expect(replay.stdout).toMatch(/the CLI only stores it, so it\s+waits while no instance/);
-  const replays = await runCli(['replays', '--help']);
   expect(replays.stdout).toMatch(/^Usage: nestjs-payment-webhooks replays \[--limit <n>\]/);
   expect(replays.stdout).toContain('replays show <id>');
   expect(replays.stdout).toContain('replays cancel <id>');
-  const general = await runCli(['--help']);
   for (const command of ['replays', 'replays show', 'replays cancel']) {
     expect(general.stdout).toMatch(new RegExp(`^ {2}${command} `, 'm'));
   }
@@ -327,8 +334,13 @@ describe.each<Database>(['sqlite', 'postgres'])(
       return cliJson<Job>(await cli(['replays', 'show', id, '--json']));
     }
 
+    /** The replay as the app reads it: polled without a CLI process per look. */
+    async function stored(id: string) {
+      return (await app.app.get(WebhookAdmin).replayJob(id))!;
+    }
+
     it('stores a replay the running app carries out, followed to done by the commands it prints', async () => {
-      const events = await deadEvents(target, secret, 4);
+      const events = await deadEvents(target, secret, 3);
 
       const started = await cli([
         'events',
@@ -340,7 +352,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
         'alice',
       ]);
       expect(started).toMatchObject({ code: 0, stderr: '' });
-      const [, id] = /^Replay (\S+) stored: 4 event\(s\) to put back, at most 1 a second\.$/m.exec(
+      const [, id] = /^Replay (\S+) stored: 3 event\(s\) to put back, at most 1 a second\.$/m.exec(
         started.stdout,
       )!;
       expect(started.stdout).toContain(
@@ -353,35 +365,38 @@ describe.each<Database>(['sqlite', 'postgres'])(
       const first = await cli(follow);
       expect(first.code).toBe(0);
       expect(first.stdout).toMatch(new RegExp(`^Replay ${id}\n {2}status {4}running`));
-      expect(first.stdout).toMatch(/^ {2}progress {2}\d\/4 \(\d+%\) put back$/m);
+      expect(first.stdout).toMatch(/^ {2}progress {2}\d\/3 \(\d+%\) put back$/m);
       expect(first.stdout).toMatch(/^ {2}rate {6}at most 1 a second$/m);
       expect(first.stdout).toMatch(/^ {2}filter {4}status=dead$/m);
       expect(first.stdout).toMatch(/^ {2}started {3}\S+Z \(.* ago\) by alice$/m);
 
-      // NOTE: the app looks for stored replays every 5 seconds; at 1 a second, 4 take 3 more.
-      await eventually(async () => (await shown(id)).status === 'done', 20_000);
-      expect(await shown(id)).toMatchObject({
-        replayed: 4,
-        total: 4,
+      // NOTE: the app looks for stored replays every second; at 1 a second, 3 take 2 more.
+      await eventually(async () => (await stored(id)).status === 'done', 20_000);
+      // NOTE: what only reads runs side by side.
+      const [shownDone, done, list, latest] = await Promise.all([
+        shown(id),
+        cli(follow),
+        cli(['replays']),
+        cli(['replays', '--json', '--limit', '1']),
+      ]);
+      expect(shownDone).toMatchObject({
+        replayed: 3,
+        total: 3,
         actor: 'alice',
         ratePerSecond: 1,
       });
-      const done = await cli(follow);
       expect(done.stdout).toMatch(/^ {2}status {4}done$/m);
-      expect(done.stdout).toMatch(/^ {2}progress {2}4\/4 \(100%\) put back$/m);
+      expect(done.stdout).toMatch(/^ {2}progress {2}3\/3 \(100%\) put back$/m);
       expect(done.stdout).toMatch(/^ {2}finished {2}\S+Z \(after .*\)$/m);
       expect(done.stdout).not.toContain('replays cancel');
 
-      const list = await cli(['replays']);
       expect(list.stdout.split('\n').slice(0, 2)).toEqual([
         expect.stringMatching(/^ID\s+STATUS\s+PROGRESS\s+RATE\s+STARTED\s+BY$/),
         expect.stringMatching(
-          new RegExp(`^${id}\\s+done\\s+4/4 \\(100%\\)\\s+1/s\\s+.* ago\\s+alice$`),
+          new RegExp(`^${id}\\s+done\\s+3/3 \\(100%\\)\\s+1/s\\s+.* ago\\s+alice$`),
         ),
       ]);
-      expect(
-        cliJson<Job[]>(await cli(['replays', '--json', '--limit', '1'])).map((job) => job.id),
-      ).toEqual([id]);
+      expect(cliJson<Job[]>(latest).map((job) => job.id)).toEqual([id]);
 
       await eventually(async () =>
         (await statusesOf(app, events)).every((status) => status === 'processed'),
@@ -393,11 +408,12 @@ describe.each<Database>(['sqlite', 'postgres'])(
 
     it('cancels a replay midway with the command it prints, and fails a second cancel', async () => {
       const events = await deadEvents(target, secret, 6);
-      const started = await cli(['events', 'replay', '--background', '--rate', '1']);
+      const started = await cli(['events', 'replay', '--background', '--rate', '2']);
       const [, id] = /^Replay (\S+) stored/m.exec(started.stdout)!;
-      await eventually(async () => (await shown(id)).replayed >= 1, 20_000);
+      await eventually(async () => (await stored(id)).replayed >= 1, 20_000);
 
       const canceled = await cli(printedCommand(started.stdout, 'Stop it:'));
+      const canceledAt = Date.now();
       expect(canceled.code).toBe(0);
       const [, replayed] = new RegExp(
         `^Canceled replay ${id} after (\\d) of 6 event\\(s\\) were put back`,
@@ -407,7 +423,11 @@ describe.each<Database>(['sqlite', 'postgres'])(
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`replay ${id} is canceled already (${replayed}/6 put back)`);
 
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // NOTE: two events' time at its rate since the cancel: were it still running, one more
+      // would be put back.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, canceledAt + 1_000 - Date.now())),
+      );
       expect(await shown(id)).toMatchObject({ status: 'canceled', replayed: Number(replayed) });
       await eventually(
         async () =>
@@ -420,7 +440,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
       await deadEvents(target, secret, 2);
       const before = cliJson<Job[]>(await cli(['replays', '--json', '--limit', '1000'])).length;
 
-      for (const [args, rule] of [
+      const refusals = [
         [['--rate', '0.5'], /--rate of a replay in the background must be a whole number/],
         [['--rate', '0'], /--rate must be a number of events per second above 0/],
         [
@@ -429,10 +449,14 @@ describe.each<Database>(['sqlite', 'postgres'])(
         ],
         [[randomUUID()], /give an id or filters, not both \(got --background with id/],
         [['--since', '2025-02-30'], /--since must be an age .* or an ISO 8601 time/],
-      ] as const) {
-        const refused = await cli(['events', 'replay', '--background', ...args]);
-        expect({ args, code: refused.code }).toEqual({ args, code: 2 });
-        expect(refused.stderr).toMatch(rule);
+      ] as const;
+      // NOTE: refusals store nothing, so they run side by side.
+      const answers = await Promise.all(
+        refusals.map(([args]) => cli(['events', 'replay', '--background', ...args])),
+      );
+      for (const [i, [args, rule]] of refusals.entries()) {
+        expect({ args, code: answers[i].code }).toEqual({ args, code: 2 });
+        expect(answers[i].stderr).toMatch(rule);
       }
       const dryRun = await cli([
         'events',
@@ -449,15 +473,20 @@ describe.each<Database>(['sqlite', 'postgres'])(
       );
 
       const missing = randomUUID();
-      for (const command of ['show', 'cancel']) {
-        const unknown = await cli(['replays', command, missing]);
+      const [show, cancel, noId, noLimit] = await Promise.all([
+        cli(['replays', 'show', missing]),
+        cli(['replays', 'cancel', missing]),
+        cli(['replays', 'show']),
+        cli(['replays', '--limit', '0']),
+      ]);
+      for (const unknown of [show, cancel]) {
         expect(unknown.code).toBe(1);
         expect(unknown.stderr).toContain(
           `no replay with id "${missing}" (ids are listed by "replays")`,
         );
       }
-      expect((await cli(['replays', 'show'])).code).toBe(2);
-      expect((await cli(['replays', '--limit', '0'])).code).toBe(2);
+      expect(noId.code).toBe(2);
+      expect(noLimit.code).toBe(2);
     });
   },
 );
