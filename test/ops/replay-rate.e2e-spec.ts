@@ -10,11 +10,17 @@ import { Database, eventually, sameDatabaseAs, startTestApp, TestApp } from '../
  * background and in the foreground (the CLI's `--rate`, `POST replay`). The times are those of
  * the events' history, as `events show` lists them. Only upper bounds are checked: a busy
  * machine can only slow a replay down.
+ *
+ * The pace is the same code on both databases; what differs is how each stores the times it
+ * reads back: the history's, and the last batch's of a replay, which an instance carrying the
+ * replay on after a restart waits after. The restart runs on both databases, the replays in
+ * one go on SQLite.
  */
 
 const SECRET = 'whsec_replay_rate';
 const RATE = 40;
-const EVENTS = 120;
+/** More than 2 × RATE + 1: a replay lasts more than two seconds, and each window is checked. */
+const EVENTS = 90;
 
 function delivery(): SignedStripeEvent {
   const id = stripeEventId();
@@ -110,27 +116,31 @@ describe.each<Database>(['sqlite', 'postgres'])('the rate of a replay on %s', (d
     expect(first).toBeLessThanOrEqual(Math.floor(RATE * 4.09) + 1);
   }
 
-  it('in the background: at most rate × T + 1 events in any T seconds', async () => {
-    const { ids, since } = await deadEvents();
-    const job = await admin.startReplay({ status: 'dead', since, ratePerSecond: RATE });
-    await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 60_000);
-    expectRateHeld(await replayTimes(ids));
-  });
-
   it('in the background, carried on after a restart: at most rate × T + 1 in any T seconds', async () => {
     const { ids, since } = await deadEvents();
     const job = await admin.startReplay({ status: 'dead', since, ratePerSecond: RATE });
     await eventually(async () => (await admin.replayJob(job.id))!.replayed >= RATE);
     await app.stop();
     await start();
+    // NOTE: stopped with more than a second of the replay left: the new instance carried it on.
+    expect((await admin.replayJob(job.id))!.replayed).toBeLessThan(EVENTS);
     await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 60_000);
     expectRateHeld(await replayTimes(ids));
   });
 
-  it('in the foreground: at most rate × T + 1 events in any T seconds', async () => {
-    const { ids, since } = await deadEvents();
-    const report = await admin.replay({ status: 'dead', since, ratePerSecond: RATE });
-    expect(report.replayed).toBe(EVENTS);
-    expectRateHeld(await replayTimes(ids));
-  });
+  if (database === 'sqlite') {
+    it('in the background: at most rate × T + 1 events in any T seconds', async () => {
+      const { ids, since } = await deadEvents();
+      const job = await admin.startReplay({ status: 'dead', since, ratePerSecond: RATE });
+      await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 60_000);
+      expectRateHeld(await replayTimes(ids));
+    });
+
+    it('in the foreground: at most rate × T + 1 events in any T seconds', async () => {
+      const { ids, since } = await deadEvents();
+      const report = await admin.replay({ status: 'dead', since, ratePerSecond: RATE });
+      expect(report.replayed).toBe(EVENTS);
+      expectRateHeld(await replayTimes(ids));
+    });
+  }
 });
