@@ -197,7 +197,8 @@ describe.each<[MatrixPlatform, Database]>([
       webhooks: options({ shutdownTimeoutMs: 100 }),
     });
     const event = signedEvent();
-    control.scripts.set(event.id, { delayMs: 1500 });
+    // NOTE: still running when the stop's 100 ms for running handlers are over.
+    control.scripts.set(event.id, { delayMs: 800 });
     expect((await post(`${first.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
       200,
     );
@@ -341,7 +342,8 @@ describe('two instances on one PostgreSQL', () => {
     });
     try {
       const event = signedEvent();
-      control.scripts.set(event.id, { delayMs: 1500 });
+      // NOTE: more than three leases long: without the renewals, b would claim it.
+      control.scripts.set(event.id, { delayMs: 1000 });
       expect((await post(`${a.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(200);
       await eventually(
         async () => (await eventRow(a, 'postgres', event.id))?.status === 'processed',
