@@ -59,11 +59,15 @@ function withStatus(answers: readonly HttpResult[], status: number): HttpResult[
   return answers.filter((answer) => answer.status === status);
 }
 
-/** Sends a delivery again every 500 ms while it is answered 503, as the provider would. */
+/**
+ * Sends a delivery again every 200 ms while it is answered 503, as the provider would (sooner
+ * than it would, which changes nothing but the test's time), for 20 s at most.
+ */
 async function untilAnswered(send: () => Promise<HttpResult>): Promise<HttpResult[]> {
+  const deadline = Date.now() + 20_000;
   const answers = [await send()];
-  while (answers.at(-1)!.status === 503 && answers.length < 40) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  while (answers.at(-1)!.status === 503 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
     answers.push(await send());
   }
   return answers;
@@ -74,6 +78,9 @@ describe.each<[MatrixPlatform, Database]>([
   ['fastify', 'postgres'],
   ['router', 'postgres'],
 ])('provider API calls driven by deliveries (%s, %s)', (platform, database) => {
+  // NOTE: what a payment's stored events are after a read met a change is the same through
+  // every entrance; it runs on both databases, not on each entrance of one.
+  const storesChanges = platform !== 'fastify';
   const registry = new Registry();
   let api: FakePaymentLookups;
   let app: MatrixApp;
@@ -123,6 +130,7 @@ describe.each<[MatrixPlatform, Database]>([
     ids.forEach((id) => api.setPayment('mollie', id, mollieFixtures.payment({ paymentId: id })));
     const before = api.count('mollie');
     const { answers, ms } = await attack(300, 30, (i) => classic('mollie-known', ids[i]));
+    const attackedAt = Date.now();
 
     const calls = api.count('mollie') - before;
     expect(calls).toBeGreaterThanOrEqual(BURST);
@@ -154,10 +162,13 @@ describe.each<[MatrixPlatform, Database]>([
     expect(await countEffects(app, stored[0].eventId)).toBe(1);
     expect(api.count('mollie')).toBe(before + calls);
 
-    // Mollie calls again about a refused payment once the budget has a call for it.
+    // Mollie calls again about a refused payment once the budget has a call for it: 5 a second
+    // come back after the attack, and the wait for the stored ones took part of that second.
     const storedIds = new Set(stored.map((row) => row.paymentRef));
     const later = ids.filter((id) => !storedIds.has(id)).slice(0, 3);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, attackedAt + 1_100 - Date.now())),
+    );
     for (const id of later) {
       const [answer] = await untilAnswered(() => classic('mollie-known', id));
       expect(answer.status).toBe(200);
@@ -255,6 +266,10 @@ describe.each<[MatrixPlatform, Database]>([
     expect((await decisions('mollie')).duplicate).toBeUndefined();
   }
 
+  if (!storesChanges) {
+    return;
+  }
+
   it('stores a refund Mollie calls about just after the payment was read, once Mollie calls again', async () => {
     const id = paymentId();
     const { paid, refunded } = paidThenRefunded(id);
@@ -277,7 +292,8 @@ describe.each<[MatrixPlatform, Database]>([
     const { paid, refunded } = paidThenRefunded(id);
     api.setPayment('mollie', id, paid);
     const before = api.count('mollie', id);
-    api.delayMs = 1_500;
+    // NOTE: long enough for the second delivery to come while the first one's read runs.
+    api.delayMs = 700;
     const first = classic('mollie', id);
     await eventually(() => api.count('mollie', id) === before + 1);
     // NOTE: the read under way answers the state it found when it arrived: paid.
