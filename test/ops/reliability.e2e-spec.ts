@@ -33,6 +33,7 @@ import {
   Platform,
   startTestApp,
   TestApp,
+  TestAppOptions,
 } from '../support/test-app';
 
 const SECRET = 'whsec_reliability_secret';
@@ -72,8 +73,26 @@ describe.each<[MatrixPlatform, Database]>([
   ['router', 'sqlite'],
   ['router', 'postgres'],
 ])('reliability over %s on %s', (platform, database) => {
+  // NOTE: the tests share one database, each with events of its own and its own instances
+  // (stopped before the next test starts), rather than making and migrating one each.
+  let shared: TestDatabase | undefined;
+  let onShared: Pick<TestAppOptions, 'databaseUrl' | 'sqliteFile'>;
+
+  beforeAll(async () => {
+    if (database === 'postgres') {
+      shared = await createTestDatabase();
+      onShared = { databaseUrl: shared.url };
+    } else {
+      onShared = {
+        sqliteFile: join(mkdtempSync(join(tmpdir(), 'pw-reliability-')), 'inbox.sqlite'),
+      };
+    }
+  });
+
+  afterAll(() => shared?.drop());
+
   it('answers 503 while the store cannot write, acknowledges nothing, and recovers', async () => {
-    const t = await startMatrixApp({ platform, database, webhooks: options() });
+    const t = await startMatrixApp({ platform, database, webhooks: options(), ...onShared });
     try {
       const event = signedEvent();
       await t.dataSource.query('ALTER TABLE webhook_events RENAME TO webhook_events_away');
@@ -100,6 +119,7 @@ describe.each<[MatrixPlatform, Database]>([
       platform,
       database,
       webhooks: options({ enabled: false }),
+      ...onShared,
     });
     const event = signedEvent();
     try {
@@ -138,6 +158,7 @@ describe.each<[MatrixPlatform, Database]>([
       platform,
       database,
       webhooks: options({ enabled: false }),
+      ...onShared,
     });
     const exhausted = signedEvent();
     const lastChance = signedEvent();
@@ -195,6 +216,7 @@ describe.each<[MatrixPlatform, Database]>([
       database,
       control,
       webhooks: options({ shutdownTimeoutMs: 100 }),
+      ...onShared,
     });
     const event = signedEvent();
     // NOTE: still running when the stop's 100 ms for running handlers are over.
@@ -243,6 +265,15 @@ describe.each<[Platform, Database]>([
 });
 
 describe('two instances on one PostgreSQL', () => {
+  // NOTE: the tests share one database, each with events of its own.
+  let shared: TestDatabase;
+
+  beforeAll(async () => {
+    shared = await createTestDatabase();
+  });
+
+  afterAll(() => shared?.drop());
+
   it('apply every event exactly once while both receive and dispatch', async () => {
     const control = new HandlerControl();
     const a = await startTestApp({
@@ -250,6 +281,7 @@ describe('two instances on one PostgreSQL', () => {
       database: 'postgres',
       control,
       webhooks: options(),
+      databaseUrl: shared.url,
     });
     const b = await startTestApp({
       platform: 'fastify',
@@ -269,19 +301,23 @@ describe('two instances on one PostgreSQL', () => {
         ]),
       );
       expect(responses.filter((r) => r.status !== 200)).toHaveLength(0);
+      const ids = events.map((event) => event.id);
       await eventually(async () => {
         const [{ count }] = (await a.dataSource.query(
-          "SELECT count(*)::int AS count FROM webhook_events WHERE status = 'processed'",
+          "SELECT count(*)::int AS count FROM webhook_events WHERE status = 'processed' AND event_id = ANY($1)",
+          [ids],
         )) as { count: number }[];
         return count === events.length;
       }, 30_000);
       const [{ rows, deliveries }] = (await a.dataSource.query(
-        'SELECT count(*)::int AS rows, sum(delivery_count)::int AS deliveries FROM webhook_events',
+        'SELECT count(*)::int AS rows, sum(delivery_count)::int AS deliveries FROM webhook_events WHERE event_id = ANY($1)',
+        [ids],
       )) as { rows: number; deliveries: number }[];
       expect(rows).toBe(150);
       expect(deliveries).toBe(450);
       const [{ effects, distinct }] = (await a.dataSource.query(
-        'SELECT count(*)::int AS effects, count(DISTINCT "eventId")::int AS distinct FROM test_effects',
+        'SELECT count(*)::int AS effects, count(DISTINCT "eventId")::int AS distinct FROM test_effects WHERE "eventId" = ANY($1)',
+        [ids],
       )) as { effects: number; distinct: number }[];
       expect(effects).toBe(150);
       expect(distinct).toBe(150);
@@ -297,6 +333,7 @@ describe('two instances on one PostgreSQL', () => {
       platform: 'fastify',
       database: 'postgres',
       webhooks: options({ enabled: false }),
+      databaseUrl: shared.url,
     });
     // NOTE: this worker polls only once a minute: only a notification can wake it in time.
     const worker = await startTestApp({
@@ -332,6 +369,7 @@ describe('two instances on one PostgreSQL', () => {
       database: 'postgres',
       control,
       webhooks: options(dispatch),
+      databaseUrl: shared.url,
     });
     const b = await startTestApp({
       platform: 'express',
