@@ -2,7 +2,14 @@ import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
-import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
+import {
+  countEffects,
+  Database,
+  eventually,
+  sameDatabaseAs,
+  startTestApp,
+  TestApp,
+} from '../support/test-app';
 
 /**
  * A replay in the background: it counts what it will put back, keeps to its rate, can be
@@ -22,34 +29,40 @@ describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s
   let app: TestApp;
   let admin: WebhookAdmin;
   let dead: SignedStripeEvent[];
+  /** A time before the test's events: what it counts is its own. */
+  let since: Date;
+  /** Every instance started, the first one owning the database. */
+  const started: TestApp[] = [];
 
-  const start = (shared?: TestApp, dispatch = true) =>
-    startTestApp({
+  /** An instance of the app: the first on a new database, the next ones on the same. */
+  async function start(): Promise<TestApp> {
+    const instance = await startTestApp({
       platform: 'express',
       database,
-      ...(shared ? { databaseUrl: shared.databaseUrl, sqliteFile: shared.sqliteFile } : {}),
+      ...(started[0] ? sameDatabaseAs(started[0]) : {}),
       webhooks: {
         endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
         dispatch: {
-          enabled: dispatch,
           pollIntervalMs: 20,
           retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 20 },
         },
       },
     });
+    started.push(instance);
+    return instance;
+  }
 
   /** Stores `DEAD` events whose handler fails once, each dead after its one attempt. */
-  async function deadEvents(target: TestApp): Promise<SignedStripeEvent[]> {
+  async function deadEvents(): Promise<SignedStripeEvent[]> {
     const events = Array.from({ length: DEAD }, delivery);
     for (const event of events) {
-      target.control.scripts.set(event.id, { alwaysFail: true });
-      expect((await post(`${target.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
+      app.control.scripts.set(event.id, { alwaysFail: true });
+      expect((await post(`${app.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
         200,
       );
     }
-    const rows = target.dataSource.getRepository(WebhookEventEntity);
-    await eventually(async () => (await rows.countBy({ status: 'dead' })) === events.length);
-    events.forEach((event) => target.control.scripts.delete(event.id));
+    await eventually(async () => (await admin.count({ status: 'dead', since })) === events.length);
+    events.forEach((event) => app.control.scripts.delete(event.id));
     return events;
   }
 
@@ -64,13 +77,29 @@ describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s
     );
   }
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     app = await start();
     admin = app.app.get(WebhookAdmin);
-    dead = await deadEvents(app);
   });
 
-  afterEach(() => app.close());
+  afterAll(async () => {
+    for (const instance of [...started].reverse()) {
+      await instance.close();
+    }
+  });
+
+  beforeEach(async () => {
+    since = new Date(Date.now() - 1);
+    dead = await deadEvents();
+  });
+
+  // NOTE: one app for the tests: each starts with no replay running and no dead event before it.
+  afterEach(async () => {
+    for (const job of await admin.replayJobs(1000)) {
+      await admin.cancelReplay(job.id);
+    }
+    await admin.discard({}, { reason: 'end of a test' });
+  });
 
   it('puts back every matching event once, at its rate, and reports its progress', async () => {
     const job = await admin.startReplay({ status: 'dead', ratePerSecond: 20, actor: 'ops' });
@@ -93,12 +122,12 @@ describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s
 
     await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 10_000);
     expect(await admin.replayJob(job.id)).toMatchObject({ replayed: DEAD, total: DEAD });
-    await eventually(async () => (await admin.count({ status: 'processed' })) === DEAD);
+    await eventually(async () => (await admin.count({ status: 'processed', since })) === DEAD);
     for (const event of dead) {
       expect(await countEffects(app, event.id)).toBe(1);
     }
     expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
-    expect((await admin.replayJobs()).map((listed) => listed.id)).toEqual([job.id]);
+    expect((await admin.replayJobs())[0]).toMatchObject({ id: job.id, status: 'done' });
   });
 
   it('stops at a cancel, keeping what it put back', async () => {
@@ -115,9 +144,9 @@ describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s
     });
     expect(canceled.replayed).toBeLessThan(DEAD);
     await eventually(
-      async () => (await admin.count({ status: 'processed' })) === canceled.replayed,
+      async () => (await admin.count({ status: 'processed', since })) === canceled.replayed,
     );
-    expect(await admin.count({ status: 'dead' })).toBe(DEAD - canceled.replayed);
+    expect(await admin.count({ status: 'dead', since })).toBe(DEAD - canceled.replayed);
   });
 
   it('carries on after its instance stops, from where it was, on the next instance', async () => {
@@ -126,36 +155,34 @@ describe.each<Database>(['sqlite', 'postgres'])('replays in the background on %s
     await eventually(async () => (await admin.replayJob(job.id))!.replayed >= 4);
     // The instance stops and gives its replay back; the next one carries it on.
     await app.stop();
-    const stopped = app;
-    app = await start(stopped);
+    app = await start();
     admin = app.app.get(WebhookAdmin);
     const stoppedAt = (await admin.replayJob(job.id))!;
     expect(stoppedAt.replayed).toBeLessThan(DEAD);
     await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 15_000);
     expect((await admin.replayJob(job.id))!.replayed).toBe(DEAD);
     expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
-    await app.close();
-    app = stopped;
   });
 
   it('puts back each event once when two instances share the replays', async () => {
-    const second = await start(app);
+    const second = await start();
     try {
       const job = await admin.startReplay({ ratePerSecond: 50 });
       await eventually(async () => (await admin.replayJob(job.id))!.status === 'done', 15_000);
       expect((await admin.replayJob(job.id))!.replayed).toBe(DEAD);
       expect(await replaysPerEvent(dead)).toEqual(dead.map(() => 1));
-      await eventually(async () => (await admin.count({ status: 'processed' })) === DEAD);
+      await eventually(async () => (await admin.count({ status: 'processed', since })) === DEAD);
     } finally {
       await second.close();
     }
   });
 
   it('refuses a rate that is not a positive whole number', async () => {
+    const before = await admin.replayJobs(1000);
     await expect(admin.startReplay({ ratePerSecond: 0 })).rejects.toThrow(/positive whole number/);
     await expect(admin.startReplay({ ratePerSecond: 2.5 })).rejects.toThrow(
       /positive whole number/,
     );
-    expect(await admin.replayJobs()).toEqual([]);
+    expect(await admin.replayJobs(1000)).toEqual(before);
   });
 });
