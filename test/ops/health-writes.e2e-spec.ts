@@ -62,7 +62,8 @@ describe.each<Platform>(['express', 'fastify'])(
     let role: string;
     let app: TestApp;
 
-    beforeEach(async () => {
+    // NOTE: one database, role and app for both tests: each gives the role back what it took.
+    beforeAll(async () => {
       database = await createTestDatabase();
       role = `pw_writer_${randomBytes(5).toString('hex')}`;
       admin = new Client({ connectionString: database.url });
@@ -82,7 +83,7 @@ describe.each<Platform>(['express', 'fastify'])(
       });
     });
 
-    afterEach(async () => {
+    afterAll(async () => {
       await app?.close();
       await admin?.end();
       await database?.drop();
