@@ -8,7 +8,10 @@ const ROOT = join(__dirname, '..', '..');
 /** A lock older than this was left by a run that was killed while it built. */
 const STALE_LOCK_MS = 10 * 60_000;
 
-/** The newest modification time of the files under `dir` whose names end with `suffix`. */
+/**
+ * The newest modification time of the files under `dir` whose names end with `suffix`, but not
+ * with `.spec.ts` (specs are never built).
+ */
 export function newestFile(dir: string, suffix: string): number {
   let newest = 0;
   if (!existsSync(dir)) {
@@ -17,7 +20,9 @@ export function newestFile(dir: string, suffix: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestFile(path, suffix));
-    else if (entry.name.endsWith(suffix)) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if (entry.name.endsWith(suffix) && !entry.name.endsWith('.spec.ts')) {
+      newest = Math.max(newest, statSync(path).mtimeMs);
+    }
   }
   return newest;
 }
