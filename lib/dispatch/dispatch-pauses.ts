@@ -15,7 +15,9 @@ export const PAUSES_REFRESH_MS = 1_000;
 export class DispatchPauses {
   private known: readonly DispatchPause[] = [];
   private readAt = Number.NEGATIVE_INFINITY;
-  private reading?: Promise<readonly DispatchPause[]>;
+  /** Counts {@link forget}s: a read started before the last one may predate a change. */
+  private generation = 0;
+  private reading?: { readonly generation: number; readonly pauses: Promise<DispatchPause[]> };
 
   constructor(
     private readonly read: () => Promise<DispatchPause[]>,
@@ -40,8 +42,12 @@ export class DispatchPauses {
     return held;
   }
 
-  /** Reads the pauses again on the next check (this process changed them). */
+  /**
+   * Reads the pauses again on the next check (this process changed them). A read already under
+   * way may have begun before the change: neither it nor what it finds is used from now on.
+   */
   forget(): void {
+    this.generation += 1;
     this.readAt = Number.NEGATIVE_INFINITY;
   }
 
@@ -50,12 +56,21 @@ export class DispatchPauses {
     if (now - this.readAt < this.refreshMs) {
       return this.known;
     }
-    // NOTE: one read at a time; the events processed meanwhile wait for it.
-    this.reading ??= this.read().finally(() => {
-      this.reading = undefined;
-    });
-    this.known = await this.reading;
-    this.readAt = now;
-    return this.known;
+    const { generation } = this;
+    // NOTE: one read at a time per generation; the events processed meanwhile wait for it.
+    if (this.reading?.generation !== generation) {
+      const pauses = this.read();
+      this.reading = { generation, pauses };
+      const done = () => {
+        if (this.reading?.pauses === pauses) this.reading = undefined;
+      };
+      pauses.then(done, done);
+    }
+    const pauses = await this.reading.pauses;
+    if (generation === this.generation) {
+      this.known = pauses;
+      this.readAt = now;
+    }
+    return pauses;
   }
 }
