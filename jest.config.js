@@ -1,3 +1,16 @@
+// NOTE: the suites are compiled file by file, with no type check (`npm run typecheck` does that):
+// the options below are those of tsconfig.json that change the emitted code.
+const SWC = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    target: 'es2022',
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -5,7 +18,7 @@ module.exports = {
   roots: ['<rootDir>/lib', '<rootDir>/test'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+    '^.+\\.ts$': ['@swc/jest', SWC],
     '^.+\\.m?js$': '<rootDir>/test/support/esm-to-cjs.transform.js',
   },
   // NOTE: Nest 12 and some of what it loads ship ES modules only; see the transform's comment.

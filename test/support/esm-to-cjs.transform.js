@@ -1,9 +1,9 @@
 // Jest transform for the ES-module-only packages the suites load (Nest 12 and what it imports).
 // Node runs the compiled package's require() of them natively (require(esm), Node 20.19+), but
 // Jest's module runtime on Node 20 cannot: it needs CommonJS, so these files are rewritten to
-// CommonJS once and cached. The package's own code is compiled by ts-jest as before.
+// CommonJS once (by swc, as @swc/jest compiles the TypeScript) and cached.
 const { createHash } = require('node:crypto');
-const ts = require('typescript');
+const swc = require('@swc/core');
 
 const IMPORT_META = [
   [/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href"],
@@ -12,11 +12,11 @@ const IMPORT_META = [
   [/\bimport\.meta\.resolve\b/g, 'require.resolve'],
 ];
 
-const compilerOptions = {
-  module: ts.ModuleKind.CommonJS,
-  target: ts.ScriptTarget.ES2022,
-  esModuleInterop: true,
-  allowJs: true,
+const options = {
+  jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' },
+  module: { type: 'commonjs' },
+  swcrc: false,
+  configFile: false,
 };
 
 /** An ES module may bind `require` itself (`createRequire`); CommonJS already has one. */
@@ -32,12 +32,12 @@ module.exports = {
       (text, [pattern, value]) => text.replace(pattern, value),
       renameOwnRequire(source),
     );
-    return { code: ts.transpileModule(code, { fileName: path, compilerOptions }).outputText };
+    return { code: swc.transformSync(code, { ...options, filename: path }).code };
   },
   getCacheKey(source, path) {
     return createHash('sha256')
-      .update(ts.version)
-      .update('\0esm-to-cjs-4\0')
+      .update(swc.version)
+      .update('\0esm-to-cjs-5\0')
       .update(path)
       .update('\0')
       .update(source)
