@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
-# Runs README's test command as a newcomer does, on fresh clones of this repository's HEAD:
-# git clone, npm ci, npm test; optionally beside a CPU hog (one busy loop per core). Prints each
-# run's time and failing tests, and a summary line per run; exits 1 when any run failed.
+# Runs README's test command as a newcomer does, on fresh clones of this repository's HEAD (or of
+# --ref REV): git clone, npm ci, npm test; optionally beside a CPU hog (one busy loop per core).
+# Prints each run's time and failing tests, and a summary line per run; exits 1 when any failed.
 #
 #   scripts/test-fresh-clones.sh                 # three runs, each on its own fresh clone
 #   scripts/test-fresh-clones.sh --runs 1 --hog  # one run beside a busy loop on every core
 #   scripts/test-fresh-clones.sh --runs 3 --hog-last
+#   scripts/test-fresh-clones.sh --runs 1 --ref HEAD~20   # an earlier commit, for a before figure
 set -uo pipefail
 
 runs=3
 hog=none
 keep=false
+ref=HEAD
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --hog) hog=all; shift ;;
     --hog-last) hog=last; shift ;;
     --keep) keep=true; shift ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ref) ref="$2"; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-head="$(git -C "$repo" rev-parse --short HEAD)"
+head="$(git -C "$repo" rev-parse --short "$ref")" || { echo "unknown revision: $ref" >&2; exit 2; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/fresh-clones-XXXXXX")"
 summary="$work/summary.txt"
 hogs=()
@@ -47,7 +50,9 @@ for run in $(seq "$runs"); do
   with_hog=false
   if [ "$hog" = all ] || { [ "$hog" = last ] && [ "$run" = "$runs" ]; }; then with_hog=true; fi
   echo "== run $run of $runs on a fresh clone of $head$($with_hog && echo ', beside a CPU hog on every core')"
-  git clone -q "$repo" "$clone"
+  git clone -q "$repo" "$clone" && git -C "$clone" checkout -q "$head" || {
+    echo "could not clone $head into $clone"; failed=1; continue;
+  }
   (cd "$clone" && npm ci --no-audit --no-fund >"$work/run-$run.install.log" 2>&1) || {
     echo "npm ci failed: $work/run-$run.install.log"; failed=1; continue;
   }
