@@ -14,8 +14,13 @@
  * target and of PostgreSQL; for targets that store, rows stored against 2xx answered. The
  * table is printed and written with the JSON to bench/results/floor.{json,md}.
  *
+ * With `--parts`, it measures instead what parts of the answer path cost alone: the ingress-only
+ * sample on Express as it ships, then without its delivery journal, without its metrics, and
+ * without both (the Nest route that does nothing beside them), `--rounds` times in turn (default
+ * 3); a part's cost is the median app CPU per request with it less the median without it.
+ *
  * Options: --duration S (default 15), --connections N (default 50), --out FILE, --no-build (do
- * not rebuild dist/ and bench/dist/ when their sources are newer).
+ * not rebuild dist/ and bench/dist/ when their sources are newer), --parts, --rounds N.
  */
 const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
@@ -72,8 +77,42 @@ const FLOOR_TARGETS = [
   },
 ];
 
+/** The ingress-only sample on Express, as it ships and without each part `--parts` measures. */
+const PART_TARGETS = [
+  { ...FLOOR_TARGETS[4], id: 'parts-shipped', label: 'as shipped (journal line, metrics)' },
+  {
+    ...FLOOR_TARGETS[4],
+    id: 'parts-no-journal',
+    label: 'journal off',
+    env: { ...FLOOR_TARGETS[4].env, BENCH_JOURNAL: 'false' },
+    without: 'journal',
+  },
+  {
+    ...FLOOR_TARGETS[4],
+    id: 'parts-no-metrics',
+    label: 'metrics off',
+    env: { ...FLOOR_TARGETS[4].env, BENCH_METRICS: 'false' },
+    without: 'metrics',
+  },
+  {
+    ...FLOOR_TARGETS[4],
+    id: 'parts-neither',
+    label: 'journal and metrics off',
+    env: { ...FLOOR_TARGETS[4].env, BENCH_JOURNAL: 'false', BENCH_METRICS: 'false' },
+    without: 'journal and metrics',
+  },
+  { ...FLOOR_TARGETS[2], without: 'the package (verify, store, answer)' },
+];
+
 function parseArgs(argv) {
-  const options = { durationSec: 15, connections: 50, out: undefined, build: true };
+  const options = {
+    durationSec: 15,
+    connections: 50,
+    out: undefined,
+    build: true,
+    parts: false,
+    rounds: undefined,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const number = () => {
@@ -86,12 +125,18 @@ function parseArgs(argv) {
     };
     if (arg === '--duration') options.durationSec = number();
     else if (arg === '--connections') options.connections = number();
+    else if (arg === '--rounds') options.rounds = number();
+    else if (arg === '--parts') options.parts = true;
     else if (arg === '--out') {
       if (i + 1 >= argv.length) throw new Error('--out needs a file');
       options.out = argv[(i += 1)];
     } else if (arg === '--no-build') options.build = false;
     else throw new Error(`unknown option ${arg} (see the comment at the top of bench/floor.js)`);
   }
+  if (options.rounds !== undefined && !options.parts) {
+    throw new Error('--rounds applies to --parts only');
+  }
+  options.rounds ??= options.parts ? 3 : 1;
   return options;
 }
 
@@ -179,6 +224,43 @@ function table(results) {
   return lines.join('\n');
 }
 
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * The `--parts` table: per variant the median acks/s and app CPU per request over the rounds
+ * (with their range), and what the part it leaves out costs: the median with it, less this.
+ */
+function partsTable(results) {
+  const of = (id) => results.filter((r) => r.id === id && !r.error);
+  const cpu = (id) => median(of(id).map((r) => r.appCpuMsPerAck));
+  const shipped = of('parts-shipped').length > 0 ? cpu('parts-shipped') : undefined;
+  const lines = [
+    '| Variant | Acks/s | App CPU ms/req (range) | Part left out | Its cost, ms/req | Share of shipped |',
+    '|---|---:|---:|---|---:|---:|',
+  ];
+  for (const spec of PART_TARGETS) {
+    const runs = of(spec.id);
+    if (runs.length === 0) {
+      lines.push(`| ${spec.label} | failed | | | | |`);
+      continue;
+    }
+    const own = cpu(spec.id);
+    const range = runs.map((r) => r.appCpuMsPerAck);
+    const cost = spec.without && shipped !== undefined ? shipped - own : undefined;
+    lines.push(
+      `| ${spec.label} | ${Math.round(median(runs.map((r) => r.acksPerSec))).toLocaleString('en-US')} | ` +
+        `${own.toFixed(3)} (${Math.min(...range).toFixed(3)}-${Math.max(...range).toFixed(3)}) | ` +
+        `${spec.without ?? '–'} | ${cost === undefined ? '–' : cost.toFixed(3)} | ` +
+        `${cost === undefined ? '–' : `${Math.round((cost / shipped) * 100)} %`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (options.build) ensureBuilt((message) => console.log(message));
@@ -186,11 +268,20 @@ async function main() {
   const runDir = mkdtempSync(join(os.tmpdir(), 'bench-floor-'));
   const started = new Date();
   const results = [];
+  // NOTE: with --parts the variants run in turn, in the other order every second round, so a
+  // drift of the machine's speed over the run falls on each of them alike.
+  const order = [];
+  for (let round = 0; round < options.rounds; round += 1) {
+    const specs = options.parts ? PART_TARGETS : FLOOR_TARGETS;
+    order.push(
+      ...(round % 2 === 0 ? specs : [...specs].reverse()).map((spec) => ({ spec, round })),
+    );
+  }
   try {
-    for (const spec of FLOOR_TARGETS) {
-      console.log(`▶ ${spec.label}`);
+    for (const { spec, round } of order) {
+      console.log(`▶ ${spec.label}${options.rounds > 1 ? ` (round ${round + 1})` : ''}`);
       try {
-        const result = await measure(spec, options, adminUrl, runDir);
+        const result = { ...(await measure(spec, options, adminUrl, runDir)), round };
         results.push(result);
         console.log(
           `  ${result.acksPerSec.toLocaleString('en-US')} acks/s, p99 ${result.p99Ms} ms, ` +
@@ -215,11 +306,16 @@ async function main() {
     load: `wrk -t1 -c${options.connections} -d${options.durationSec}s, unique signed Stripe deliveries`,
     results,
   };
-  const markdown =
-    `## What bounds a receiver on Nest (${started.toISOString().slice(0, 16).replace('T', ' ')} UTC)\n\n` +
-    `Machine: ${report.machine}. Load: ${report.load}, each target after a 3 s warm-up.\n\n` +
-    `${table(results)}\n`;
-  const out = options.out ?? join(ROOT, 'bench', 'results', 'floor.json');
+  const when = started.toISOString().slice(0, 16).replace('T', ' ');
+  const markdown = options.parts
+    ? `## What the parts of the answer path cost (${when} UTC)\n\n` +
+      `Machine: ${report.machine}. Load: ${report.load}, each target after a 3 s warm-up, ` +
+      `${options.rounds} rounds in turn; medians.\n\n${partsTable(results)}\n`
+    : `## What bounds a receiver on Nest (${when} UTC)\n\n` +
+      `Machine: ${report.machine}. Load: ${report.load}, each target after a 3 s warm-up.\n\n` +
+      `${table(results)}\n`;
+  const out =
+    options.out ?? join(ROOT, 'bench', 'results', options.parts ? 'parts.json' : 'floor.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(out.replace(/\.json$/, '.md'), markdown);

@@ -3,6 +3,7 @@ import { WEBHOOKS_MODULE_OPTIONS, WebhooksModule } from 'nestjs-payment-webhooks
 import type {
   WebhookBatchOptions,
   WebhookDispatchOptions,
+  WebhookObservabilityOptions,
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
 import { AppModule } from '../../sample-app/src/app.module';
@@ -21,21 +22,28 @@ function isOptionsProvider(provider: Provider): provider is ValueProvider<Webhoo
   );
 }
 
-/** The shop's webhook module registration with these dispatcher settings, all else kept. */
-function withDispatch(imported: DynamicModule, dispatch: WebhookDispatchOptions): DynamicModule {
+/** What the runner changes in the shop's webhook options; the rest is the shop's. */
+interface OptionsPatch {
+  readonly dispatch: WebhookDispatchOptions;
+  readonly observability: WebhookObservabilityOptions;
+}
+
+/** The shop's webhook module registration with these settings, all else kept. */
+function withOptions(imported: DynamicModule, patch: OptionsPatch): DynamicModule {
   const providers = (imported.providers ?? []).map((provider) =>
     isOptionsProvider(provider)
       ? {
           ...provider,
           useValue: {
             ...provider.useValue,
-            dispatch: { ...provider.useValue.dispatch, ...dispatch },
+            dispatch: { ...provider.useValue.dispatch, ...patch.dispatch },
+            observability: { ...provider.useValue.observability, ...patch.observability },
           },
         }
       : provider,
   );
   if (!providers.some(isOptionsProvider)) {
-    throw new Error('BENCH_DISPATCH_*: the shop registers WebhooksModule asynchronously');
+    throw new Error('BENCH_*: the shop registers WebhooksModule asynchronously');
   }
   return { ...imported, providers };
 }
@@ -54,24 +62,37 @@ function dispatchFromEnv(): WebhookDispatchOptions {
 }
 
 /**
+ * The observability the runner asked for, from the environment: `BENCH_JOURNAL=false` turns
+ * the delivery journal off and `BENCH_METRICS=false` the metrics, to measure what each costs
+ * (`npm run bench:floor -- --parts`).
+ */
+function observabilityFromEnv(): WebhookObservabilityOptions {
+  return {
+    ...(process.env.BENCH_JOURNAL === 'false' ? { journal: false } : {}),
+    ...(process.env.BENCH_METRICS === 'false' ? { metrics: false } : {}),
+  };
+}
+
+/**
  * The sample shop exactly as `sample-app/src/main.ts` runs it (its database, endpoints, orders,
  * handlers, operations routes), plus the benchmark's handler and routes. With
  * `BENCH_DISPATCH_CONCURRENCY` set, the shop's webhook module runs its dispatcher with that
  * concurrency instead of its own setting; the runner sets it only when asked
  * (`--dispatch-concurrency`), and `BENCH_DISPATCH_BATCH` (`true` or JSON options) likewise
  * (`--dispatch-batch`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
- * ingress-only instance would (`npm run bench:floor`).
+ * ingress-only instance would (`npm run bench:floor`); `BENCH_JOURNAL` and `BENCH_METRICS` likewise
+ * (see {@link observabilityFromEnv}).
  */
 @Module({})
 export class BenchAppModule {
   static forRoot(): DynamicModule {
     const shop = AppModule.forRoot();
-    const dispatch = dispatchFromEnv();
+    const patch = { dispatch: dispatchFromEnv(), observability: observabilityFromEnv() };
     const imports =
-      Object.keys(dispatch).length > 0
+      Object.keys(patch.dispatch).length + Object.keys(patch.observability).length > 0
         ? (shop.imports ?? []).map((imported) =>
             (imported as DynamicModule).module === WebhooksModule
-              ? withDispatch(imported as DynamicModule, dispatch)
+              ? withOptions(imported as DynamicModule, patch)
               : imported,
           )
         : shop.imports;
