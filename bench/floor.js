@@ -29,6 +29,7 @@ const { deliverySequence } = require('./lib/events');
 const { runWrk, writeDeliveryFile } = require('./lib/load');
 const { startCpuMeter } = require('./lib/cpu');
 const { round } = require('./lib/stats');
+const { positiveWhole } = require('./lib/args');
 const { ensureBuilt } = require('./lib/build');
 const { ROOT, TARGETS, postgresAdminUrl, startTarget, stopAll, sleep } = require('./lib/targets');
 
@@ -115,14 +116,7 @@ function parseArgs(argv) {
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
-    const number = () => {
-      const value = Number(argv[i + 1]);
-      if (!Number.isInteger(value) || value <= 0) {
-        throw new Error(`${arg} needs a positive whole number, got "${argv[i + 1]}"`);
-      }
-      i += 1;
-      return value;
-    };
+    const number = () => positiveWhole(arg, argv[(i += 1)]);
     if (arg === '--duration') options.durationSec = number();
     else if (arg === '--connections') options.connections = number();
     else if (arg === '--rounds') options.rounds = number();
