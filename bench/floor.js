@@ -78,31 +78,33 @@ const FLOOR_TARGETS = [
   },
 ];
 
+/** A target of {@link FLOOR_TARGETS} by its id. */
+function floorTarget(id) {
+  return FLOOR_TARGETS.find((spec) => spec.id === id);
+}
+
+/**
+ * The ingress-only sample on Express with the parts `without` names turned off (none: as it
+ * ships), for `--parts`.
+ */
+function sampleWithout(id, without, off) {
+  const sample = floorTarget('ingress-express');
+  return {
+    ...sample,
+    id,
+    label: without ? `${without} off` : 'as shipped (journal line, metrics)',
+    env: { ...sample.env, ...Object.fromEntries(off.map((name) => [name, 'false'])) },
+    without,
+  };
+}
+
 /** The ingress-only sample on Express, as it ships and without each part `--parts` measures. */
 const PART_TARGETS = [
-  { ...FLOOR_TARGETS[4], id: 'parts-shipped', label: 'as shipped (journal line, metrics)' },
-  {
-    ...FLOOR_TARGETS[4],
-    id: 'parts-no-journal',
-    label: 'journal off',
-    env: { ...FLOOR_TARGETS[4].env, BENCH_JOURNAL: 'false' },
-    without: 'journal',
-  },
-  {
-    ...FLOOR_TARGETS[4],
-    id: 'parts-no-metrics',
-    label: 'metrics off',
-    env: { ...FLOOR_TARGETS[4].env, BENCH_METRICS: 'false' },
-    without: 'metrics',
-  },
-  {
-    ...FLOOR_TARGETS[4],
-    id: 'parts-neither',
-    label: 'journal and metrics off',
-    env: { ...FLOOR_TARGETS[4].env, BENCH_JOURNAL: 'false', BENCH_METRICS: 'false' },
-    without: 'journal and metrics',
-  },
-  { ...FLOOR_TARGETS[2], without: 'the package (verify, store, answer)' },
+  sampleWithout('parts-shipped', undefined, []),
+  sampleWithout('parts-no-journal', 'journal', ['BENCH_JOURNAL']),
+  sampleWithout('parts-no-metrics', 'metrics', ['BENCH_METRICS']),
+  sampleWithout('parts-neither', 'journal and metrics', ['BENCH_JOURNAL', 'BENCH_METRICS']),
+  { ...floorTarget('floor-express'), without: 'the package (verify, store, answer)' },
 ];
 
 function parseArgs(argv) {

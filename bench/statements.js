@@ -15,7 +15,14 @@
 const { positiveWhole } = require('./lib/args');
 const { ensureBuilt } = require('./lib/build');
 const { signedDelivery, STRIPE_PATH } = require('./lib/events');
-const { TARGETS, postgresAdminUrl, startTarget, stopAll, sleep } = require('./lib/targets');
+const {
+  TARGETS,
+  postgresAdminUrl,
+  startTarget,
+  stopAll,
+  sleep,
+  withDatabase,
+} = require('./lib/targets');
 const { mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const { join } = require('node:path');
@@ -70,9 +77,9 @@ async function main() {
   const runDir = mkdtempSync(join(os.tmpdir(), 'bench-statements-'));
   const spec = TARGETS['pg-express'];
   const target = await startTarget(spec, { adminUrl, runDir });
-  const url = new URL(adminUrl);
-  url.pathname = `/${target.database.name}`;
-  const client = new Client({ connectionString: url.toString() });
+  const client = new Client({
+    connectionString: withDatabase(adminUrl, target.database.name),
+  });
   try {
     await client.connect();
     await sleep(STATS_FLUSH_MS);

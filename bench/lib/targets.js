@@ -564,6 +564,7 @@ module.exports = {
   TARGETS,
   postgresAdminUrl,
   adminQuery,
+  withDatabase,
   startTarget,
   rssBytes,
   sleep,
