@@ -33,7 +33,22 @@ export class FencedRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   private manager?: EntityManager;
 
-  constructor(target: QueryRunner) {
+  /** Whether the handler has sent a statement (after `open`, when given, ran). */
+  get used(): boolean {
+    return this.opening !== undefined;
+  }
+
+  private opening?: Promise<void>;
+
+  /**
+   * @param cutOff what a statement sent after {@link close} fails with.
+   * @param open runs once before the handler's first statement (opens its savepoint).
+   */
+  constructor(
+    target: QueryRunner,
+    private readonly cutOff = HANDLER_CUT_OFF,
+    private readonly open: () => Promise<void> = async () => undefined,
+  ) {
     this.runner = new Proxy(target, {
       get: (own, property, receiver) => {
         if (property === 'query') {
@@ -70,9 +85,12 @@ export class FencedRunner {
 
   private query(own: QueryRunner, receiver: QueryRunner, args: unknown[]): Promise<unknown> {
     if (this.closed) {
-      return Promise.reject(new HandlerCutOffError(HANDLER_CUT_OFF));
+      return Promise.reject(new HandlerCutOffError(this.cutOff));
     }
-    const sent = (own.query as (...values: unknown[]) => Promise<unknown>).apply(receiver, args);
+    this.opening ??= this.open();
+    const sent = this.opening.then(() =>
+      (own.query as (...values: unknown[]) => Promise<unknown>).apply(receiver, args),
+    );
     this.inFlight.add(sent);
     sent.then(
       () => this.inFlight.delete(sent),

@@ -1,8 +1,7 @@
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { BatchEnd, settleInOneStatement, settleStepByStep } from './batch-end';
-import { FencedRunner } from './fenced-runner';
 import { HandlerLedger } from './handler-ledger';
-import { HANDLER_LEFT_TRANSACTION_ABORTED } from './handler-batches.messages';
+import { runInSavepoint, SAVEPOINT, savepointStatements } from './savepoint-run';
 import { parameterList, StoreConnection } from './store-connection';
 import { inTransaction } from './transactions';
 import { HandlerRunOutcome, HandlerSettlement } from './ports/inbox-worker.port';
@@ -41,9 +40,6 @@ type RunResult =
   /** Not started: the batch was open past the bound; it goes to the next batch. */
   | { readonly kind: 'deferred' };
 
-/** The savepoint each run of a batch sits in (one at a time, so one name serves). */
-const SAVEPOINT = 'payment_webhooks_run';
-
 function ledgerKey(eventId: string, handlerKey: string): string {
   return `${eventId}\u0000${handlerKey}`;
 }
@@ -56,7 +52,7 @@ function ledgerKey(eventId: string, handlerKey: string): string {
  * of the runs that did not finish, and settles the events whose last handler ran. The commit is
  * when every run of the batch counts; until then none does, so a crash anywhere before it loses
  * no event and runs nothing twice. A handler that holds the batch longer than `handlerBoundMs` is
- * cut off (see {@link FencedRunner}) and runs again on its own.
+ * cut off (see `runInSavepoint()`) and runs again on its own.
  */
 export class HandlerBatches {
   private queue: QueuedRun[] = [];
@@ -178,7 +174,8 @@ export class HandlerBatches {
         results.set(run, { kind: 'deferred' });
         continue;
       }
-      await this.savepointStatements(
+      await savepointStatements(
+        this.connection,
         runner,
         inSavepoint
           ? [`RELEASE SAVEPOINT ${SAVEPOINT}`, `SAVEPOINT ${SAVEPOINT}`]
@@ -190,10 +187,14 @@ export class HandlerBatches {
             : [`SAVEPOINT ${SAVEPOINT}`],
       );
       inSavepoint = true;
-      results.set(run, await this.runInSavepoint(runner, run));
+      results.set(
+        run,
+        await runInSavepoint(this.connection, runner, run.work, this.settings.handlerBoundMs),
+      );
     }
     if (inSavepoint) {
-      await this.savepointStatements(
+      await savepointStatements(
+        this.connection,
         runner,
         postgres
           ? [`RELEASE SAVEPOINT ${SAVEPOINT}`, 'SET LOCAL statement_timeout TO DEFAULT']
@@ -202,23 +203,6 @@ export class HandlerBatches {
     }
     const settled = await this.finish(manager, claimed, results);
     return { results, settled };
-  }
-
-  /**
-   * Statements without parameters between the runs: one round trip on PostgreSQL (a text of
-   * several statements), one by one on SQLite, whose driver takes one at a time.
-   */
-  private async savepointStatements(
-    runner: QueryRunner,
-    statements: readonly string[],
-  ): Promise<void> {
-    if (this.connection.dialect.kind === 'postgres') {
-      await runner.query(statements.join('; '));
-      return;
-    }
-    for (const statement of statements) {
-      await runner.query(statement);
-    }
   }
 
   /**
@@ -274,65 +258,6 @@ export class HandlerBatches {
     return String(this.ledger.fitted('handlerKey', run.handlerKey));
   }
 
-  /**
-   * Runs one handler on a fenced view of the batch's runner, for up to `handlerBoundMs`. A run
-   * that throws, or is cut off, is rolled back to its savepoint once its last statement ended.
-   */
-  private async runInSavepoint(runner: QueryRunner, run: QueuedRun): Promise<RunResult> {
-    const fence = new FencedRunner(runner);
-    const manager = this.connection.dataSource.createEntityManager(fence.runner);
-    const first = Promise.resolve().then(() => run.work(manager));
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<{ readonly cut: true }>((resolve) => {
-      timer = setTimeout(() => resolve({ cut: true }), this.settings.handlerBoundMs);
-    });
-    let result: RunResult;
-    try {
-      const ended = await Promise.race([first.then((outcome) => ({ outcome })), bound]);
-      result = 'cut' in ended ? { kind: 'cut', first } : { kind: 'ran', outcome: ended.outcome };
-    } catch (error) {
-      result = { kind: 'failed', error };
-    } finally {
-      clearTimeout(timer);
-    }
-    fence.close();
-    await fence.idle();
-    if (fence.timedOut) {
-      // NOTE: `statement_timeout` stopped the handler: that is the bound, not its failure.
-      result = { kind: 'cut', first };
-    } else if (result.kind === 'ran' && fence.failed !== undefined) {
-      result = await this.checkStillUsable(runner, fence.failed, result);
-    }
-    if (result.kind !== 'ran') {
-      await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-    }
-    return result;
-  }
-
-  /**
-   * A handler that caught the failure of one of its statements and returned: on PostgreSQL that
-   * failure may have left the transaction aborted, which would fail the whole batch; then the
-   * run fails with it instead, and is rolled back to its savepoint.
-   */
-  private async checkStillUsable(
-    runner: QueryRunner,
-    statementError: unknown,
-    ran: RunResult,
-  ): Promise<RunResult> {
-    if (this.connection.dialect.kind !== 'postgres') {
-      return ran;
-    }
-    try {
-      await runner.query('SELECT 1');
-      return ran;
-    } catch {
-      const error = new Error(HANDLER_LEFT_TRANSACTION_ABORTED(describe(statementError)), {
-        cause: statementError,
-      });
-      return { kind: 'failed', error };
-    }
-  }
-
   /** Ends the batch (see `settleInOneStatement()`); returns the ids of the events it settled. */
   private async finish(
     manager: EntityManager,
@@ -364,10 +289,6 @@ export class HandlerBatches {
       this.connection.dialect.kind === 'postgres' ? settleInOneStatement : settleStepByStep;
     return settle(this.connection, this.ledger, manager, new Date(), end);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function compare(a: string, b: string): number {
