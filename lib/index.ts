@@ -22,6 +22,7 @@ export type {
   WebhooksModuleOptions,
   WebhookDispatchOptions,
   WebhookBatchOptions,
+  WebhookInlineOptions,
   WebhookRetryOptions,
   WebhookReconciliationSchedule,
   WebhookRetentionOptions,

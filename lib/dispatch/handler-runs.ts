@@ -10,6 +10,7 @@ import { webhookTracing, WebhookTracing } from '../telemetry/tracing';
 import type { InboxEvent } from '../store/ports/inbox-event';
 import { InboxWorker } from '../store/ports';
 import { HandlerRunOutcome, HandlerSettlement } from '../store/ports/inbox-worker.port';
+import { InlineRunDeferred } from '../store/ports/inline-run';
 import { Clock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { describeError, describeWithStack } from './handler-failure';
@@ -40,6 +41,11 @@ export interface HandlerRunsInput {
    * even when every handler that ran succeeded.
    */
   readonly paused?: boolean;
+  /**
+   * Runs each handler instead of the worker's `runHandler()`: inside the delivery's transaction
+   * when the event settles on the answer path (see `InlineSession`).
+   */
+  readonly runHandler?: InboxWorker['runHandler'];
 }
 
 /** How the handlers of one event ran. */
@@ -50,6 +56,11 @@ export interface HandlerRunsResult {
   readonly failures: readonly HandlerFailure[];
   /** The outcomes the handlers reported (now and on earlier attempts), sorted and joined. */
   readonly outcome: string | null;
+  /**
+   * Set when a handler's run did not count and the handlers after it did not start (see
+   * {@link InlineRunDeferred}): ends when that run's code has returned.
+   */
+  readonly deferred?: Promise<unknown>;
 }
 
 /** The outcomes handlers of one event reported, as kept on the event. */
@@ -137,6 +148,9 @@ export class HandlerRuns {
           return { settled: true, failures, outcome: outcomes.summary() };
         }
       } catch (error) {
+        if (error instanceof InlineRunDeferred) {
+          return { settled: false, failures, outcome: outcomes.summary(), deferred: error.first };
+        }
         failures.push({ key: handler.key, error, startedAt, finishedAt: this.clock.now() });
       }
     }
@@ -170,8 +184,9 @@ export class HandlerRuns {
     });
     const traceId = span?.traceId ?? trace?.traceId;
     let reported: string | undefined;
+    const runHandler = input.runHandler ?? this.worker.runHandler.bind(this.worker);
     const run = () =>
-      this.worker.runHandler(
+      runHandler(
         entity.id,
         handler.key,
         attempt,
@@ -199,6 +214,14 @@ export class HandlerRuns {
       return { outcome, reported };
     } catch (error) {
       const ms = this.clock.now().getTime() - started;
+      if (error instanceof InlineRunDeferred) {
+        // NOTE: not a failure: the run goes on in the background, where its attempt is reported.
+        span?.end('deferred');
+        this.logger.debug(
+          `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=deferred ms=${ms}`,
+        );
+        throw error;
+      }
       span?.fail(error);
       this.report(entity, handler, attempt, 'failed', ms, describeError(error));
       this.logger.warn(

@@ -18,7 +18,8 @@ import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
 import { DispatchPauses } from './dispatch-pauses';
 import { errorClassOf, errorFingerprint, readableError } from './error-fingerprint';
-import { HandlerRuns } from './handler-runs';
+import { HandlerRuns, HandlerRunsResult } from './handler-runs';
+import type { InlineEnd, InlineSession } from '../store/ports/inline-run';
 import { providerConfirms } from './provider-answer';
 import { AttemptResult, decideSettlement, Settlement } from './settlement';
 import { fetchedStatusOf, statusQuery } from './stored-event';
@@ -42,8 +43,16 @@ type Preparation =
     }
   | { readonly result: AttemptResult };
 
+/** An event's attempt inside the transaction that stored it, as `runInline()` ran it. */
+export interface InlineAttempt {
+  readonly entity: InboxEvent;
+  readonly startedAt: Date;
+  readonly end: InlineEnd;
+  readonly ran?: HandlerRunsResult;
+}
+
 /** Payment and refund events can be checked against the provider; disputes and natives are not. */
-function isVerifiable(type: string): boolean {
+export function isVerifiable(type: string): boolean {
   return isPaymentEventType(type) && (type.startsWith('payment.') || type.startsWith('refund.'));
 }
 
@@ -135,6 +144,69 @@ export class WebhookEventProcessor {
       failures: ran.failures,
       outcome: ran.outcome,
       providerStatus: prepared.verified?.status ?? null,
+    });
+  }
+
+  /**
+   * Runs a fresh event's `handlers` inside the transaction that stores it (see
+   * {@link InlineSession}), at attempt 1, for `workerId`. An event whose payment has an earlier
+   * event still to run is left queued, before any handler runs.
+   */
+  async runInline(
+    session: InlineSession,
+    endpoint: WebhookEndpoint,
+    handlers: readonly RegisteredWebhookHandler[],
+    workerId: string,
+  ): Promise<InlineAttempt> {
+    const entity = session.event;
+    const startedAt = this.clock.now();
+    if (endpoint.orderPerPayment && entity.paymentRef !== null) {
+      if (await session.earlierUnsettled()) {
+        return { entity, startedAt, end: { kind: 'queued' } };
+      }
+    }
+    const ran = await this.runs.run({
+      entity,
+      endpoint,
+      attempt: entity.attempts,
+      handlers,
+      verified: null,
+      workerId,
+      released: () => false,
+      runHandler: session.runHandler,
+    });
+    const end: InlineEnd =
+      ran.failures.length === 0 && ran.deferred === undefined
+        ? { kind: 'processed', outcome: ran.outcome }
+        : { kind: 'held', workerId, leaseMs: this.options.dispatch.leaseMs };
+    return { entity, startedAt, end, ran };
+  }
+
+  /** Reports an inline attempt that processed its event, once its transaction committed. */
+  reportInline({ entity, end }: InlineAttempt): void {
+    if (end.kind === 'processed') {
+      this.reportSettled(entity, entity.attempts, { status: 'processed', outcome: end.outcome });
+    }
+  }
+
+  /**
+   * Goes on with an inline attempt that left its event held, once its transaction committed,
+   * under `lease`: a deferred run's event is processed on once that run has returned; else the
+   * event is settled with the failures, as any attempt is.
+   */
+  async continueInline(
+    { entity, startedAt, ran }: InlineAttempt,
+    lease: EventLease,
+  ): Promise<Settlement | void> {
+    if (ran?.deferred) {
+      await ran.deferred.catch(() => undefined);
+      return this.process(entity, lease);
+    }
+    return this.settle(entity, entity.attempts, lease, startedAt, {
+      kind: 'handled',
+      failures: ran?.failures ?? [],
+      outcome: ran?.outcome ?? null,
+      providerStatus: null,
     });
   }
 

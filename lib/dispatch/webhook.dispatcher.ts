@@ -28,7 +28,7 @@ export class WebhookDispatcher {
   private readonly released = new Set<string>();
   private readonly lease: EventLease;
   private readonly orderedEndpoints: readonly string[];
-  private running = false;
+  private isRunning = false;
   private loop?: Promise<void>;
   private readonly wakeups: InboxWakeups;
   private slotWaiter?: { readonly slots: number; readonly resolve: () => void };
@@ -51,10 +51,10 @@ export class WebhookDispatcher {
 
   /** Starts claiming events (the module does it at bootstrap unless `dispatch.enabled` is false). */
   start(): void {
-    if (this.running) {
+    if (this.isRunning) {
       return;
     }
-    this.running = true;
+    this.isRunning = true;
     this.released.clear();
     this.wakeups.listen();
     const { leaseMs } = this.options.dispatch;
@@ -71,10 +71,10 @@ export class WebhookDispatcher {
    * the events still held back to the inbox so another worker can take them at once.
    */
   async stop(): Promise<void> {
-    if (!this.running) {
+    if (!this.isRunning) {
       return;
     }
-    this.running = false;
+    this.isRunning = false;
     await this.wakeups.close();
     this.slotWaiter?.resolve();
     this.slotWaiter = undefined;
@@ -82,6 +82,20 @@ export class WebhookDispatcher {
     await this.drain();
     clearInterval(this.heartbeat);
     await this.releaseHeld();
+  }
+
+  /** Whether it runs handlers now: started, and not stopping. */
+  get running(): boolean {
+    return this.isRunning;
+  }
+
+  /**
+   * Takes on an event this worker holds without having claimed it (an inline attempt left it
+   * unfinished): `work` runs under this worker's lease, renewed while it runs, and counts among
+   * the events running, so shutdown waits for it and gives it back when it outlasts the wait.
+   */
+  adopt(id: string, work: (lease: EventLease) => Promise<unknown>): void {
+    this.hold(id, work(this.lease));
   }
 
   /** Asks the loop to look for due events now (called after a local insert). */
@@ -95,7 +109,7 @@ export class WebhookDispatcher {
     // slots are free, so a backlog costs one claim per concurrency/2 events, not one per event.
     const refillAt = Math.max(1, Math.floor(concurrency / 2));
     let expiredCheckedAt = 0;
-    while (this.running) {
+    while (this.isRunning) {
       this.wakeups.clear();
       const capacity = concurrency - this.inFlight.size;
       let claimed = 0;
@@ -109,7 +123,7 @@ export class WebhookDispatcher {
         }
         claimed = got ?? 0;
       }
-      if (!this.running) {
+      if (!this.isRunning) {
         break;
       }
       if (claimed > 0 && claimed === capacity) {
@@ -146,7 +160,7 @@ export class WebhookDispatcher {
   /** Resolves once at least `slots` of the concurrency are free (or the dispatcher stops). */
   private slotsFree(slots: number): Promise<void> {
     const { concurrency } = this.options.dispatch;
-    if (concurrency - this.inFlight.size >= slots || !this.running) {
+    if (concurrency - this.inFlight.size >= slots || !this.isRunning) {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
@@ -155,21 +169,25 @@ export class WebhookDispatcher {
   }
 
   private track(event: InboxEvent): void {
-    const work = this.processor
-      .process(event, this.lease)
+    this.hold(event.id, this.processor.process(event, this.lease));
+  }
+
+  /** Counts `running` among the events in flight until it ends. */
+  private hold(id: string, running: Promise<unknown>): void {
+    const work = running
       .catch((error: unknown) => {
         // NOTE: the event stays claimed; its lease expires and it is retried, never lost.
-        this.logger.error(`Settling event ${event.id} failed: ${describeError(error)}`);
+        this.logger.error(`Settling event ${id} failed: ${describeError(error)}`);
       })
       .finally(() => {
-        this.inFlight.delete(event.id);
+        this.inFlight.delete(id);
         const waiter = this.slotWaiter;
         if (waiter && this.options.dispatch.concurrency - this.inFlight.size >= waiter.slots) {
           this.slotWaiter = undefined;
           waiter.resolve();
         }
       });
-    this.inFlight.set(event.id, work);
+    this.inFlight.set(id, work);
   }
 
   /** Waits for the running events to finish, for up to `shutdownTimeoutMs`. */

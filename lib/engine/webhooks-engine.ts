@@ -6,6 +6,7 @@ import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
 import { WebhookEventProcessor } from '../dispatch/webhook-event.processor';
 import { OpenWebhookTransport } from '../dispatch/webhook-transport';
+import { InlineDispatch } from '../dispatch/inline-dispatch';
 import { systemClock } from '../dispatch/clock';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
@@ -89,7 +90,6 @@ export class WebhooksEngine {
       ...[...options.endpoints.values()].map((endpoint) => endpoint.provider.kind),
       ...PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind),
     ]);
-    this.ingress = new WebhookIngress(options, store, this.registry, this.signal, this.telemetry);
     const logger = new SafeLogger('WebhookDispatcher');
     const processor = new WebhookEventProcessor(
       store,
@@ -99,6 +99,14 @@ export class WebhooksEngine {
       logger,
     );
     this.dispatcher = new WebhookDispatcher(store, processor, this.signal, options, logger);
+    this.ingress = new WebhookIngress(
+      options,
+      store,
+      this.registry,
+      this.signal,
+      this.telemetry,
+      new InlineDispatch(options, store, this.registry, processor, this.dispatcher, this.telemetry),
+    );
     this.transport =
       options.dispatch.transport?.open({
         worker: store,

@@ -7,6 +7,7 @@ import {
   WebhookEndpoint,
 } from '../providers/webhook-provider.interface';
 import { InboxSignal } from '../store/inbox-signal';
+import type { InlineDispatch } from '../dispatch/inline-dispatch';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
 import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/ports/inbox-writer.port';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
@@ -36,8 +37,9 @@ import type { BodyBounds } from './body-stream';
 import type { VerifiedDelivery, WebhookDelivery, WebhookDeliveryHead } from './webhook-delivery';
 
 /**
- * Verify, normalize, store, answer: the request path. Nothing here runs a handler; the
- * answer goes out as soon as the event is committed.
+ * Verify, normalize, store, answer: the request path. The answer goes out as soon as the event
+ * is committed; with `dispatch.inline`, a fresh event's handlers run in that same transaction
+ * first, through dispatch's {@link InlineDispatch}.
  */
 export class WebhookIngress {
   private readonly logger = new SafeLogger('WebhookIngress');
@@ -48,6 +50,7 @@ export class WebhookIngress {
     private readonly registry: WebhookHandlerRegistry,
     private readonly signal: InboxSignal,
     private readonly telemetry: WebhookTelemetry,
+    private readonly inline?: InlineDispatch,
     private readonly spans = new DeliverySpans(),
   ) {}
 
@@ -166,7 +169,9 @@ export class WebhookIngress {
     const span = this.spans.of(delivery);
     let results: RecordResult[];
     try {
-      results = span ? await span.within(() => this.record(events)) : await this.record(events);
+      results = span
+        ? await span.within(() => this.record(endpoint, events))
+        : await this.record(endpoint, events);
     } catch (error) {
       this.journal(delivery, 'store_failed', 503, {
         eventIds: events.map((event) => event.eventId),
@@ -176,6 +181,7 @@ export class WebhookIngress {
     }
     span?.stored();
     let fresh = 0;
+    let queued = false;
     results.forEach((result, i) => {
       const event = events[i];
       if (result.duplicate && !result.sameBody) {
@@ -186,6 +192,7 @@ export class WebhookIngress {
       }
       if (!result.duplicate && event.status === 'pending') {
         fresh += 1;
+        queued ||= result.status === 'pending';
       }
     });
     const decision: DeliveryDecision =
@@ -200,17 +207,25 @@ export class WebhookIngress {
       types: events.map((event) => event.type),
       paymentRefs: events.flatMap((event) => (event.paymentRef === null ? [] : [event.paymentRef])),
     });
-    if (fresh > 0) {
+    if (queued) {
       this.signal.notify();
     }
     return verified.acknowledgement ?? endpoint.acknowledgement;
   }
 
-  /** Stores the events of a delivery. */
-  private async record(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
-    return events.length === 1
-      ? [await this.store.record(events[0])]
-      : this.store.recordAll(events);
+  /**
+   * Stores the events of a delivery; a single fresh one settles on the answer path when it can
+   * (see {@link InlineDispatch}).
+   */
+  private async record(
+    endpoint: WebhookEndpoint,
+    events: readonly NewWebhookEvent[],
+  ): Promise<RecordResult[]> {
+    if (events.length > 1) {
+      return this.store.recordAll(events);
+    }
+    const settled = await this.inline?.record(endpoint, events[0]);
+    return [settled ?? (await this.store.record(events[0]))];
   }
 
   /** Answers a delivery whose every notification the endpoint does not take, storing nothing. */

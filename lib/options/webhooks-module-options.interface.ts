@@ -47,6 +47,29 @@ export interface WebhookBatchOptions {
   handlerBoundMs?: number;
 }
 
+/** How fresh events settle on the answer path (`dispatch.inline`). */
+export interface WebhookInlineOptions {
+  /**
+   * How long a delivery's transaction may run the event's handlers before it commits and
+   * answers, in ms. A handler still running then is cut off: its writes are rolled back to its
+   * SAVEPOINT, any statement it sends afterwards fails, the handlers after it do not start, and
+   * the event runs on in the background once that run has returned. On PostgreSQL each statement
+   * of the handlers also runs with this `statement_timeout`.
+   * @default 250
+   */
+  boundMs?: number;
+  /**
+   * A handler whose runs in this process have lately taken longer than this on average, in
+   * ms, runs in the background: its events are stored and answered, not settled on arrival.
+   * The handlers of one delivery's transaction run one after the other, so a slow one would
+   * hold up the answers of the deliveries that share it. The average weighs each new run a
+   * fifth, over the handler's runs inline and in the background, so it follows a handler that
+   * turns slow or quick again.
+   * @default 10
+   */
+  slowHandlerMs?: number;
+}
+
 /** Background dispatch settings. */
 export interface WebhookDispatchOptions {
   /**
@@ -94,6 +117,22 @@ export interface WebhookDispatchOptions {
    * @default false
    */
   batch?: boolean | WebhookBatchOptions;
+  /**
+   * Settles fresh events on the answer path: a delivery's event is stored, its handlers run
+   * (each in its own SAVEPOINT, `ctx.manager` on the delivery's transaction), and the event is
+   * marked processed, all in one transaction that commits before the answer, within `boundMs`.
+   * Deliveries arriving together share that transaction. What cannot finish there goes to the
+   * background as before: a handler that throws (its own writes rolled back, the others' kept;
+   * only it is retried), one cut off at the bound, a paused handler, one lately slower than
+   * `slowHandlerMs`, an event with an earlier unsettled event of its payment
+   * (`orderPerPayment`), an endpoint that asks the provider (`verifyWithProvider`), a delivery
+   * of several events, another transport, an instance with `enabled: false`, and on SQLite a file
+   * another process holds. Until the commit no other connection sees the event: keep it off when
+   * handlers hand the event to a reader outside `ctx.manager`, or wait on slow services (the
+   * answer waits for them, up to the bound). `true` takes the defaults.
+   * @default false
+   */
+  inline?: boolean | WebhookInlineOptions;
   /**
    * Pauses a handler on an endpoint after this many failed attempts of it in a row (counted by
    * each process that runs handlers; a success starts the count again), as `pause` would: its

@@ -19,6 +19,7 @@ describe('resolveWebhooksOptions', () => {
       maxDelayMs: 10_800_000,
       transport: null,
       batch: null,
+      inline: null,
       pauseAfterFailures: 0,
     });
     expect(resolved.trustProxy).toBe(false);
@@ -43,6 +44,27 @@ describe('resolveWebhooksOptions', () => {
   ])('refuses dispatch.batch %j, naming %s', (value, option) => {
     expect(() =>
       resolveWebhooksOptions({ endpoints: [stripe], dispatch: { batch: value as never } }),
+    ).toThrow(new RegExp(`\`${option.replace(/\./g, '\\.')}\``));
+  });
+
+  it('fills the defaults of dispatch.inline: true and keeps what is given', () => {
+    const inline = (value: unknown) =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { inline: value as never } }).dispatch
+        .inline;
+    expect(inline(true)).toEqual({ boundMs: 250, slowHandlerMs: 10 });
+    expect(inline(false)).toBeNull();
+    expect(inline({ boundMs: 40 })).toEqual({ boundMs: 40, slowHandlerMs: 10 });
+    expect(inline({ slowHandlerMs: 3 })).toEqual({ boundMs: 250, slowHandlerMs: 3 });
+  });
+
+  it.each([
+    ['on', 'dispatch.inline'],
+    [{ boundMs: 0 }, 'dispatch.inline.boundMs'],
+    [{ boundMs: 2.5 }, 'dispatch.inline.boundMs'],
+    [{ slowHandlerMs: -1 }, 'dispatch.inline.slowHandlerMs'],
+  ])('refuses dispatch.inline %j, naming %s', (value, option) => {
+    expect(() =>
+      resolveWebhooksOptions({ endpoints: [stripe], dispatch: { inline: value as never } }),
     ).toThrow(new RegExp(`\`${option.replace(/\./g, '\\.')}\``));
   });
 

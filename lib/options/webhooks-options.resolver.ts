@@ -19,7 +19,7 @@ import {
   NOT_AN_ENDPOINT,
   NO_ENDPOINTS,
 } from './options.messages';
-import type { ResolvedDispatchOptions } from '../dispatch/dispatch-settings';
+import type { InlineSettings, ResolvedDispatchOptions } from '../dispatch/dispatch-settings';
 import type { WebhookTransport } from '../dispatch/webhook-transport';
 
 /** Options with every default filled in, checked once at startup. */
@@ -69,6 +69,22 @@ function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSetti
     size: positiveInteger('dispatch.batch.size', given.size, 8),
     waitMs,
     handlerBoundMs: positiveInteger('dispatch.batch.handlerBoundMs', given.handlerBoundMs, 250),
+  };
+}
+
+function resolveInline(inline: WebhookDispatchOptions['inline']): InlineSettings | null {
+  if (inline === undefined || inline === false) {
+    return null;
+  }
+  if (inline !== true && (typeof inline !== 'object' || inline === null)) {
+    throw new WebhookConfigurationError(
+      INVALID_OPTION('dispatch.inline', 'true, false or { boundMs, slowHandlerMs }', inline),
+    );
+  }
+  const given = inline === true ? {} : inline;
+  return {
+    boundMs: positiveInteger('dispatch.inline.boundMs', given.boundMs, 250),
+    slowHandlerMs: positiveInteger('dispatch.inline.slowHandlerMs', given.slowHandlerMs, 10),
   };
 }
 
@@ -133,6 +149,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       maxDelayMs: positiveInteger('dispatch.retry.maxDelayMs', retry.maxDelayMs, 10_800_000),
       transport: resolveTransport(dispatch.transport),
       batch: resolveBatch(dispatch.batch),
+      inline: resolveInline(dispatch.inline),
       pauseAfterFailures:
         dispatch.pauseAfterFailures === undefined || dispatch.pauseAfterFailures === 0
           ? 0

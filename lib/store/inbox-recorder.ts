@@ -13,7 +13,7 @@ import { dedupKeyOf, dedupKeyOfRow, INSERT_COLUMNS } from './inbox-columns';
 import { InboxNotifications } from './inbox-notifications';
 import { IngressConnections } from './ingress-connections';
 import { retryWhileBusy } from './sqlite-busy';
-import { StoreConnection } from './store-connection';
+import { parameterList, StoreConnection } from './store-connection';
 import { queueNew } from './work-rows';
 import { storedBodyText } from './stored-body';
 import { inTransaction } from './transactions';
@@ -25,9 +25,22 @@ import { NewWebhookEvent, RecordResult } from './ports/inbox-writer.port';
 const RECORDED_COLUMNS = 'id, endpoint, tenant, event_id, status, delivery_count, body_sha256';
 
 // NOTE: one statement decides "new or duplicate" under the unique index; no read-then-write.
-const UPSERT_TAIL =
+const upsertTail = (returning: string) =>
   'ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET delivery_count = webhook_events.delivery_count + 1 ' +
-  `RETURNING ${RECORDED_COLUMNS}`;
+  `RETURNING ${returning}`;
+const UPSERT_TAIL = upsertTail(RECORDED_COLUMNS);
+
+/** What an upsert of the answer path returns, and whether it queues its new pending events. */
+export interface UpsertMode {
+  readonly returning: string;
+  readonly queue: boolean;
+}
+
+/** A delivery stored to be run by the background: the columns `record()` reports, work rows written. */
+const RECORDING: UpsertMode = { returning: RECORDED_COLUMNS, queue: true };
+
+/** Events settled on arrival: every column (the event as handlers get it), no work row. */
+export const SETTLING: UpsertMode = { returning: '*', queue: false };
 
 /**
  * `upsert` (an INSERT into webhook_events ending in `UPSERT_TAIL`) with the work row of each
@@ -49,7 +62,7 @@ interface PendingRecord {
 }
 
 /** The columns `record()` reads back from its upsert. */
-interface RecordedRow {
+export interface RecordedRow {
   id: string;
   endpoint: string;
   tenant: string;
@@ -75,7 +88,7 @@ const MAX_RECORD_WRITES = 2;
  * Longest an answer waits for the SQLite file before its delivery goes to the intake instead:
  * long enough for the package's own short writes, far shorter than a slow handler.
  */
-const ANSWER_WAIT_MS = 100;
+export const ANSWER_WAIT_MS = 100;
 
 /**
  * Stores verified deliveries on the answer path: concurrent ones share one multi-row upsert
@@ -84,6 +97,8 @@ const ANSWER_WAIT_MS = 100;
  */
 export class InboxRecorder {
   private recordSql: string;
+  /** One event's upsert as {@link SETTLING} writes it. */
+  private readonly settleSql: string;
   private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
   private readonly ingress?: IngressConnections;
   private readonly timeoutMs: number;
@@ -103,10 +118,11 @@ export class InboxRecorder {
         this.timeoutMs,
       );
     }
-    this.recordSql =
+    const insert =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) ` +
-      `VALUES (${INSERT_COLUMNS.map((_, i) => dialect.param(i + 1)).join(', ')}) ` +
-      UPSERT_TAIL;
+      `VALUES (${INSERT_COLUMNS.map((_, i) => dialect.param(i + 1)).join(', ')}) `;
+    this.recordSql = insert + UPSERT_TAIL;
+    this.settleSql = insert + upsertTail(SETTLING.returning);
     if (dialect.kind === 'postgres') {
       this.recordSql = withWorkRows(this.recordSql);
     }
@@ -128,7 +144,7 @@ export class InboxRecorder {
   }
 
   /** `written`, noting on the way whether writes fail for want of space (see {@link DiskFullWatch}). */
-  private watched<T>(written: Promise<T>): Promise<T> {
+  watched<T>(written: Promise<T>): Promise<T> {
     return written.then(
       (result) => {
         this.disk.stored();
@@ -159,7 +175,7 @@ export class InboxRecorder {
         async (manager) => {
           // NOTE: deliveries already answered 503 are left out; their providers send them again.
           const live = batch.filter((pending) => !pending.deadline.expired);
-          const values = live.map((pending) => this.recordParams(pending.event));
+          const values = live.map((pending) => this.rowValues(pending.event));
           const keys = new Set(values.map(dedupKeyOf));
           // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
           // trips. A key repeated within the batch needs a second statement, so a transaction.
@@ -188,7 +204,7 @@ export class InboxRecorder {
 
   private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
     const [row] = await this.answering([deadline], (manager) =>
-      this.upserted(manager, this.recordSql, this.recordParams(event)),
+      this.upserted(manager, this.recordSql, this.rowValues(event)),
     ).catch((error: unknown) => this.staged(error, [event]));
     return this.recorded(event, row as RecordedRow);
   }
@@ -235,7 +251,7 @@ export class InboxRecorder {
     if (!(error instanceof LockWaitTimeout) || !this.connection.sqlite) {
       throw error;
     }
-    return this.connection.sqlite.stage(events.map((event) => this.recordParams(event)));
+    return this.connection.sqlite.stage(events.map((event) => this.rowValues(event)));
   }
 
   /**
@@ -268,11 +284,14 @@ export class InboxRecorder {
    * One multi-row upsert for the first delivery of each key, then one statement per repeated
    * key (an upsert may not touch one row twice); rows come back in the order of `values` (each
    * event's values in `INSERT_COLUMNS` order). Rows are matched to events by their key as
-   * stored, so a value fitted to its column finds its event.
+   * stored, so a value fitted to its column finds its event. `wrap` makes the statement sent of
+   * the multi-row upsert, binding its own values after the upsert's.
    */
-  private async upsertMany(
+  async upsertMany(
     manager: EntityManager,
     values: readonly unknown[][],
+    mode: UpsertMode = RECORDING,
+    wrap?: (upsert: string, bind: (value: unknown) => string) => string,
   ): Promise<RecordedRow[]> {
     const first = new Map<string, number>();
     values.forEach((event, i) => {
@@ -281,18 +300,16 @@ export class InboxRecorder {
         first.set(key, i);
       }
     });
-    const params: unknown[] = [];
-    const tuples = [...first.values()].map((i) => {
-      const placeholders = values[i].map((value) => {
-        params.push(value);
-        return this.connection.param(params.length);
-      });
-      return `(${placeholders.join(', ')})`;
-    });
+    const { params, bind } = parameterList(this.connection.dialect);
+    const tuples = [...first.values()].map((i) => `(${values[i].map(bind).join(', ')})`);
     const upsert =
       `INSERT INTO webhook_events (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ` +
-      UPSERT_TAIL;
-    const sql = this.connection.dialect.kind === 'postgres' ? withWorkRows(upsert) : upsert;
+      upsertTail(mode.returning);
+    const sql = wrap
+      ? wrap(upsert, bind)
+      : this.connection.dialect.kind === 'postgres' && mode.queue
+        ? withWorkRows(upsert)
+        : upsert;
     const byKey = new Map<string, RecordedRow>();
     const inserted = await this.upserted(manager, sql, params, { prepare: false });
     for (const row of inserted) {
@@ -304,7 +321,11 @@ export class InboxRecorder {
       if (first.get(key) === i) {
         rows.push(byKey.get(key)!);
       } else {
-        const [again] = await this.upserted(manager, this.recordSql, event);
+        const [again] = await this.upserted(
+          manager,
+          mode.queue ? this.recordSql : this.settleSql,
+          event,
+        );
         rows.push(again);
       }
     }
@@ -319,7 +340,7 @@ export class InboxRecorder {
           inTransaction(answerManager, async (manager) => {
             const recorded: RecordedRow[] = [];
             for (const event of events) {
-              const [row] = await this.upserted(manager, this.recordSql, this.recordParams(event));
+              const [row] = await this.upserted(manager, this.recordSql, this.rowValues(event));
               recorded.push(row);
             }
             return recorded;
@@ -372,7 +393,7 @@ export class InboxRecorder {
       const [row] = (await this.connection.rows(
         inner,
         this.recordSql,
-        this.recordParams(probeEvent()),
+        this.rowValues(probeEvent()),
       )) as RecordedRow[];
       await this.connection.rows(
         inner,
@@ -406,9 +427,10 @@ export class InboxRecorder {
 
   /**
    * The values of an event's row, in `INSERT_COLUMNS` order, each fitted to its column: a
-   * signed delivery never fails to store because of its content (see `fitColumn()`).
+   * signed delivery never fails to store because of its content (see `fitColumn()`). With
+   * `processedAt`, the row of an event settled on arrival: processed at attempt 1.
    */
-  private recordParams(event: NewWebhookEvent): unknown[] {
+  rowValues(event: NewWebhookEvent, processedAt?: Date): unknown[] {
     const d = (value: Date | null) => (value === null ? null : this.connection.dialect.date(value));
     const columns = this.connection.events.inserted;
     const values = [
@@ -429,10 +451,10 @@ export class InboxRecorder {
       storedBodyText(event.rawBody),
       event.bodySha256,
       JSON.stringify(event.headers),
-      event.status,
-      0,
-      event.status === 'pending' ? d(event.receivedAt) : null,
-      event.status === 'ignored' ? d(event.receivedAt) : null,
+      processedAt ? 'processed' : event.status,
+      processedAt ? 1 : 0,
+      event.status === 'pending' && !processedAt ? d(event.receivedAt) : null,
+      processedAt ? d(processedAt) : event.status === 'ignored' ? d(event.receivedAt) : null,
       1,
     ];
     return values.map((value, i) => (columns[i] ? fittedTo(columns[i], value) : value));

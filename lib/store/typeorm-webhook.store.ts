@@ -7,6 +7,9 @@ import { HandlerLedger } from './handler-ledger';
 import { InboxClaims } from './inbox-claims';
 import { InboxNotifications } from './inbox-notifications';
 import { InboxRecorder } from './inbox-recorder';
+import { InlineSettlement } from './inline-settlement';
+import { InlineRequest, InlineRun } from './ports/inline-run';
+import { DEFAULT_STORE_TIMEOUT_MS } from './answer-deadline';
 import { TransmissionRecorder } from './transmission-recorder';
 import type { InboxQueries } from './ports/inbox-queries.port';
 import { StoreConnection } from './store-connection';
@@ -23,6 +26,7 @@ import {
   StoredValues,
 } from './ports/inbox-worker.port';
 import {
+  InlineRecordResult,
   NewTransmission,
   NewWebhookEvent,
   RecordResult,
@@ -85,6 +89,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
   private readonly ledger: HandlerLedger;
   private readonly batches?: HandlerBatches;
   private readonly settlement: EventSettlement;
+  private readonly inline: InlineSettlement;
 
   constructor(
     appDataSource: DataSource,
@@ -106,6 +111,13 @@ export class TypeOrmWebhookStore implements WebhookStore {
       this.batches = new HandlerBatches(this.connection, this.ledger, options.handlerBatches);
     }
     this.settlement = new EventSettlement(this.connection);
+    this.inline = new InlineSettlement(
+      this.connection,
+      this.recorder,
+      this.ledger,
+      this.notifications,
+      options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+    );
     this.queries = new TypeOrmInboxQueries(this.connection);
   }
 
@@ -130,6 +142,18 @@ export class TypeOrmWebhookStore implements WebhookStore {
 
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]> {
     return this.recorder.recordAll(events);
+  }
+
+  /**
+   * Stores a fresh event and runs `run` in the same transaction, before it commits (see
+   * {@link InlineSettlement}); undefined, with nothing written, when that cannot be done now.
+   */
+  recordInline(
+    event: NewWebhookEvent,
+    request: InlineRequest,
+    run: InlineRun,
+  ): Promise<InlineRecordResult | undefined> {
+    return this.inline.record(event, request, run);
   }
 
   recordTransmission(transmission: NewTransmission): Promise<RecordedTransmission> {

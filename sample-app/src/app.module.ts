@@ -54,7 +54,9 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
  * CPU and 0.54× PostgreSQL's per event (bench/README.md).
  */
 function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
-  return database.databaseUrl ? { concurrency: 32, batch: true } : { batch: true };
+  return database.databaseUrl
+    ? { concurrency: 32, batch: true, inline: true }
+    : { batch: true, inline: true };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { InlineEnd, InlineRequest, InlineRun } from './inline-run';
+
 /** An event to store, as the ingress builds it from a verified, normalized delivery. */
 export interface NewWebhookEvent {
   endpoint: string;
@@ -41,6 +43,11 @@ export interface RecordResult {
   status: string;
 }
 
+/** What `recordInline()` stored: `end` is absent for a duplicate, which ran nothing. */
+export interface InlineRecordResult extends RecordResult {
+  readonly end?: InlineEnd;
+}
+
 /** A signed transmission to remember: `recordTransmission()` takes it. */
 export interface NewTransmission {
   /** Endpoint name it arrived on. */
@@ -65,6 +72,17 @@ export interface RecordedTransmission {
 export interface InboxWriter {
   /** One atomic insert-or-detect-duplicate on UNIQUE(endpoint, tenant, event_id). */
   record(event: NewWebhookEvent): Promise<RecordResult>;
+  /**
+   * Stores a fresh pending event and, in the same transaction before it commits, hands it to
+   * `run`, which runs its handlers within `request.boundMs` (settling on the answer path). A
+   * duplicate is counted and runs nothing. Undefined, with nothing written, when it cannot be
+   * done now: the caller then records the event with `record()`.
+   */
+  recordInline?(
+    event: NewWebhookEvent,
+    request: InlineRequest,
+    run: InlineRun,
+  ): Promise<InlineRecordResult | undefined>;
   /** Records the events of one batched delivery in one transaction: all of them or none. */
   recordAll(events: readonly NewWebhookEvent[]): Promise<RecordResult[]>;
   /**
