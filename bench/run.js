@@ -70,6 +70,8 @@ Options:
                           its default (reported with the results)
   --dispatch-batch [JSON] run the sample app's dispatcher with dispatch.batch: true, or the
                           options given as JSON ('{"size":16}'); reported with the results
+  --dispatch-inline [JSON|false]  run the sample app with dispatch.inline: true, the options
+                          given as JSON ('{"boundMs":100}'), or false; reported with the results
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
   --scenarios LIST        comma-separated subset of: ${SCENARIOS.join(', ')} (default: all);
@@ -119,6 +121,7 @@ function parseArgs(argv) {
     drainBacklog: undefined,
     dispatchConcurrency: 0,
     dispatchBatch: undefined,
+    dispatchInline: undefined,
     longTarget: 'pg-express',
     longMinutes: 10,
     scenarios: SCENARIOS,
@@ -193,6 +196,13 @@ function parseArgs(argv) {
         options.dispatchBatch = argv[i + 1]?.startsWith('{')
           ? JSON.stringify(JSON.parse(value()))
           : 'true';
+        break;
+      case '--dispatch-inline':
+        options.dispatchInline = argv[i + 1]?.startsWith('{')
+          ? JSON.stringify(JSON.parse(value()))
+          : argv[i + 1] === 'false'
+            ? value()
+            : 'true';
         break;
       case '--long-target':
         options.longTarget = value();
@@ -570,6 +580,8 @@ async function fixedRateScenario(
     warmupSec,
     pinCpu: options.pin ? '1' : undefined,
   });
+  // NOTE: read the moment the load stops: the events stored but not yet handled then.
+  const backlogAtStop = target.spec.dispatcher ? await target.probe.backlog() : null;
   const profile = await stopProfile();
   await settledRows(target, prefixOf(tag));
   const rssAfterLoad = rssMiB(target);
@@ -612,6 +624,7 @@ async function fixedRateScenario(
     maxInFlight: load.maxInFlight,
     ...(durationSec >= 60 ? { latencyWindowsMs: load.latencyWindowsMs } : {}),
     rows: stored.size,
+    backlogAtStop,
     accounting: {
       ok: missing.length === 0 && stored.size <= load.sent && stored.size >= load.acked,
       detail:
@@ -894,6 +907,7 @@ async function benchTarget(spec, adminUrl, roundNumber) {
   if (options.dispatchConcurrency > 0)
     env.BENCH_DISPATCH_CONCURRENCY = String(options.dispatchConcurrency);
   if (options.dispatchBatch) env.BENCH_DISPATCH_BATCH = options.dispatchBatch;
+  if (options.dispatchInline) env.BENCH_DISPATCH_INLINE = options.dispatchInline;
   log(
     `\n▶ ${spec.label}${options.rounds > 1 ? ` (round ${roundNumber} of ${options.rounds})` : ''}`,
   );
@@ -1216,6 +1230,7 @@ async function main() {
       dispatcherWaitSec: options.drainWaitSec,
       dispatchConcurrency: options.dispatchConcurrency || 'sample default',
       dispatchBatch: options.dispatchBatch ?? 'sample default',
+      dispatchInline: options.dispatchInline ?? 'sample default',
       prefillRows: options.prefill,
       longMinutes: options.long ? options.longMinutes : undefined,
       pinned: options.pin,

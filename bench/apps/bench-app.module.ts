@@ -3,6 +3,7 @@ import { WEBHOOKS_MODULE_OPTIONS, WebhooksModule } from 'nestjs-payment-webhooks
 import type {
   WebhookBatchOptions,
   WebhookDispatchOptions,
+  WebhookInlineOptions,
   WebhookObservabilityOptions,
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
@@ -52,11 +53,20 @@ function withOptions(imported: DynamicModule, patch: OptionsPatch): DynamicModul
 function dispatchFromEnv(): WebhookDispatchOptions {
   const concurrency = Number(process.env.BENCH_DISPATCH_CONCURRENCY ?? 0);
   const batch = process.env.BENCH_DISPATCH_BATCH;
+  const inline = process.env.BENCH_DISPATCH_INLINE;
   return {
     ...(concurrency > 0 ? { concurrency } : {}),
     ...(process.env.BENCH_DISPATCH_ENABLED === 'false' ? { enabled: false } : {}),
     ...(batch
       ? { batch: batch === 'true' ? true : (JSON.parse(batch) as WebhookBatchOptions) }
+      : {}),
+    ...(inline
+      ? {
+          inline:
+            inline === 'true' || inline === 'false'
+              ? inline === 'true'
+              : (JSON.parse(inline) as WebhookInlineOptions),
+        }
       : {}),
   };
 }
@@ -79,7 +89,8 @@ function observabilityFromEnv(): WebhookObservabilityOptions {
  * `BENCH_DISPATCH_CONCURRENCY` set, the shop's webhook module runs its dispatcher with that
  * concurrency instead of its own setting; the runner sets it only when asked
  * (`--dispatch-concurrency`), and `BENCH_DISPATCH_BATCH` (`true` or JSON options) likewise
- * (`--dispatch-batch`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
+ * (`--dispatch-batch`), and `BENCH_DISPATCH_INLINE` (`true`, `false` or JSON options) likewise
+ * (`--dispatch-inline`). With `BENCH_DISPATCH_ENABLED=false` the app runs no handlers, as an
  * ingress-only instance would (`npm run bench:floor`); `BENCH_JOURNAL` and `BENCH_METRICS` likewise
  * (see {@link observabilityFromEnv}).
  */

@@ -470,6 +470,7 @@ function throughputTable(results, name) {
       'Stored vs acked',
       'Lag p50 ms',
       'Lag p99 ms',
+      'Unhandled at stop (s of arrivals)',
     ],
     rows,
   );
@@ -480,7 +481,7 @@ function fixedRateTable(results, name) {
     .filter((target) => target.scenarios[name])
     .map((target) => {
       const r = target.scenarios[name];
-      if (r.error) return errorRow(rowLabel(results, target), r.error, 10);
+      if (r.error) return errorRow(rowLabel(results, target), r.error, 11);
       return [
         rowLabel(results, target),
         fmt(r.acksPerSec),
@@ -493,6 +494,9 @@ function fixedRateTable(results, name) {
         fmt(r.rows),
         storedCell(r),
         ...lagCells(r),
+        r.backlogAtStop == null
+          ? '–'
+          : `${fmt(r.backlogAtStop)} (${fmt(r.backlogAtStop / r.offeredPerSec, 2)} s)`,
       ];
     });
   return table(
