@@ -70,7 +70,7 @@ Options:
                           its default (reported with the results)
   --dispatch-batch [JSON] run the sample app's dispatcher with dispatch.batch: true, or the
                           options given as JSON ('{"size":16}'); reported with the results
-  --dispatch-inline [JSON|false]  run the sample app with dispatch.inline: true, the options
+  --dispatch-inline [JSON|true|false]  run the sample app with dispatch.inline: true, the options
                           given as JSON ('{"boundMs":100}'), or false; reported with the results
   --long-target ID        target of --long (default pg-express)
   --long-minutes M        length of --long (default 10)
@@ -200,7 +200,7 @@ function parseArgs(argv) {
       case '--dispatch-inline':
         options.dispatchInline = argv[i + 1]?.startsWith('{')
           ? JSON.stringify(JSON.parse(value()))
-          : argv[i + 1] === 'false'
+          : argv[i + 1] === 'false' || argv[i + 1] === 'true'
             ? value()
             : 'true';
         break;

@@ -470,7 +470,6 @@ function throughputTable(results, name) {
       'Stored vs acked',
       'Lag p50 ms',
       'Lag p99 ms',
-      'Unhandled at stop (s of arrivals)',
     ],
     rows,
   );
@@ -513,6 +512,7 @@ function fixedRateTable(results, name) {
       'Stored vs acked',
       'Lag p50 ms',
       'Lag p99 ms',
+      'Unhandled at stop (s of arrivals)',
     ],
     rows,
   );
