@@ -74,12 +74,14 @@ class TracedHandlers {
 /** Where a case runs: which entrance, and where its handlers run. */
 interface AppCase {
   readonly platform: 'nest' | 'router';
-  readonly dispatch: 'in-process' | 'bullmq';
+  /** `inline`: in-process, with fresh events settled on the answer path (`dispatch.inline`). */
+  readonly dispatch: 'in-process' | 'inline' | 'bullmq';
 }
 
 const CASES: AppCase[] = [
   { platform: 'nest', dispatch: 'in-process' },
   { platform: 'router', dispatch: 'in-process' },
+  { platform: 'nest', dispatch: 'inline' },
   { platform: 'nest', dispatch: 'bullmq' },
   { platform: 'router', dispatch: 'bullmq' },
 ];
@@ -111,6 +113,7 @@ function options(dispatch: AppCase['dispatch'], prefix: string): WebhooksModuleO
       ...(dispatch === 'bullmq'
         ? { transport: bullmqTransport({ connection: connection(), prefix }) }
         : {}),
+      ...(dispatch === 'inline' ? { inline: true } : {}),
     },
   };
 }
