@@ -48,10 +48,12 @@ function typeOrmOptions(database: ShopDatabase): TypeOrmModuleOptions {
  * (each event spends about half its time waiting for the server, so twice as many events as
  * connections). A pool of 20 with 32 drained 1.24× as fast as 10 with 16 on 2 cores
  * (bench/README.md). SQLite runs them one at a time, so more than the default would only
- * lengthen the queue. The shop's handlers only write through `ctx.manager`, so their runs are
- * committed in batches (`batch: true`, up to 8 per commit, batches side by side on PostgreSQL):
- * with the benchmark's handler that handled 1.43× the events end to end, at 0.74× the app's
- * CPU and 0.54× PostgreSQL's per event (bench/README.md).
+ * lengthen the queue. The shop's handlers only write through `ctx.manager` and take a few
+ * milliseconds, so a fresh event's handlers run in the transaction that stores it, before the
+ * answer (`inline: true`): against storing, answering and handling in the background, that
+ * handled 1.59× the events end to end on PostgreSQL and 2.64× on SQLite, at 0.55× the app's and
+ * PostgreSQL's CPU per event (bench/README.md). What cannot settle there, and retries, run in
+ * the background, committed in batches (`batch: true`, up to 8 per commit).
  */
 function dispatchFor(database: ShopDatabase): WebhookDispatchOptions {
   return database.databaseUrl
