@@ -278,7 +278,8 @@ export class InlineSettlement {
                 `WHEN event_id = ${bind(id)} AND handler_key = ${bind(key)} THEN ${bind(outcome)}`,
             )
             .join(' ') +
-          ` END WHERE event_id IN (${[...new Set(reported.map(([id]) => id))].map(bind).join(', ')})`,
+          // NOTE: each row named: one statement must not touch a row another part of it deletes.
+          ` END WHERE ${reported.map(([id, key]) => `(event_id = ${bind(id)} AND handler_key = ${bind(key)})`).join(' OR ')}`,
       );
     }
     const outcomes = settled.flatMap(({ event, end }) =>
