@@ -49,16 +49,32 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
   return resolved;
 }
 
-function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSettings | null {
-  if (batch === undefined || batch === false) {
+/**
+ * An option that is `true`, `false` or its own options: null when off (or left out), the
+ * options given (`{}` for `true`) when on.
+ * @throws WebhookConfigurationError naming `option` and `fields` for anything else
+ */
+function switchedOptions<T extends object>(
+  option: string,
+  value: boolean | T | undefined,
+  fields: string,
+): Partial<T> | null {
+  if (value === undefined || value === false) {
     return null;
   }
-  if (batch !== true && (typeof batch !== 'object' || batch === null)) {
+  if (value !== true && (typeof value !== 'object' || value === null)) {
     throw new WebhookConfigurationError(
-      INVALID_OPTION('dispatch.batch', 'true, false or { size, waitMs, handlerBoundMs }', batch),
+      INVALID_OPTION(option, `true, false or { ${fields} }`, value),
     );
   }
-  const given = batch === true ? {} : batch;
+  return value === true ? {} : value;
+}
+
+function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSettings | null {
+  const given = switchedOptions('dispatch.batch', batch, 'size, waitMs, handlerBoundMs');
+  if (!given) {
+    return null;
+  }
   const waitMs = given.waitMs ?? 2;
   if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
     throw new WebhookConfigurationError(
@@ -73,15 +89,10 @@ function resolveBatch(batch: WebhookDispatchOptions['batch']): HandlerBatchSetti
 }
 
 function resolveInline(inline: WebhookDispatchOptions['inline']): InlineSettings | null {
-  if (inline === undefined || inline === false) {
+  const given = switchedOptions('dispatch.inline', inline, 'boundMs, slowHandlerMs');
+  if (!given) {
     return null;
   }
-  if (inline !== true && (typeof inline !== 'object' || inline === null)) {
-    throw new WebhookConfigurationError(
-      INVALID_OPTION('dispatch.inline', 'true, false or { boundMs, slowHandlerMs }', inline),
-    );
-  }
-  const given = inline === true ? {} : inline;
   return {
     boundMs: positiveInteger('dispatch.inline.boundMs', given.boundMs, 250),
     slowHandlerMs: positiveInteger('dispatch.inline.slowHandlerMs', given.slowHandlerMs, 10),
