@@ -5,7 +5,7 @@ import type { InboxWriter } from '../store/ports';
 import type { NewWebhookEvent, RecordResult } from '../store/ports/inbox-writer.port';
 import type { ResolvedDispatchOptions } from './dispatch-settings';
 import type { WebhookTransport } from './webhook-transport';
-import { InlineAttempt, isVerifiable, WebhookEventProcessor } from './webhook-event.processor';
+import { asksProvider, InlineAttempt, WebhookEventProcessor } from './webhook-event.processor';
 import type { WebhookDispatcher } from './webhook.dispatcher';
 
 /**
@@ -52,7 +52,7 @@ export class InlineDispatch {
       !this.store.recordInline ||
       event.status !== 'pending' ||
       !this.dispatcher.running ||
-      (endpoint.verifyWithProvider && endpoint.statusClient && isVerifiable(event.type))
+      asksProvider(endpoint, event.type)
     ) {
       return undefined;
     }
@@ -63,18 +63,12 @@ export class InlineDispatch {
     ) {
       return undefined;
     }
-    const held = await this.processor.pauses.held(
-      event.endpoint,
-      handlers.map((handler) => handler.key),
-    );
-    if (held.size > 0) {
+    const handlerKeys = handlers.map((handler) => handler.key);
+    if ((await this.processor.pauses.held(event.endpoint, handlerKeys)).size > 0) {
       return undefined;
     }
     let attempt: InlineAttempt | undefined;
-    const request = {
-      boundMs: inline.boundMs,
-      handlerKeys: handlers.map((handler) => handler.key),
-    };
+    const request = { boundMs: inline.boundMs, handlerKeys };
     const recorded = await this.store.recordInline(event, request, async (session) => {
       attempt = await this.processor.runInline(
         session,

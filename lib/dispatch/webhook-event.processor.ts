@@ -52,8 +52,13 @@ export interface InlineAttempt {
 }
 
 /** Payment and refund events can be checked against the provider; disputes and natives are not. */
-export function isVerifiable(type: string): boolean {
+function isVerifiable(type: string): boolean {
   return isPaymentEventType(type) && (type.startsWith('payment.') || type.startsWith('refund.'));
+}
+
+/** Whether an event of `type` at `endpoint` is checked with the provider's API before its handlers run. */
+export function asksProvider(endpoint: WebhookEndpoint | undefined, type: string): boolean {
+  return Boolean(endpoint?.verifyWithProvider && endpoint.statusClient && isVerifiable(type));
 }
 
 /**
@@ -221,7 +226,7 @@ export class WebhookEventProcessor {
   ): Promise<Preparation> {
     // NOTE: the ledger is read up front only when it decides whether to ask the provider;
     // otherwise a handler already in it reports 'already_done' and its outcome is read then.
-    if (!endpoint?.verifyWithProvider || !endpoint.statusClient || !isVerifiable(entity.type)) {
+    if (!endpoint?.statusClient || !asksProvider(endpoint, entity.type)) {
       return { verified: null };
     }
     const finished = await this.worker.finishedHandlers(entity.id);
