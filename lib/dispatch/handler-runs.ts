@@ -46,6 +46,11 @@ export interface HandlerRunsInput {
    * when the event settles on the answer path (see `InlineSession`).
    */
   readonly runHandler?: InboxWorker['runHandler'];
+  /**
+   * Whether the runs that end well are named on the delivery's journal line (settling on the
+   * answer path) rather than logged one line each; failures and cut-off runs still are.
+   */
+  readonly journaled?: boolean;
 }
 
 /** How the handlers of one event ran. */
@@ -56,6 +61,8 @@ export interface HandlerRunsResult {
   readonly failures: readonly HandlerFailure[];
   /** The outcomes the handlers reported (now and on earlier attempts), sorted and joined. */
   readonly outcome: string | null;
+  /** The handlers that ran to the end in this attempt, by key (not those the ledger already had). */
+  readonly ran: readonly string[];
   /**
    * Set when a handler's run did not count and the handlers after it did not start (see
    * {@link InlineRunDeferred}): ends when that run's code has returned.
@@ -106,6 +113,7 @@ export class HandlerRuns {
     const trace = storedTraceParent(entity.headers);
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
+    const ran: string[] = [];
     let finished = input.finished;
     finished?.forEach((outcome) => outcomes.add(outcome));
     for (const [index, handler] of handlers.entries()) {
@@ -143,18 +151,25 @@ export class HandlerRuns {
           outcomes.add(finished.get(handler.key));
         } else {
           outcomes.add(reported);
+          ran.push(handler.key);
         }
         if (outcome === 'ran_and_settled') {
-          return { settled: true, failures, outcome: outcomes.summary() };
+          return { settled: true, failures, outcome: outcomes.summary(), ran };
         }
       } catch (error) {
         if (error instanceof InlineRunDeferred) {
-          return { settled: false, failures, outcome: outcomes.summary(), deferred: error.first };
+          return {
+            settled: false,
+            failures,
+            outcome: outcomes.summary(),
+            ran,
+            deferred: error.first,
+          };
         }
         failures.push({ key: handler.key, error, startedAt, finishedAt: this.clock.now() });
       }
     }
-    return { settled: false, failures, outcome: outcomes.summary() };
+    return { settled: false, failures, outcome: outcomes.summary(), ran };
   }
 
   /**
@@ -208,9 +223,11 @@ export class HandlerRuns {
       const summary = outcome === 'already_done' ? outcome : (reported ?? 'ran');
       span?.end(summary);
       this.report(entity, handler, attempt, summary, ms);
-      this.logger.debug(
-        `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${ms}`,
-      );
+      if (!input.journaled) {
+        this.logger.debug(
+          `event=${entity.id} handler=${handler.key} attempt=${attempt} outcome=${reported ?? outcome} ms=${ms}`,
+        );
+      }
       return { outcome, reported };
     } catch (error) {
       const ms = this.clock.now().getTime() - started;

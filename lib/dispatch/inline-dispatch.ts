@@ -8,6 +8,12 @@ import type { WebhookTransport } from './webhook-transport';
 import { asksProvider, InlineAttempt, WebhookEventProcessor } from './webhook-event.processor';
 import type { WebhookDispatcher } from './webhook.dispatcher';
 
+/** What {@link InlineDispatch.record} stored, and the handlers that ran to the end before the answer. */
+export interface InlineRecorded extends RecordResult {
+  /** By key, in the order they ran; empty when none did (a duplicate, or an event left queued). */
+  readonly handled: readonly string[];
+}
+
 /**
  * Settling on the answer path (`dispatch.inline`): the ingress hands it a fresh event, and it
  * has the store keep the event and run its handlers in one transaction before the answer; what
@@ -44,7 +50,7 @@ export class InlineDispatch {
   async record(
     endpoint: WebhookEndpoint,
     event: NewWebhookEvent,
-  ): Promise<RecordResult | undefined> {
+  ): Promise<InlineRecorded | undefined> {
     const { inline, transport } = this.settings.dispatch;
     if (
       !inline ||
@@ -79,14 +85,18 @@ export class InlineDispatch {
       return attempt.end;
     });
     const ran = attempt;
-    if (recorded?.end && ran) {
-      if (ran.end.kind === 'held') {
-        this.dispatcher.adopt(ran.entity.id, (lease) => this.processor.continueInline(ran, lease));
-      } else {
-        this.processor.reportInline(ran);
-      }
+    if (!recorded) {
+      return undefined;
     }
-    return recorded;
+    if (!recorded.end || !ran) {
+      return { ...recorded, handled: [] };
+    }
+    if (ran.end.kind === 'held') {
+      this.dispatcher.adopt(ran.entity.id, (lease) => this.processor.continueInline(ran, lease));
+    } else {
+      this.processor.reportInline(ran);
+    }
+    return { ...recorded, handled: ran.ran?.ran ?? [] };
   }
 }
 

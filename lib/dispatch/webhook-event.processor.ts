@@ -179,6 +179,7 @@ export class WebhookEventProcessor {
       workerId,
       released: () => false,
       runHandler: session.runHandler,
+      journaled: true,
     });
     const end: InlineEnd =
       ran.failures.length === 0 && ran.deferred === undefined

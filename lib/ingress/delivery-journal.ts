@@ -31,6 +31,7 @@ export function writeJournal(
     sourceIp: record.sourceIp,
     ...(record.eventIds ? { eventId: record.eventIds.join(',') } : {}),
     ...(record.types ? { type: [...new Set(record.types)].join(',') } : {}),
+    ...(record.handled ? { handled: record.handled.join(',') } : {}),
     ...(record.reason ? { reason: record.reason } : {}),
   };
   const message = format === 'line' ? journalLine(entry) : entry;

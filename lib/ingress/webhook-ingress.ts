@@ -167,11 +167,12 @@ export class WebhookIngress {
       await this.checkTransmission(verified, verified.transmission);
     }
     const span = this.spans.of(delivery);
-    let results: RecordResult[];
+    let results: readonly RecordResult[];
+    let handled: readonly string[] | undefined;
     try {
-      results = span
+      ({ results, handled } = span
         ? await span.within(() => this.record(endpoint, events))
-        : await this.record(endpoint, events);
+        : await this.record(endpoint, events));
     } catch (error) {
       this.journal(delivery, 'store_failed', 503, {
         eventIds: events.map((event) => event.eventId),
@@ -206,6 +207,7 @@ export class WebhookIngress {
       eventIds: events.map((event) => event.eventId),
       types: events.map((event) => event.type),
       paymentRefs: events.flatMap((event) => (event.paymentRef === null ? [] : [event.paymentRef])),
+      ...(handled?.length ? { handled } : {}),
     });
     if (queued) {
       this.signal.notify();
@@ -215,17 +217,19 @@ export class WebhookIngress {
 
   /**
    * Stores the events of a delivery; a single fresh one settles on the answer path when it can
-   * (see {@link InlineDispatch}).
+   * (see {@link InlineDispatch}), and `handled` names the handlers that ran before the answer.
    */
   private async record(
     endpoint: WebhookEndpoint,
     events: readonly NewWebhookEvent[],
-  ): Promise<RecordResult[]> {
+  ): Promise<{ results: readonly RecordResult[]; handled?: readonly string[] }> {
     if (events.length > 1) {
-      return this.store.recordAll(events);
+      return { results: await this.store.recordAll(events) };
     }
     const settled = await this.inline?.record(endpoint, events[0]);
-    return [settled ?? (await this.store.record(events[0]))];
+    return settled
+      ? { results: [settled], handled: settled.handled }
+      : { results: [await this.store.record(events[0])] };
   }
 
   /** Answers a delivery whose every notification the endpoint does not take, storing nothing. */
@@ -442,7 +446,7 @@ export class WebhookIngress {
     extra: Partial<
       Pick<
         DeliveryRecord,
-        'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'reason' | 'sourceRule'
+        'provider' | 'eventIds' | 'types' | 'paymentRefs' | 'handled' | 'reason' | 'sourceRule'
       >
     > = {},
   ): void {

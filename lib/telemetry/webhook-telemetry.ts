@@ -41,6 +41,11 @@ export interface DeliveryRecord {
   readonly types?: readonly string[];
   /** Payment ids, when known. */
   readonly paymentRefs?: readonly string[];
+  /**
+   * The handlers, by key, that ran to the end before the answer (`dispatch.inline`); absent
+   * when none did.
+   */
+  readonly handled?: readonly string[];
   /** Why it was refused, or why it was answered without being stored (`skipped`). */
   readonly reason?: string;
   /** For `rejected_ip`: the rule the source was refused by. */

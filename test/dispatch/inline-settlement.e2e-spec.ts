@@ -1,11 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, LoggerService } from '@nestjs/common';
 import {
   OnPaymentEvent,
   PaymentEvent,
   stripeEndpoint,
   WebhookAdmin,
   WebhookContext,
+  WebhookTelemetry,
 } from 'nestjs-payment-webhooks';
+import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { settled } from 'nestjs-payment-webhooks/testing';
 import { Gate } from '../support/gate';
 import { post } from '../support/http';
@@ -81,6 +83,12 @@ class TwoHandlers {
 describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on %s', (database) => {
   let t: TestApp;
   const ph = database === 'postgres' ? (i: number) => `$${i}` : () => '?';
+  const deliveries: DeliveryRecord[] = [];
+  /** What the journal said of each delivery of `eventId`, in order: the handlers run before its answer. */
+  const handledBefore = (eventId: string) =>
+    deliveries
+      .filter((record) => record.eventIds?.includes(eventId))
+      .map((record) => (record.handled ?? []).map(shortKey));
 
   beforeAll(async () => {
     t = await startTestApp({
@@ -97,6 +105,7 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
         },
       },
     });
+    t.app.get(WebhookTelemetry).subscribe({ delivery: (record) => deliveries.push(record) });
   });
   afterAll(() => t?.close());
 
@@ -156,6 +165,7 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
     ]);
     const { event: stored } = await settled(t.app, event.id, { timeoutMs: 1_000 });
     expect(stored.status).toBe('processed');
+    expect(handledBefore(event.id)).toEqual([['payments', 'ledger']]);
   });
 
   it('keeps the handler that ran when another throws, and retries only the one that failed', async () => {
@@ -183,6 +193,7 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
     expect(history.map((row) => [shortKey(row.handler_key), Number(row.attempt)])).toEqual([
       ['ledger', 1],
     ]);
+    expect(handledBefore(event.id)).toEqual([['payments']]);
   });
 
   it('answers within the bound when a handler hangs, then runs it once in the background', async () => {
@@ -225,6 +236,7 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
     expect([await effects(event.id, 'payments'), await effects(event.id, 'ledger')]).toEqual([
       1, 1,
     ]);
+    expect(handledBefore(event.id)).toEqual([['payments', 'ledger'], []]);
   });
 
   it('leaves an event to the background while an earlier one of its payment is unsettled', async () => {
@@ -270,6 +282,73 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
     const keys = await rows('SELECT DISTINCT handler_key FROM webhook_handler_runs', []);
     return keys.map((row) => String(row.handler_key)).filter((key) => key.endsWith('ledger'));
   }
+});
+
+/** Keeps every line the app logs, with its level and context. */
+class CapturingLogger implements LoggerService {
+  readonly lines: { level: string; context?: string; text: string }[] = [];
+  log = (message: unknown, context?: string) => this.keep('log', message, context);
+  warn = (message: unknown, context?: string) => this.keep('warn', message, context);
+  error = (message: unknown, _stack?: string, context?: string) =>
+    this.keep('error', message, context);
+  debug = (message: unknown, context?: string) => this.keep('debug', message, context);
+  verbose = (message: unknown, context?: string) => this.keep('verbose', message, context);
+
+  private keep(level: string, message: unknown, context?: string): void {
+    this.lines.push({ level, context, text: String(message) });
+  }
+}
+
+describe('the log of an event settled on the answer path', () => {
+  it("names its handlers on the delivery's journal line, with no line for each run", async () => {
+    const logger = new CapturingLogger();
+    const t = await startTestApp({
+      platform: 'express',
+      database: 'sqlite',
+      logger,
+      handlers: [TwoHandlers],
+      webhooks: {
+        endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET })],
+        dispatch: { inline: { boundMs: BOUND_MS, slowHandlerMs: 60_000 }, pollIntervalMs: 100 },
+      },
+    });
+    const quiet = signedStripeEvent(SECRET);
+    const failing = signedStripeEvent(SECRET);
+    scripts.set(failing.id, { failFirst: true });
+    try {
+      for (const event of [quiet, failing]) {
+        expect((await post(`${t.url}/webhooks/stripe`, event.body, event.headers)).status).toBe(
+          200,
+        );
+        await settled(t.app, event.id, { timeoutMs: 20_000 });
+      }
+    } finally {
+      await t.close();
+    }
+    const journal = (event: SignedStripeEvent) =>
+      logger.lines.filter(
+        (line) => line.context === 'WebhookIngress' && line.text.includes(`eventId=${event.id}`),
+      );
+
+    expect(journal(quiet).map((line) => line.text)).toEqual([
+      expect.stringMatching(
+        /decision=accepted .* handled=TwoHandlers\.payments,TwoHandlers\.ledger$/,
+      ),
+    ]);
+    expect(journal(failing).map((line) => line.text)).toEqual([
+      expect.stringMatching(/ handled=TwoHandlers\.payments$/),
+    ]);
+    // NOTE: the quiet event's runs and the failing event's first, kept, run have no line of
+    // their own; the failure has, and the retry in the background logs as always.
+    const runLines = logger.lines
+      .filter((line) => line.text.includes(' handler='))
+      .map((line) => [line.level, line.text.match(/handler=\S+ attempt=\d+ outcome=\w+/)?.[0]]);
+    expect(runLines).toEqual([
+      ['warn', 'handler=TwoHandlers.ledger attempt=1 outcome=failed'],
+      ['debug', 'handler=TwoHandlers.payments attempt=2 outcome=already_done'],
+      ['debug', 'handler=TwoHandlers.ledger attempt=2 outcome=ran_and_settled'],
+    ]);
+  });
 });
 
 /** The one handler of the pace's test: takes `delayMs`, and notes whether it ran in its delivery's transaction. */
