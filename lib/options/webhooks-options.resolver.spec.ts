@@ -1,6 +1,6 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { qvardEndpoint, stripeEndpoint } from '../providers/endpoints';
-import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { resolvedOptionsOf, resolveWebhooksOptions } from './webhooks-options.resolver';
 
 describe('resolveWebhooksOptions', () => {
   const stripe = stripeEndpoint({ name: 'stripe', secret: 'whsec_abc' });
@@ -115,5 +115,21 @@ describe('resolveWebhooksOptions', () => {
   ])('refuses %j with a message naming the fix', (options, message) => {
     expect(() => resolveWebhooksOptions(options as never)).toThrow(WebhookConfigurationError);
     expect(() => resolveWebhooksOptions(options as never)).toThrow(message);
+  });
+
+  it('takes resolved options as they are, also as a copy or behind a proxy (an instrumenting agent)', () => {
+    const resolved = resolveWebhooksOptions({ endpoints: [stripe] });
+    const copy = { ...resolved };
+    const wrapped = new Proxy(resolved, {});
+
+    expect(resolvedOptionsOf(resolved)).toBe(resolved);
+    expect(resolvedOptionsOf(copy)).toBe(copy);
+    expect(resolvedOptionsOf(wrapped)).toBe(wrapped);
+  });
+
+  it("resolves a user's options even when they look resolved (endpoints as a map)", () => {
+    const given = { endpoints: new Map([['stripe', stripe]]) };
+
+    expect(() => resolvedOptionsOf(given as never)).toThrow(WebhookConfigurationError);
   });
 });

@@ -99,14 +99,21 @@ function resolveInline(inline: WebhookDispatchOptions['inline']): InlineSettings
   };
 }
 
-/** The options objects `resolveWebhooksOptions()` made, so that they are not resolved again. */
-const resolvedObjects = new WeakSet<object>();
+/**
+ * What `resolveWebhooksOptions()` marks its result with, so that it is not resolved again. A
+ * property, not the object's identity: a copy (`{ ...options }`) or a wrapper that hands the
+ * options on (an instrumenting `Proxy`, as `@nestjs/observe` puts around every provider) carries
+ * it; `Symbol.for`, so that two copies of the package installed side by side know each other's.
+ */
+const RESOLVED = Symbol.for('nestjs-payment-webhooks.resolved-options');
 
 /** The options as given when they are resolved already, else resolved now. */
 export function resolvedOptionsOf(
   options: WebhooksModuleOptions | ResolvedWebhooksOptions,
 ): ResolvedWebhooksOptions {
-  return typeof options === 'object' && options !== null && resolvedObjects.has(options)
+  return typeof options === 'object' &&
+    options !== null &&
+    (options as { [RESOLVED]?: unknown })[RESOLVED] === true
     ? (options as ResolvedWebhooksOptions)
     : resolveWebhooksOptions(options as WebhooksModuleOptions);
 }
@@ -178,8 +185,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
       ),
     );
   }
-  resolvedObjects.add(resolved);
-  return resolved;
+  return Object.assign(resolved, { [RESOLVED]: true });
 }
 
 function resolveTransport(transport: WebhookTransport | undefined): WebhookTransport | null {

@@ -7,6 +7,8 @@ import {
   INestApplication,
   LoggerService,
   Module,
+  ModuleMetadata,
+  NestApplicationOptions,
   Provider,
   Type,
 } from '@nestjs/common';
@@ -157,6 +159,10 @@ export interface TestAppOptions {
   logger?: LoggerService;
   /** What the app's main.ts would do between creating the app and listening. */
   configure?: (app: INestApplication) => void;
+  /** More modules the app imports (an agent's, as `nest new` adds one). */
+  imports?: ModuleMetadata['imports'];
+  /** Nest's `instrument` option, as the app's main.ts passes it to `NestFactory.create()`. */
+  instrument?: NestApplicationOptions['instrument'];
 }
 
 export interface TestApp {
@@ -226,6 +232,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
       TypeOrmModule.forRoot(typeorm),
       webhooksImport,
       ...(options.idempotency ? [IdempotencyModule.forRoot()] : []),
+      ...(options.imports ?? []),
     ],
     controllers: options.controllers ?? [],
     providers: [
@@ -241,6 +248,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     rawBody: options.rawBody ?? true,
     logger: options.logger ?? (process.env.TEST_LOGS ? undefined : false),
     abortOnError: false,
+    ...(options.instrument ? { instrument: options.instrument } : {}),
   });
   options.configure?.(app);
   const dataSource = app.get<DataSource>(getDataSourceToken());
