@@ -1,17 +1,28 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { DocApp, docApps } from '../../scripts/doc-apps';
+import { post } from '../support/http';
 import { createTestDatabase } from '../support/postgres';
+import { signedStripeEvent } from '../support/stripe-event';
+import { eventually } from '../support/eventually';
 import { packedTarball, ROOT, run } from './fresh-app-support';
 
 /**
- * The first hour of a new user, as CI can replay it: `nest new` makes the app (Nest 12: ES
- * modules and Vitest; Nest 11: CommonJS and Jest), the packed package is installed with a plain
- * `npm i` as README's Install section says, README's quick start becomes `src/app.module.ts` and
- * `src/main.ts`, and the testing guide's files (docs/testing.md) are added unchanged. The app
- * must build, and the guide's test (a signed Stripe delivery twice: one inbox row, one handler
- * run, the order paid) must pass on SQLite and on PostgreSQL.
+ * The first hour of a new user, as CI can replay it: `nest new` makes the app with its defaults
+ * (Nest 12: ES modules, Vitest and `@nestjs/observe`; Nest 11: CommonJS and Jest), the packed
+ * package is installed with a plain `npm i` as README's Install section says, README's quick
+ * start adds its two files and its changes to the scaffold's own files (applied as `git apply`
+ * takes them, so nothing the scaffold made is removed), and the testing guide's files and changes
+ * are added the same way (docs/testing.md). The app must build, start as `npm run start:prod`
+ * starts it and answer a signed delivery, and the guide's test (a signed Stripe delivery twice:
+ * one inbox row, one handler run, the order paid) must pass beside the scaffold's own, on SQLite
+ * and on PostgreSQL.
  */
 
 interface GeneratedStack {
@@ -24,15 +35,18 @@ interface GeneratedStack {
   readonly docApp: string;
   /** What README's Install section has the user install for this stack. */
   readonly install: readonly string[];
+  /** Whether `nest new` adds `@nestjs/observe` (its module in `app.module.ts`, `instrument` in `main.ts`). */
+  readonly observe: boolean;
 }
 
 const STACKS: readonly GeneratedStack[] = [
   {
     name: 'nest new on Nest 12 (ES modules, Vitest)',
     cli: '@nestjs/cli@12',
-    newFlags: ['--no-observe'],
+    newFlags: [],
     docApp: 'shop-vitest',
     install: ['@nestjs/typeorm@^12', 'typeorm@^1', 'better-sqlite3@^12', 'pg'],
+    observe: true,
   },
   {
     name: 'nest new on Nest 11 (CommonJS, Jest)',
@@ -40,11 +54,9 @@ const STACKS: readonly GeneratedStack[] = [
     newFlags: [],
     docApp: 'shop-jest',
     install: ['@nestjs/typeorm@^11', 'typeorm@^0.3', 'better-sqlite3@^12', 'pg'],
+    observe: false,
   },
 ];
-
-/** The generated test README's quick start replaces: it expects the starter's `GET /`. */
-const STARTER_E2E_TEST = 'test/app.e2e-spec.ts';
 
 let work: string;
 let tarball: string;
@@ -70,6 +82,38 @@ it('README installs what these apps install', () => {
   expect(readme).toContain('npm i pg ');
 });
 
+/** Stands in for `@nestjs/observe`'s collector: keeps each batch of telemetry its agent posts. */
+interface Collector {
+  readonly url: string;
+  readonly batches: string[];
+  close(): void;
+}
+
+async function startCollector(): Promise<Collector> {
+  const batches: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      batches.push((body[0] === 0x1f ? gunzipSync(body) : body).toString('utf8'));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, batches, close: () => server.close() };
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** `npm run test:e2e` in the app: what Vitest or Jest printed (Jest reports on stderr). */
 function e2e(dir: string, env: Record<string, string>): string {
   return run('sh', ['-c', 'npm run test:e2e 2>&1'], dir, {
@@ -81,8 +125,12 @@ function e2e(dir: string, env: Record<string, string>): string {
 
 describe.each(STACKS)('$name', (stack) => {
   let dir: string;
+  let collector: Collector;
+  /** What the app's agent is pointed at (the scaffold reads `OBSERVE_ENDPOINT`, as Observe documents). */
+  const observed = () => ({ OBSERVE_ENDPOINT: collector.url });
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    collector = await startCollector();
     const app = apps.get(stack.docApp);
     if (!app) throw new Error(`the docs build no app ${stack.docApp} (scripts/doc-apps.ts)`);
     const parent = mkdtempSync(join(work, 'new-'));
@@ -97,21 +145,47 @@ describe.each(STACKS)('$name', (stack) => {
     dir = join(parent, 'shop');
     // NOTE: one npm i installs what nest new would have, and what README's Install section adds.
     run('npm', ['i', tarball, ...stack.install], dir);
-    rmSync(join(dir, STARTER_E2E_TEST));
     for (const file of app.files.values()) {
+      if (existsSync(join(dir, file.path))) {
+        throw new Error(`${file.origin[0]}: the docs write ${file.path}, which nest new made`);
+      }
       mkdirSync(dirname(join(dir, file.path)), { recursive: true });
       writeFileSync(join(dir, file.path), file.text);
     }
+    for (const patch of app.patches.values()) {
+      const file = join(parent, `${patch.path.replace(/\W/g, '-')}.diff`);
+      writeFileSync(file, patch.text);
+      run('git', ['apply', '--verbose', file], dir);
+    }
   }, 600_000);
 
-  it('is the app the docs describe: its module type, and every file they write', () => {
+  afterAll(() => collector?.close());
+
+  it('is the app the docs describe: its module type, its files, and what nest new made kept', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
       type?: string;
     };
-    expect(manifest.type ?? 'commonjs').toBe(apps.get(stack.docApp)!.type);
-    expect([...apps.get(stack.docApp)!.files.keys()].sort()).toEqual(
-      expect.arrayContaining(['src/app.module.ts', 'src/main.ts', 'test/webhooks.e2e-spec.ts']),
+    const app = apps.get(stack.docApp)!;
+    expect(manifest.type ?? 'commonjs').toBe(app.type);
+    expect([...app.files.keys()]).toEqual(
+      expect.arrayContaining([
+        'src/orders.ts',
+        'src/payments.module.ts',
+        'test/webhooks.e2e-spec.ts',
+      ]),
     );
+    expect([...app.patches.keys()]).toEqual(
+      expect.arrayContaining(['src/app.module.ts', 'src/main.ts']),
+    );
+    expect(existsSync(join(dir, 'test', 'app.e2e-spec.ts'))).toBe(true);
+    if (stack.observe) {
+      expect(readFileSync(join(dir, 'src', 'app.module.ts'), 'utf8')).toContain(
+        'ObserveModule.forRoot(',
+      );
+      expect(readFileSync(join(dir, 'src', 'main.ts'), 'utf8')).toContain(
+        'instrument: ObserveInstrument',
+      );
+    }
   });
 
   it('builds with nest build', () => {
@@ -121,14 +195,73 @@ describe.each(STACKS)('$name', (stack) => {
     ).toBe(true);
   }, 300_000);
 
-  it('passes the testing guide’s e2e test on SQLite', () => {
-    expect(e2e(dir, {})).toMatch(/Tests:?\s+1 passed/);
+  it('starts as npm run start:prod starts it, and handles a signed delivery once', async () => {
+    const main = existsSync(join(dir, 'dist', 'src', 'main.js'))
+      ? 'dist/src/main.js'
+      : 'dist/main.js';
+    const port = await freePort();
+    const sqliteFile = join(dir, 'started.sqlite');
+    const child: ChildProcess = spawn(process.execPath, [main], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        ...observed(),
+        PORT: String(port),
+        STRIPE_WEBHOOK_SECRET: 'whsec_started_app',
+        SQLITE_FILE: sqliteFile,
+        NO_COLOR: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(
+        async () => (await fetch(url).catch(() => undefined))?.ok === true,
+        60_000,
+      ).catch(() => {
+        throw new Error(`the app did not answer GET / within 60 s:\n${output}`);
+      });
+      const event = signedStripeEvent('whsec_started_app');
+      for (let attempt = 1; attempt <= 2; attempt += 1) {
+        const answer = await post(`${url}/webhooks/stripe`, event.body, event.headers);
+        expect({ status: answer.status, output }).toMatchObject({ status: 200 });
+      }
+      await eventually(() => {
+        const db = new Database(sqliteFile, { readonly: true, fileMustExist: true });
+        try {
+          const row = db
+            .prepare('SELECT status, delivery_count FROM webhook_events WHERE event_id = ?')
+            .get(event.id) as { status: string; delivery_count: number } | undefined;
+          return row?.status === 'processed' && row.delivery_count === 2;
+        } finally {
+          db.close();
+        }
+      }, 20_000);
+      if (stack.observe) {
+        await eventually(
+          () => collector.batches.some((batch) => batch.includes('"/webhooks/:endpoint"')),
+          20_000,
+        );
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(output).not.toMatch(/produced no spans|WebhookConfigurationError|\bERROR\b/);
+  }, 120_000);
+
+  it('passes the testing guide’s e2e test, beside the scaffold’s own, on SQLite', () => {
+    expect(e2e(dir, observed())).toMatch(/Tests:?\s+2 passed/);
   }, 300_000);
 
-  it('passes the testing guide’s e2e test on PostgreSQL', async () => {
+  it('passes the testing guide’s e2e test, beside the scaffold’s own, on PostgreSQL', async () => {
     const db = await createTestDatabase();
     try {
-      expect(e2e(dir, { DATABASE_URL: db.url })).toMatch(/Tests:?\s+1 passed/);
+      expect(e2e(dir, { ...observed(), DATABASE_URL: db.url })).toMatch(/Tests:?\s+2 passed/);
     } finally {
       await db.drop();
     }
