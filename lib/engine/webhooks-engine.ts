@@ -10,6 +10,7 @@ import { InlineDispatch } from '../dispatch/inline-dispatch';
 import { systemClock } from '../dispatch/clock';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 import type { WebhookDelivery } from '../ingress/webhook-delivery';
 import { WebhookIngress } from '../ingress/webhook-ingress';
 import { IngressAnswer } from '../ingress/ingress-answer';
@@ -86,10 +87,15 @@ export class WebhooksEngine {
     readonly store: WebhookStore,
     config: WebhooksEngineConfig,
   ) {
-    this.registry = new WebhookHandlerRegistry(options.endpoints.keys(), [
-      ...[...options.endpoints.values()].map((endpoint) => endpoint.provider.kind),
-      ...PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind),
-    ]);
+    const endpoints = [...options.endpoints.values()];
+    this.registry = new WebhookHandlerRegistry(
+      options.endpoints.keys(),
+      [
+        ...endpoints.map((endpoint) => endpoint.provider.kind),
+        ...PROVIDER_DESCRIPTORS.map((descriptor) => descriptor.kind),
+      ],
+      endpoints.filter(isTenantEndpoint).map((endpoint) => endpoint.name),
+    );
     const logger = new SafeLogger('WebhookDispatcher');
     const processor = new WebhookEventProcessor(
       store,

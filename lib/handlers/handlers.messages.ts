@@ -29,3 +29,25 @@ export const UNKNOWN_FUNCTION_HANDLER_ENDPOINT = (
 export const UNKNOWN_HANDLER_ENDPOINT = (key: string, endpoint: string) =>
   `@OnPaymentEvent handler "${key}" names endpoint "${endpoint}", which is not configured: ` +
   'fix the `endpoint` option or add that endpoint to WebhooksModule.forRoot({ endpoints }).';
+
+const quotedList = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+/**
+ * A handler with no `endpoint` in an app with tenant endpoints and endpoints of its own: it would
+ * take a tenant's events for the app's own.
+ */
+export const UNSCOPED_HANDLER_WITH_TENANTS = (
+  key: string,
+  own: readonly string[],
+  tenants: readonly string[],
+) =>
+  `Handler "${key}" names no endpoint, so it would run for the events of every endpoint: ` +
+  `those of ${quotedList(own)} and those of every tenant of ${quotedList(tenants)}, where one ` +
+  "merchant's order-1 could be taken for the app's own order-1. Give it `endpoint`: " +
+  `${own.length === 1 ? `'${own[0]}'` : `[${quotedList(own)}]`} for the app's own events, ` +
+  `${tenants.length === 1 ? `'${tenants[0]}'` : `[${quotedList(tenants)}]`} for the tenants', ` +
+  `or '*' for every endpoint's (ctx.tenant is null for the app's own).`;
+
+export const EVERY_ENDPOINT_NOT_ALONE = (key: string) =>
+  `Handler "${key}" names '*' among other endpoints: '*' is every endpoint, so give it alone, ` +
+  'or name the endpoints without it.';

@@ -83,6 +83,21 @@ describe('WebhookHandlerRegistry', () => {
     expect(registry.has('fulfil')).toBe(false);
   });
 
+  it("refuses '*' among named endpoints, and takes it alone for every endpoint", () => {
+    const registry = new WebhookHandlerRegistry(['stripe', 'merchants'], undefined, ['merchants']);
+
+    expect(() =>
+      registry.register({
+        on: '*',
+        name: 'mixed',
+        endpoint: ['*', 'stripe'],
+        handle: () => undefined,
+      }),
+    ).toThrow(`Handler "mixed" names '*' among other endpoints`);
+    registry.register({ on: '*', name: 'every', endpoint: '*', handle: () => undefined });
+    expect(registry.match({ ...paid, endpoint: 'merchants' }).map((h) => h.key)).toEqual(['every']);
+  });
+
   it('keeps the decorator wording for a discovered method', () => {
     const registry = new WebhookHandlerRegistry(['stripe']);
     registry.add({ key: 'Orders.paid', patterns: ['*'], invoke: async () => undefined });

@@ -5,7 +5,12 @@ import {
   AMBIGUOUS_HANDLER,
   UNKNOWN_FUNCTION_HANDLER_ENDPOINT,
   UNKNOWN_HANDLER_ENDPOINT,
+  EVERY_ENDPOINT_NOT_ALONE,
+  UNSCOPED_HANDLER_WITH_TENANTS,
 } from './handlers.messages';
+
+/** A handler's `endpoint` for every endpoint, said so. */
+const EVERY_ENDPOINT = '*';
 import { UNKNOWN_HANDLER_PATTERN } from './handlers.messages';
 import { PaymentEventPattern, patternProblem } from './payment-event-pattern';
 
@@ -14,7 +19,7 @@ export interface RegisteredWebhookHandler {
   /** Stable ledger key. */
   readonly key: string;
   readonly patterns: readonly PaymentEventPattern[];
-  /** Endpoint names it is limited to, or undefined for all. */
+  /** Endpoint names it is limited to, `['*']` for all said so, or undefined for all. */
   readonly endpoints?: readonly string[];
   readonly invoke: (event: PaymentEvent, ctx: WebhookContext) => Promise<void>;
 }
@@ -29,8 +34,9 @@ export interface WebhookHandlerDefinition {
   /** Stable key recorded in the handler ledger. Change it and the handler counts as new. */
   readonly name: string;
   /**
-   * Only events that arrived on these endpoints.
-   * @default every endpoint
+   * Only events that arrived on these endpoints; `'*'` for every endpoint, tenant endpoints'
+   * events and the app's own alike.
+   * @default every endpoint, where the app has no tenant endpoint beside endpoints of its own
    */
   readonly endpoint?: string | readonly string[];
   /** Applies the event, writing through `ctx.manager` so its effect commits with the ledger row. */
@@ -50,16 +56,24 @@ export class WebhookHandlerRegistry {
   private readonly handlers = new Map<string, RegisteredWebhookHandler>();
   private readonly endpointNames?: ReadonlySet<string>;
   private readonly kinds?: ReadonlySet<string>;
+  private readonly tenantEndpoints: readonly string[];
 
   /**
    * @param endpointNames the configured endpoints; a handler limited to another one is refused.
    *   Without them, any endpoint name is taken.
    * @param kinds the kinds events can come from (the configured endpoints' and the package's
    *   providers'); a native pattern of another kind is refused. Without them, any kind is taken.
+   * @param tenantEndpoints those of `endpointNames` that take deliveries per tenant: beside
+   *   endpoints of the app's own, a handler must name the endpoints it is for.
    */
-  constructor(endpointNames?: Iterable<string>, kinds?: Iterable<string>) {
+  constructor(
+    endpointNames?: Iterable<string>,
+    kinds?: Iterable<string>,
+    tenantEndpoints: Iterable<string> = [],
+  ) {
     this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
     this.kinds = kinds === undefined ? undefined : new Set(kinds);
+    this.tenantEndpoints = [...tenantEndpoints];
   }
 
   /**
@@ -78,10 +92,28 @@ export class WebhookHandlerRegistry {
         );
       }
     }
+    if (handler.endpoints?.includes(EVERY_ENDPOINT)) {
+      if (handler.endpoints.length > 1) {
+        throw new WebhookConfigurationError(EVERY_ENDPOINT_NOT_ALONE(handler.key));
+      }
+      // NOTE: said so: every endpoint's events, the tenants' among them.
+      this.handlers.set(handler.key, { ...handler, endpoints: undefined });
+      return;
+    }
     for (const name of handler.endpoints ?? []) {
       if (this.endpointNames && !this.endpointNames.has(name)) {
         throw new WebhookConfigurationError(UNKNOWN_HANDLER_ENDPOINT(handler.key, name));
       }
+    }
+    const own = [...(this.endpointNames ?? [])].filter(
+      (name) => !this.tenantEndpoints.includes(name),
+    );
+    // NOTE: a handler for every endpoint is refused only where that mixes tenants' events with
+    // the app's own; in an app of tenant endpoints alone every event is a tenant's.
+    if (!handler.endpoints && this.tenantEndpoints.length > 0 && own.length > 0) {
+      throw new WebhookConfigurationError(
+        UNSCOPED_HANDLER_WITH_TENANTS(handler.key, own, this.tenantEndpoints),
+      );
     }
     this.handlers.set(handler.key, handler);
   }
@@ -101,7 +133,9 @@ export class WebhookHandlerRegistry {
     if (this.handlers.has(name)) {
       throw new WebhookConfigurationError(AMBIGUOUS_FUNCTION_HANDLER(name));
     }
-    const unknown = endpoints?.find((n) => this.endpointNames && !this.endpointNames.has(n));
+    const unknown = endpoints?.find(
+      (n) => n !== EVERY_ENDPOINT && this.endpointNames && !this.endpointNames.has(n),
+    );
     if (unknown !== undefined) {
       throw new WebhookConfigurationError(
         UNKNOWN_FUNCTION_HANDLER_ENDPOINT(name, unknown, [...(this.endpointNames ?? [])]),

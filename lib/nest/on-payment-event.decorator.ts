@@ -7,8 +7,9 @@ export type { PaymentEventPattern } from '../handlers/payment-event-pattern';
 /** Options of `@OnPaymentEvent`. */
 export interface OnPaymentEventOptions {
   /**
-   * Only events that arrived on these endpoints.
-   * @default every endpoint
+   * Only events that arrived on these endpoints; `'*'` for every endpoint, tenant endpoints'
+   * events and the app's own alike.
+   * @default every endpoint, where the app has no tenant endpoint beside endpoints of its own
    */
   endpoint?: string | string[];
   /**

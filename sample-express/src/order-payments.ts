@@ -72,6 +72,8 @@ export const orderPaymentHandlers: WebhookHandlerDefinition[] = [
   {
     on: ['payment.succeeded', 'payment.canceled', 'refund.succeeded'],
     name: 'OrderPaymentsHandler.apply',
+    // every endpoint, the merchants' included: their orders are this shop's orders too
+    endpoint: '*',
     handle: applyOrderPayment,
   },
 ];

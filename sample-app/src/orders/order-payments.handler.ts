@@ -37,7 +37,8 @@ export const orderPayments = paymentStateTarget(Order, { machine: orderStates, s
  */
 @Injectable()
 export class OrderPaymentsHandler {
-  @OnPaymentEvent(['payment.succeeded', 'payment.canceled', 'refund.succeeded'])
+  // NOTE: every endpoint, the merchants' included: their orders are this shop's orders too.
+  @OnPaymentEvent(['payment.succeeded', 'payment.canceled', 'refund.succeeded'], { endpoint: '*' })
   async apply(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
     const orderId = event.merchantRef;
     if (!orderId) {
