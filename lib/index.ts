@@ -101,6 +101,8 @@ export type {
 export { WebhookRetention } from './retention/webhook-retention';
 export type { RetentionReport } from './retention/webhook-retention';
 export { WebhookAdmin } from './admin/webhook-admin';
+export { AdminBasicAuthGuard } from './nest/admin-basic-auth.guard';
+export type { AdminBasicAuthOptions } from './nest/admin-basic-auth.guard';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,
