@@ -1,6 +1,7 @@
 /**
  * The root entry: what an app names to wire the module, write a handler and inject the
- * module's services. That is the module and its options token, the decorators, the endpoint
+ * module's services. That is the module and its options token, the decorators, the admin
+ * routes' ready-made guard, the endpoint
  * factories with the contract a custom provider implements, the injectable services, the
  * schema (`webhooksMigrations`, `webhookEntities`), the store tokens, the normalized event
  * type, the errors an app throws or catches (handler errors, configuration and verification

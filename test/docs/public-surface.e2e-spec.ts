@@ -12,6 +12,7 @@ const ROOT = join(__dirname, '..', '..');
  */
 const ENTRY_EXPORTS: Record<string, readonly string[]> = {
   '.': [
+    'AdminBasicAuthGuard',
     'InboxQueries',
     'InboxWorker',
     'InboxWriter',
