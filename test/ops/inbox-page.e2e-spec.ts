@@ -262,6 +262,27 @@ describe.each([
     expect(await send(held)).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await statusOf(held)).toBe('pending');
+    // The page says of it what the CLI says: held by the pause, its amount in minor units.
+    await seeAfterRefresh(page, async () => {
+      await page.fill('#search-form input[name=search]', held.id);
+      await page.click('#search-form button[type=submit]');
+      await page.locator('#event-title', { hasText: held.id }).waitFor();
+      return (await page.locator('#event-facts dd', { hasText: 'pending (paused)' }).count()) === 1;
+    });
+    expect(await page.locator('#event-facts dd').allTextContents()).toEqual(
+      expect.arrayContaining([
+        'when dispatch is resumed',
+        expect.stringMatching(/^4200 EUR \(minor units\)$/i),
+      ]),
+    );
+    // Each chart's "now", at its right edge, is drawn inside the chart.
+    const plots = page.locator('svg.plot');
+    expect(await plots.count()).toBeGreaterThan(0);
+    for (const plot of await plots.all()) {
+      const chart = (await plot.boundingBox())!;
+      const now = (await plot.locator('text', { hasText: /^now$/ }).boundingBox())!;
+      expect(now.x + now.width).toBeLessThanOrEqual(chart.x + chart.width + 0.5);
+    }
     await pause.getByRole('button', { name: 'Resume' }).click();
     await page.click('#confirm-ok');
     await page.locator('#pauses-empty').waitFor();

@@ -313,12 +313,25 @@
 
   // ---- events and their timeline ----------------------------------------------------------
 
+  /**
+   * Whether the event waits on a pause of dispatch: the store parks it at the far future
+   * (PARKED_UNTIL in lib/store/webhook-event-status.ts), as the CLI reads it too.
+   */
+  function isParked(event) {
+    return typeof event.nextAttemptAt === 'string' && event.nextAttemptAt.startsWith('9999-12-31');
+  }
+
+  /** The event's status as the CLI prints it: `pending (paused)` for one held by a pause. */
+  function statusText(event) {
+    return isParked(event) ? `${event.status} (paused)` : event.status;
+  }
+
   function eventRow(event) {
     const tr = row([
       timeCell(event.receivedAt),
       event.endpoint + (event.tenant ? ` (${event.tenant})` : ''),
       event.type,
-      el('td', '', el('span', `badge status-${event.status}`, event.status)),
+      el('td', '', el('span', `badge status-${event.status}`, statusText(event))),
       String(event.attempts),
       event.eventId,
       firstLine(event.lastError),
@@ -368,14 +381,20 @@
     fact(list, 'Provider event id', event.eventId);
     fact(list, 'Endpoint', event.endpoint + (event.tenant ? `, tenant ${event.tenant}` : ''));
     fact(list, 'Type', `${event.type} (${event.provider} ${event.nativeType})`);
-    fact(list, 'Status', event.status);
+    fact(list, 'Status', statusText(event));
     fact(list, 'Attempts', event.attempts);
     fact(list, 'Payment', event.paymentRef);
     fact(list, 'Order', event.merchantRef);
-    if (event.amount !== null) fact(list, 'Amount', `${event.amount} ${event.currency ?? ''}`);
+    if (event.amount !== null) {
+      fact(list, 'Amount', `${event.amount} ${event.currency ?? ''} (minor units)`);
+    }
     fact(list, 'Outcome', event.outcome);
     fact(list, 'Received', time(event.receivedAt));
-    fact(list, 'Next attempt', time(event.nextAttemptAt));
+    fact(
+      list,
+      'Next attempt',
+      isParked(event) ? 'when dispatch is resumed' : time(event.nextAttemptAt),
+    );
   }
 
   /** One timeline entry per delivery, failed attempt, handler run, replay and settlement. */
@@ -518,13 +537,14 @@
         svg('text', { x: left - 6, y: y(value) + 4, class: 'axis end' }, `${round(value)}${unit}`),
       );
     }
+    // NOTE: "now" sits at the right edge: anchored at its end, it stays inside the chart.
     const labels = [
-      [0, `-${count} min`],
-      [count / 2, `-${count / 2} min`],
-      [count, 'now'],
+      [0, `-${count} min`, 'middle'],
+      [count / 2, `-${count / 2} min`, 'middle'],
+      [count, 'now', 'end'],
     ];
-    for (const [index, label] of labels) {
-      root.append(svg('text', { x: x(index), y: height - 6, class: 'axis middle' }, label));
+    for (const [index, label, anchor] of labels) {
+      root.append(svg('text', { x: x(index), y: height - 6, class: `axis ${anchor}` }, label));
     }
     return { root, x, y, slot: (width - left - 4) / count };
   }
