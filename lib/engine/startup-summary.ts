@@ -13,7 +13,10 @@ export interface SummarizedEngine {
 
 /** What an adapter tells the summary: its routes and its words. */
 export interface StartupSummaryAdapter {
-  /** The routes that receive the endpoint's deliveries, each as `POST /webhooks/stripe`. */
+  /**
+   * The routes that receive the endpoint's deliveries, each as `POST /webhooks/stripe`; none in
+   * a process that serves no HTTP (a worker process).
+   */
   routesOf(endpoint: WebhookEndpoint): readonly string[];
   /** The warning for an endpoint no handler listens to, naming the adapter's way to add one. */
   noListeners(endpoint: string, kind: string): string;
@@ -47,11 +50,12 @@ export function startupSummary(
       handlers.length === 0
         ? 'no handler'
         : handlers.map((h) => `${h.key} (${h.patterns.join(', ')})`).join(', ');
-    const routes = adapter.routesOf(endpoint).join(' and ');
-    lines.push({
-      level: 'log',
-      text: `Endpoint "${endpoint.name}" (${kind}) at ${routes} runs ${runs}`,
-    });
+    const routes = adapter.routesOf(endpoint);
+    const at =
+      routes.length === 0
+        ? 'received by another process (this one serves no HTTP)'
+        : `at ${routes.join(' and ')}`;
+    lines.push({ level: 'log', text: `Endpoint "${endpoint.name}" (${kind}) ${at} runs ${runs}` });
     if (handlers.length === 0) {
       lines.push({ level: 'warn', text: adapter.noListeners(endpoint.name, kind) });
     }

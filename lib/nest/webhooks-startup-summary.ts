@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { ApplicationConfig } from '@nestjs/core';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { routeOf, startupSummary } from '../engine/startup-summary';
 import { WebhooksEngine } from '../engine/webhooks-engine';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
@@ -23,16 +23,21 @@ export class WebhooksStartupSummary implements OnApplicationBootstrap {
     @Inject(WEBHOOKS_ROUTE_PATH) private readonly path: string,
     private readonly config: ApplicationConfig,
     private readonly ownRoutes: PaymentWebhookRoutesExplorer,
+    private readonly http: HttpAdapterHost,
   ) {}
 
   onApplicationBootstrap(): void {
     // NOTE: at bootstrap, not at module init: the handlers are registered by then, and the
     // global prefix is set before init().
     const lines = startupSummary(this.engine, {
-      routesOf: (endpoint) => [
-        routeOf(endpoint, this.pathOf(this.path, endpoint.name)),
-        ...this.ownRoutesOf(endpoint),
-      ],
+      // NOTE: an application context (a worker process) has no HTTP adapter, and no routes.
+      routesOf: (endpoint) =>
+        this.http.httpAdapter
+          ? [
+              routeOf(endpoint, this.pathOf(this.path, endpoint.name)),
+              ...this.ownRoutesOf(endpoint),
+            ]
+          : [],
       noListeners: NO_LISTENERS,
     });
     for (const { level, text } of lines) {

@@ -1,10 +1,17 @@
-import { Controller, Get, Injectable, Post } from '@nestjs/common';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Controller, Get, Injectable, Module, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   OnPaymentEvent,
   PaymentWebhook,
   qvardEndpoint,
   sberEndpoint,
   stripeEndpoint,
+  WebhooksModule,
+  webhooksMigrations,
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
 import { bullmqTransport } from 'nestjs-payment-webhooks/bullmq';
@@ -98,6 +105,36 @@ describe.each([false, true])('the startup summary (forRootAsync: %s)', (async) =
     expect(warnings[0]).toContain('No @OnPaymentEvent handler listens to endpoint "qvard" (qvard)');
     expect(warnings[0]).toContain('stored as ignored');
     expect(warnings[0]).toContain("'qvard:<native type>'");
+  });
+});
+
+describe('the startup summary of a process that serves no HTTP (an application context)', () => {
+  it('says where its endpoints are received instead of naming routes it does not serve', async () => {
+    const logger = new RecordingLogger();
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: join(mkdtempSync(join(tmpdir(), 'pw-summary-')), 'inbox.sqlite'),
+          autoLoadEntities: true,
+          migrations: webhooksMigrations,
+          migrationsRun: true,
+        }),
+        WebhooksModule.forRoot(webhooks),
+      ],
+      providers: [ShopHandlers, BankHandlers],
+    })
+    class WorkerModule {}
+
+    const app = await NestFactory.createApplicationContext(WorkerModule, { logger });
+    await app.close();
+
+    const lines = logger.of('WebhooksModule', 'log').map((line) => line.text);
+    expect(lines[0]).toBe(
+      'Endpoint "stripe" (stripe) received by another process (this one serves no HTTP) runs ' +
+        'ShopHandlers.paid (payment.succeeded), ShopHandlers.dispute (stripe:charge.dispute.created)',
+    );
+    expect(lines.filter((line) => /\b(GET|POST) \//.test(line))).toEqual([]);
   });
 });
 
