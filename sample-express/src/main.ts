@@ -1,7 +1,7 @@
 /**
  * The sample shop on plain Express (`npm run start:express`), without Nest. What it serves and
- * how to try it: docs/sample-shop.md. The router it mounts (shop.ts): docs/receiving.md#plain-express
- * and the README's "Plain Express"; its handler (order-payments.ts): docs/handlers.md; its
+ * how to try it: docs/sample-shop.md. The router it mounts (shop.ts): docs/receiving.md#plain-express;
+ * its handler (order-payments.ts): docs/handlers.md; its
  * endpoints (webhook-endpoints.ts): docs/providers/.
  */
 import { createShop } from './shop';

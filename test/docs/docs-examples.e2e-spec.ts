@@ -1,3 +1,4 @@
+import { docApps } from '../../scripts/doc-apps';
 import { ensureBuiltCli } from '../support/cli';
 import {
   compileDocScripts,
@@ -246,5 +247,72 @@ describe('doc examples (npm run docs:examples)', () => {
     expect(runs.map((run) => run.code)).not.toContain(0);
     expect(runs[0].stderr).toContain('app shop-cjs is based on app nowhere, which no doc has');
     expect(runs[1].stderr).toContain('README.md:11: app shop already has a src/app.module.ts');
+  });
+});
+
+/** README's changes to the scaffold, and a guide's app that changes one more file and one of them. */
+const PATCHED_README = `# Shop
+
+<!-- patch -->
+${FENCE}diff
+--- a/src/app.module.ts
++++ b/src/app.module.ts
+@@ -1,2 +1,3 @@
+ import { Module } from '@nestjs/common';
++import { PaymentsModule } from './payments.module.js';
+--- a/src/main.ts
++++ b/src/main.ts
+@@ -1,1 +1,1 @@
+-const app = await NestFactory.create(AppModule);
++const app = await NestFactory.create(AppModule, { rawBody: true });
+${FENCE}
+`;
+
+const PATCHED_GUIDE = `# Testing
+
+<!-- app shop-jest commonjs base=shop -->
+<!-- patch -->
+${FENCE}diff
+--- a/src/main.ts
++++ b/src/main.ts
+@@ -1,1 +1,1 @@
+-const app = await NestFactory.create(AppModule);
++const app = await NestFactory.create(AppModule, { rawBody: true, bufferLogs: true });
+--- a/test/jest-e2e.json
++++ b/test/jest-e2e.json
+@@ -1,1 +1,1 @@
+-{}
++{ "maxWorkers": 1 }
+${FENCE}
+`;
+
+describe("the apps' changes to the scaffold (<!-- patch -->)", () => {
+  const tree = removedAfterSuite(docsTree);
+
+  it("splits a diff by file, and gives an app its base's changes to the files it does not change", () => {
+    const apps = docApps(tree({ 'README.md': PATCHED_README, 'docs/testing.md': PATCHED_GUIDE }));
+
+    expect([...apps.get('shop')!.patches.keys()]).toEqual(['src/app.module.ts', 'src/main.ts']);
+    const jest = apps.get('shop-jest')!.patches;
+    expect([...jest.keys()].sort()).toEqual([
+      'src/app.module.ts',
+      'src/main.ts',
+      'test/jest-e2e.json',
+    ]);
+    expect(jest.get('src/main.ts')!.text).toContain('bufferLogs');
+    expect(jest.get('src/main.ts')!.origin).toBe('docs/testing.md:6');
+    expect(jest.get('src/app.module.ts')!.origin).toBe('README.md:5');
+    expect(jest.get('test/jest-e2e.json')!.text).toMatch(/^--- a\/test\/jest-e2e\.json\n/);
+  });
+
+  it('refuses a file an app changes twice, naming where', () => {
+    const twice = PATCHED_README.replace(
+      '--- a/src/main.ts\n+++ b/src/main.ts',
+      '--- a/src/app.module.ts\n+++ b/src/app.module.ts',
+    );
+
+    expect(() => docApps(tree({ 'README.md': twice }))).toThrow(
+      'README.md:10: app shop already changes src/app.module.ts',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readmeBlock } from '../support/readme';
+import { docBlock } from '../support/readme';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -26,8 +26,8 @@ function pages(): [string, string][] {
  * work until `router.start()`, so no page may offer it as that switch.
  */
 describe('the documented way to run an ingress-only instance', () => {
-  it("is dispatch.enabled in README's Plain Express app, switched by WEBHOOK_WORKER", () => {
-    const example = readmeBlock('Plain Express', 'ts') ?? '';
+  it("is dispatch.enabled in the receiving guide's Plain Express app, switched by WEBHOOK_WORKER", () => {
+    const example = docBlock('docs/receiving.md', 'Plain Express', 'ts') ?? '';
     expect(example).toContain("dispatch: { enabled: process.env.WEBHOOK_WORKER !== 'off' },");
     expect(example).not.toMatch(/^\s*start:/m);
   });

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { post } from '../support/http';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
-import { readmeBlock } from '../support/readme';
+import { docBlock } from '../support/readme';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import { packedTarball, run } from './fresh-app-support';
@@ -17,7 +17,8 @@ import { packedTarball, run } from './fresh-app-support';
  * started on SQLite and on PostgreSQL with `synchronize: true`. A signed Stripe delivery, sent
  * twice, must answer 200 twice and leave one inbox row and one shipment; after a restart on the
  * same database (rows present, `synchronize` again) the same holds. The plain Express app is the
- * one README's "Plain Express" section shows; it also survives a restart with a pending event.
+ * one the "Plain Express" section of docs/receiving.md shows; it also survives a restart with a
+ * pending event.
  */
 
 const SECRET = 'whsec_fresh_app_secret';
@@ -287,22 +288,22 @@ describe.each(STACKS)('a new app on $name', (stack) => {
   );
 });
 
-describe('a new plain Express app built from the README', () => {
+describe('a new plain Express app built from the receiving guide', () => {
   const template = join(__dirname, 'express-app');
   let dir: string;
 
-  it('is the code README\'s "Plain Express" section shows', () => {
-    const example = readmeBlock('Plain Express', 'ts');
+  it('is the code the "Plain Express" section of docs/receiving.md shows', () => {
+    const example = docBlock('docs/receiving.md', 'Plain Express', 'ts');
     if (example === undefined) {
-      throw new Error('README.md has no "Plain Express" section with a ```ts block');
+      throw new Error('docs/receiving.md has no "Plain Express" section with a ```ts block');
     }
     expect(readFileSync(join(template, 'src', 'main.ts'), 'utf8').trim()).toBe(example.trim());
   });
 
-  it('is built with the tsconfig README\'s "Plain Express" section shows', () => {
-    const tsconfig = readmeBlock('Plain Express', 'json');
+  it('is built with the tsconfig the "Plain Express" section of docs/receiving.md shows', () => {
+    const tsconfig = docBlock('docs/receiving.md', 'Plain Express', 'json');
     if (tsconfig === undefined) {
-      throw new Error('README.md has no "Plain Express" section with a ```json block');
+      throw new Error('docs/receiving.md has no "Plain Express" section with a ```json block');
     }
     expect(readFileSync(join(template, 'tsconfig.json'), 'utf8').trim()).toBe(tsconfig.trim());
   });

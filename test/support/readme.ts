@@ -4,16 +4,17 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 
 /**
- * The first fenced block of `language` (```ts, ```json…) in the README section whose heading
- * starts with `heading`, up to the next heading; undefined when there is none.
+ * The first fenced block of `language` (```ts, ```json…) in the section of the Markdown file at
+ * `path` (from the repository root) whose heading starts with `heading`, up to the next heading;
+ * undefined when there is none.
  */
-export function readmeBlock(heading: string, language: string): string | undefined {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.search(new RegExp(`^#+ ${heading}`, 'm'));
+export function docBlock(path: string, heading: string, language: string): string | undefined {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  const start = text.search(new RegExp(`^#+ ${heading}`, 'm'));
   if (start < 0) {
     return undefined;
   }
-  const body = readme.slice(readme.indexOf('\n', start) + 1);
+  const body = text.slice(text.indexOf('\n', start) + 1);
   const next = body.search(/^#+ /m);
   const section = next < 0 ? body : body.slice(0, next);
   const fence = '```';
