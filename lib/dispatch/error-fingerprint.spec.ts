@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import {
   errorClassOf,
   errorFingerprint,
@@ -73,5 +74,39 @@ describe('the parts of a fingerprint', () => {
       '    at Client.request (node_modules/pg/lib/client.js:526:17)',
       '    at ShopHandlers.onPaid (src/shop.handlers.ts:41:11)',
     ]);
+  });
+
+  it("writes an ES module's frames (file:// URLs) relative to the app too, as a CommonJS app's", () => {
+    const error = new Error('no such table: orders');
+    error.stack =
+      'QueryFailedError: no such table: orders\n' +
+      '    at OrderPayments.paid (file:///app/dist/app.module.js:51:19)\n' +
+      '    at Object.run (/app/dist/orders.js:12:3)';
+    expect(readableError(error, '/app').split('\n').slice(1)).toEqual([
+      '    at OrderPayments.paid (dist/app.module.js:51:19)',
+      '    at Object.run (dist/orders.js:12:3)',
+    ]);
+  });
+
+  it("folds each run of the package's own frames into one line, so the app's fit", () => {
+    const own = join(__dirname, 'handler-runs.ts');
+    const error = new Error('boom');
+    error.stack = [
+      'Error: boom',
+      `    at HandlerRuns.invoke (${own}:10:1)`,
+      '    at OrderPayments.paid (/app/src/orders.ts:41:30)',
+      ...Array.from({ length: 7 }, (_, i) => `    at async HandlerRuns.step${i} (${own}:${i}:1)`),
+      '    at Shop.bootstrap (/app/src/main.ts:9:3)',
+      `    at HandlerRuns.last (${own}:99:1)`,
+    ].join('\n');
+
+    expect(readableError(error, '/app').split('\n').slice(1)).toEqual([
+      '    … 1 frame of nestjs-payment-webhooks',
+      '    at OrderPayments.paid (src/orders.ts:41:30)',
+      '    … 7 frames of nestjs-payment-webhooks',
+      '    at Shop.bootstrap (src/main.ts:9:3)',
+      '    … 1 frame of nestjs-payment-webhooks',
+    ]);
+    expect(firstAppFrame(error, '/app')).toBe('OrderPayments.paid src/orders.ts');
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sep } from 'node:path';
-import { describeError, stackFrames } from './handler-failure';
+import { describeError, relativeToApp, stackFrames } from './handler-failure';
 
 /** Ids and numbers a message carries: masked so that failures of one cause read alike. */
 const MASKS: readonly (readonly [RegExp, string])[] = [
@@ -10,6 +10,9 @@ const MASKS: readonly (readonly [RegExp, string])[] = [
   [/\b(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}\b/g, '<id>'],
   [/\d+/g, '<n>'],
 ];
+
+/** A line of the stack that is a frame: `    at …`. */
+const FRAME = /^\s+at\s/;
 
 /** A frame's function and file, without its line and column (which move with every edit). */
 const FRAME_PLACE = /^\s*at\s+(?:(.*?)\s+\()?(.*?)(?::\d+)?(?::\d+)?\)?$/;
@@ -33,11 +36,11 @@ export function errorClassOf(error: unknown): string {
  * Node's internals, as function and file relative to `root`, or `''` when it has none.
  */
 export function firstAppFrame(error: unknown, root: string = process.cwd()): string {
-  for (const frame of stackFrames(error)) {
-    if (frame.includes(`${sep}node_modules${sep}`) || frame.includes('(node:')) {
+  for (const frame of stackFrames(error, root)) {
+    if (!FRAME.test(frame) || frame.includes(`node_modules${sep}`) || frame.includes('(node:')) {
       continue;
     }
-    const match = FRAME_PLACE.exec(relativeToApp(frame, root));
+    const match = FRAME_PLACE.exec(frame);
     if (match) {
       return [match[1], match[2]].filter(Boolean).join(' ');
     }
@@ -56,13 +59,7 @@ export function errorFingerprint(error: unknown, root: string = process.cwd()): 
     .slice(0, 16);
 }
 
-/** `text` with the app's directory taken off its paths: `src/shop.ts:10:5`. */
-export function relativeToApp(text: string, root: string = process.cwd()): string {
-  const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
-  return text.split(prefix).join('').split(`file://${prefix}`).join('');
-}
-
 /** The error as history keeps it: `Name: message`, then its first frames, paths relative. */
 export function readableError(error: unknown, root: string = process.cwd()): string {
-  return relativeToApp([describeError(error), ...stackFrames(error)].join('\n'), root);
+  return [relativeToApp(describeError(error), root), ...stackFrames(error, root)].join('\n');
 }

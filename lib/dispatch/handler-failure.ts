@@ -1,3 +1,5 @@
+import { resolve, sep } from 'node:path';
+
 /** Frames kept per error: enough to reach the handler's own code through a few helper calls. */
 const MAX_FRAMES = 10;
 
@@ -12,30 +14,63 @@ export const MAX_FAILURE_TEXT = 2000;
 
 const FRAME = /^\s+at\s/;
 
+/**
+ * Where this package's own code is (its `dist/`, or `lib/` run from source): frames there say
+ * how the package called the handler, which is the same for every failure.
+ */
+const PACKAGE_CODE = `${resolve(__dirname, '..')}${sep}`;
+
 /** `Name: message`, the first line of every failure text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /**
- * The first frames of the error's stack, each on its own indented line, without Node's
- * internal frames (the promise machinery every async handler shows).
+ * The first frames of the error's stack, each on its own indented line, as the app's readers
+ * want them: paths relative to `root` (the app's directory, one style whether the app is an ES
+ * module or CommonJS), without Node's internal frames (the promise machinery every async handler
+ * shows), and each run of this package's own frames folded into one line
+ * (`… 4 frames of nestjs-payment-webhooks`). With source maps on (`node --enable-source-maps`)
+ * the frames are the app's TypeScript lines.
  */
-export function stackFrames(error: unknown): string[] {
+export function stackFrames(error: unknown, root: string = process.cwd()): string[] {
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
   const frames: string[] = [];
+  let folded = 0;
+  const fold = () => {
+    if (folded > 0) {
+      frames.push(`    … ${folded} frame${folded === 1 ? '' : 's'} of nestjs-payment-webhooks`);
+      folded = 0;
+    }
+  };
   for (const line of stack.split('\n')) {
     if (frames.length === MAX_FRAMES) {
       break;
     }
-    if (FRAME.test(line) && !line.includes('node:internal/')) {
-      const frame = `    ${line.trim()}`;
-      frames.push(
-        frame.length > MAX_FRAME_CHARS ? `${frame.slice(0, MAX_FRAME_CHARS - 1)}…` : frame,
-      );
+    if (!FRAME.test(line) || line.includes('node:internal/')) {
+      continue;
     }
+    if (line.includes(PACKAGE_CODE)) {
+      folded += 1;
+      continue;
+    }
+    fold();
+    const frame = `    ${relativeToApp(line.trim(), root)}`;
+    frames.push(frame.length > MAX_FRAME_CHARS ? `${frame.slice(0, MAX_FRAME_CHARS - 1)}…` : frame);
+  }
+  if (frames.length < MAX_FRAMES) {
+    fold();
   }
   return frames;
+}
+
+/**
+ * `text` with the app's directory taken off its paths, written as a path or as a `file://` URL
+ * (an ES module's frames): `src/shop.ts:10:5`.
+ */
+export function relativeToApp(text: string, root: string = process.cwd()): string {
+  const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
+  return text.split(`file://${prefix}`).join('').split(prefix).join('');
 }
 
 /** The message, then as many whole frame lines as fit in {@link MAX_FAILURE_TEXT}. */

@@ -59,16 +59,21 @@ describe('decideSettlement', () => {
       });
     });
 
-    it("keeps the handler's first frames in the error, after the one-line summary", () => {
-      const settlement = decideSettlement(
-        handled([{ key: 'Orders.paid', error: declined() }]),
-        at(2),
-      );
+    it("keeps the handler's first frames in the error, after the one-line summary, relative to the app", () => {
+      const error = declined();
+      error.stack =
+        'Error: card declined\n' +
+        `    at Orders.paid (${process.cwd()}/src/orders.ts:41:30)\n` +
+        `    at HandlerRuns.runOne (${__dirname}/handler-runs.ts:201:11)\n` +
+        `    at async HandlerRuns.run (${__dirname}/handler-runs.ts:133:35)`;
+      const settlement = decideSettlement(handled([{ key: 'Orders.paid', error }]), at(2));
       expect(settlement.status).toBe('retrying');
-      const { error, summary } = settlement as { error: string; summary: string };
-      const [first, ...frames] = error.split('\n');
-      expect(first).toBe(summary);
-      expect(frames[0]).toMatch(/^\s+at declined \(.*settlement\.spec\.ts:\d+:\d+\)$/);
+      const { error: stored, summary } = settlement as { error: string; summary: string };
+      expect(stored.split('\n')).toEqual([
+        summary,
+        '    at Orders.paid (src/orders.ts:41:30)',
+        '    … 2 frames of nestjs-payment-webhooks',
+      ]);
     });
 
     it('writes a null provider status on a retry when the provider was not asked', () => {

@@ -195,13 +195,14 @@ describe.each(STACKS)('$name', (stack) => {
     ).toBe(true);
   }, 300_000);
 
-  it('starts as npm run start:prod starts it, and handles a signed delivery once', async () => {
+  it('starts as the docs say to start it, handles a signed delivery once, and names src/ lines in a failure', async () => {
     const main = existsSync(join(dir, 'dist', 'src', 'main.js'))
       ? 'dist/src/main.js'
       : 'dist/main.js';
     const port = await freePort();
     const sqliteFile = join(dir, 'started.sqlite');
-    const child: ChildProcess = spawn(process.execPath, [main], {
+    // NOTE: start:prod with source maps on, as docs/operations.md advises.
+    const child: ChildProcess = spawn(process.execPath, ['--enable-source-maps', main], {
       cwd: dir,
       env: {
         ...process.env,
@@ -247,6 +248,48 @@ describe.each(STACKS)('$name', (stack) => {
           20_000,
         );
       }
+      // The handler fails once the orders table is gone: events show names its source line.
+      const db = new Database(sqliteFile);
+      db.exec('DROP TABLE orders');
+      db.close();
+      const failing = signedStripeEvent('whsec_started_app');
+      expect((await post(`${url}/webhooks/stripe`, failing.body, failing.headers)).status).toBe(
+        200,
+      );
+      let shown = '';
+      await eventually(() => {
+        shown = run(
+          'npx',
+          [
+            'nestjs-payment-webhooks',
+            'events',
+            'list',
+            '--sqlite',
+            sqliteFile,
+            '--status',
+            'retrying',
+            '--json',
+          ],
+          dir,
+        );
+        return shown.includes(failing.id);
+      }, 20_000);
+      const [stored] = (JSON.parse(shown) as { id: string; eventId: string }[]).filter(
+        (listed) => listed.eventId === failing.id,
+      );
+      const timeline = run(
+        'npx',
+        ['nestjs-payment-webhooks', 'events', 'show', stored.id, '--sqlite', sqliteFile],
+        dir,
+      );
+      // NOTE: V8 names a method called on a Proxy `Proxy.<method>`: @nestjs/observe's instrument
+      // puts one around every provider, the handlers' too.
+      expect(timeline).toMatch(
+        /at (async )?(OrderPayments|Proxy)\.paid \(src\/orders\.ts:\d+:\d+\)/,
+      );
+      expect(timeline).not.toMatch(
+        /file:\/\/|dist\/src\/orders|\/node_modules\/nestjs-payment-webhooks\//,
+      );
     } finally {
       child.kill('SIGTERM');
       await exited;
