@@ -213,7 +213,7 @@ function descriptorsFile(folders: readonly ProviderFolder[]): string {
     [
       "import { ProviderDescriptor } from '../provider-descriptor.interface';",
       // NOTE: from the descriptor's own module, not the folder's index.ts, so that the CLI's `sign`
-      // and retention load the descriptors and signers without every provider and status client.
+      // and retention load what a descriptor and its signer import, not all the folder exports.
       ...folders.map(({ descriptor, descriptorModule }) =>
         clause('import', [descriptor], descriptorModule),
       ),

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
+import { readFileSync } from 'node:fs';
+import { settled, SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
 import { PROVIDER_KITS } from '../providers/kits';
 import { ProviderKit } from '../providers/provider-kit';
-import { WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
+import { PROVIDER_DESCRIPTORS, WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { MatrixApp, MatrixPlatform, startMatrixApp } from '../support/router-app';
-import { countEffects, Database, eventually } from '../support/test-app';
+import { countEffects, Database } from '../support/test-app';
 
 /**
  * Every provider folder, end to end, through the Nest module and the plain Express router on
  * SQLite and PostgreSQL, from its test kit (test/providers/<folder>.kit.ts): a genuine delivery
- * signed the provider's way is answered exactly, stored once however often it comes, and
- * handled once; a tampered one and one signed with another secret get the provider's refusal
- * and store nothing. A new provider folder is in this suite once its kit is listed by
+ * signed the provider's way is answered exactly, stored once however often it comes (under the
+ * id the package's signer names, for a kit that signs with it), and handled once, as
+ * `settled()` sees it; a tampered one and one signed with another secret get the provider's
+ * refusal and store nothing. A new provider folder is in this suite once its kit is listed by
  * `npm run providers:catalog`.
  */
 
@@ -60,6 +62,9 @@ describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
       const { delivery, expected, answer = kit.answer } = kit.paid(orderId);
       // NOTE: a kit's deliveries are distinct events: another order's has another dedup key.
       expect(kit.paid(`${orderId}-other`).expected.eventId).not.toBe(expected.eventId);
+      // NOTE: a delivery the package's signer built names its dedup key; one a kit built with the
+      // provider's SDK or node:crypto names none, and the kit's expectation does.
+      if (delivery.eventId !== undefined) expect(delivery.eventId).toBe(expected.eventId);
       const first = await client.send(kit.kind, delivery);
       const again = await client.send(kit.kind, delivery);
       expect([first.status, first.body]).toEqual([answer.status, answer.body]);
@@ -78,13 +83,28 @@ describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
         ...(expected.currency === undefined ? {} : { currency: expected.currency }),
       });
       // Settled, with no work row left that could run the handler again: handled once for good.
-      await eventually(
-        async () => (await repository.findOneByOrFail({ id: stored[0].id })).status === 'processed',
+      const { event } = await settled(
+        app.settledTarget,
+        delivery.eventId === undefined ? expected.eventId : delivery,
       );
+      expect(event).toMatchObject({ id: stored[0].id, status: 'processed' });
       expect(
         await app.dataSource.getRepository(WebhookWorkEntity).countBy({ eventId: stored[0].id }),
       ).toBe(0);
       expect(await countEffects(app, expected.eventId)).toBe(1);
+    },
+  );
+
+  it.each(PROVIDER_KITS.map((kit): [string, ProviderKit] => [kit.kind, kit]))(
+    "%s: the package's own signer names the event it builds, and settled() waits for it by that name",
+    async (_kind, kit) => {
+      const delivery = signedByPackage(kit, kit.cli.payload(`order-${randomUUID().slice(0, 8)}`));
+      expect(delivery.eventId).toEqual(expect.any(String));
+
+      expect((await client.send(kit.kind, delivery)).status).toBe(kit.answer.status);
+      const { event } = await settled(app.settledTarget, delivery);
+
+      expect(event).toMatchObject({ eventId: delivery.eventId, status: 'processed' });
     },
   );
 
@@ -104,3 +124,26 @@ describe.each(MATRIX)('every provider on %s with %s', (platform, database) => {
     },
   );
 });
+
+/**
+ * The delivery the package's signer for the kit's kind builds from the kit's command-line flags
+ * and payload, as `nestjs-payment-webhooks sign --provider <kind>` builds it: one uniform way to
+ * sign for every provider in the catalog.
+ */
+function signedByPackage(kit: ProviderKit, payload: unknown): SignedDelivery {
+  const descriptor = PROVIDER_DESCRIPTORS.find((candidate) => candidate.kind === kit.kind);
+  if (!descriptor) throw new Error(`no provider descriptor has kind ${kit.kind}`);
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < kit.cli.flags.length; i += 2) {
+    flags[kit.cli.flags[i].replace(/^--/, '')] = kit.cli.flags[i + 1];
+  }
+  const { secret, timestamp, ...options } = flags;
+  return descriptor.signing.sign({
+    text: JSON.stringify(payload),
+    json: payload,
+    secret,
+    timestamp: timestamp === undefined ? undefined : Number(timestamp),
+    options,
+    readFile: (flag) => readFileSync(options[flag], 'utf8'),
+  });
+}

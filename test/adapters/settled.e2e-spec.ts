@@ -1,5 +1,5 @@
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { settled } from 'nestjs-payment-webhooks/testing';
+import { settled, signStripeDelivery, stripeFixtures } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
 import { startRouterApp, RouterTestApp } from '../support/router-app';
 import { signedStripeEvent } from '../support/stripe-event';
@@ -91,6 +91,24 @@ describe('settled() on the plain Express router', () => {
     expect(event.status).toBe('processed');
     expect(handlerRuns).toHaveLength(1);
     expect(control.calls.filter((call) => call.eventId === delivery.id)).toHaveLength(1);
+  });
+
+  it('takes the delivery a signer built, and refuses one that names no event id', async () => {
+    app = await startRouterApp({ database: 'sqlite', control, webhooks: { endpoints } });
+    const delivery = signStripeDelivery({
+      secret: SECRET,
+      type: 'payment_intent.succeeded',
+      object: stripeFixtures.paymentIntent('succeeded'),
+    });
+    await post(`${app.url}/webhooks/stripe`, delivery.body, delivery.headers);
+
+    const { event } = await settled(app.router, delivery);
+
+    expect(event).toMatchObject({ eventId: delivery.eventId, status: 'processed' });
+    const { eventId: _named, ...unnamed } = delivery;
+    await expect(settled(app.router, unnamed)).rejects.toThrow(
+      'settled(): this stripe delivery has no eventId',
+    );
   });
 
   it('says a stored event has no worker when the handlers do not run here', async () => {

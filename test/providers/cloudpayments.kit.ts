@@ -110,7 +110,7 @@ export const kit: ProviderKit = {
     },
   },
   cli: {
-    flags: ['--secret', SECRET],
+    flags: ['--secret', SECRET, '--notification', 'pay'],
     payload: (orderId) => pay(transactionId(), orderId),
     expected: (orderId) => ({ type: 'payment.succeeded', merchantRef: orderId, amount: 1999 }),
   },

@@ -14,6 +14,7 @@ import {
   webhookEntities,
   webhooksMigrations,
 } from 'nestjs-payment-webhooks/express';
+import type { SettledTarget } from 'nestjs-payment-webhooks/testing';
 import { createTestDatabase, TestDatabase } from './postgres';
 import {
   applyTestEffect,
@@ -32,6 +33,8 @@ export type MatrixPlatform = Platform | 'router';
 /** What a matrix spec reads of a running app, whichever platform serves it. */
 export interface MatrixApp {
   url: string;
+  /** What `settled()` takes to read the app's inbox: the Nest application, or the router. */
+  settledTarget: SettledTarget;
   dataSource: DataSource;
   control: HandlerControl;
   databaseUrl?: string;
@@ -138,6 +141,7 @@ export async function startRouterApp(options: RouterAppOptions): Promise<RouterT
   };
   return {
     url,
+    settledTarget: router,
     dataSource,
     control,
     databaseUrl,
@@ -176,5 +180,5 @@ export async function startMatrixApp(
     return startRouterApp({ database, webhooks, control, databaseUrl, sqliteFile });
   }
   const t = await startTestApp({ ...options, platform });
-  return { ...t, stop: () => t.app.close() };
+  return { ...t, settledTarget: t.app, stop: () => t.app.close() };
 }

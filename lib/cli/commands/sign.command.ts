@@ -156,7 +156,8 @@ export const signCommand: CliCommand = {
   help: `Usage: ${CLI_NAME} sign --provider <kind> --secret <secret> --file <payload.json> [--timestamp <s>] [--json]
 
 Prints the delivery the provider would send for the payload: the method, the headers (the
-signature included) and the exact body. With --json: { provider, method, headers, body }.
+signature included) and the exact body. With --json: { provider, method, headers, body,
+eventId }, eventId being the id the endpoint stores the event under (settled() takes it).
 "send" posts exactly this.
 
 ${SIGNING_HELP}

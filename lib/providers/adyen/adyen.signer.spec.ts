@@ -11,6 +11,7 @@ import {
   ADYEN_PAYMENT_PSP_REFERENCE,
   adyenNotificationItem,
 } from './adyen.fixtures';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const KEY = 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90';
 const validator = new hmacValidator();
@@ -108,6 +109,13 @@ describe('signAdyenDelivery', () => {
     expect(() => signAdyenDelivery({ hmacKey: KEY.slice(1), items })).toThrow(
       /hmacKey must be hex of even length/,
     );
+  });
+
+  it('names the key an Adyen endpoint stores each item under', async () => {
+    const delivery = signAdyenDelivery({ hmacKey: KEY, items });
+    const stored = await storedEventIds(adyenEndpoint({ name: 'adyen', hmacKey: KEY }), delivery);
+    expect(stored).toEqual(items.map((i) => `${i.pspReference}:${i.eventCode}:${i.success}`));
+    expect(delivery).toMatchObject({ eventId: stored[0], eventIds: stored });
   });
 });
 

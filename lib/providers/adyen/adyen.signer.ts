@@ -1,6 +1,8 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import {
   AdyenNotificationRequestItem,
+  AdyenWebhookProvider,
   adyenSigningString,
   decodeAdyenHmacKey,
 } from './adyen.provider';
@@ -25,7 +27,8 @@ export interface SignAdyenDeliveryOptions {
 /**
  * Signs each item the way Adyen does (base64 HMAC-SHA256 of the item's signing string under the
  * hex-decoded key; the same signature as `new hmacValidator().calculateHmac(item, hmacKey)` of
- * `@adyen/api-library`) and builds the JSON request Adyen posts.
+ * `@adyen/api-library`) and builds the JSON request Adyen posts. `eventIds` are the items' dedup
+ * keys (`${pspReference}:${eventCode}:${success}`), in order; `eventId` is the first item's.
  * @throws Error when `hmacKey` is not hex of even length.
  * @example
  * const delivery = signAdyenDelivery({ hmacKey, items: [adyenNotificationItem('AUTHORISATION')] });
@@ -45,10 +48,11 @@ export function signAdyenDelivery(options: SignAdyenDeliveryOptions): SignedDeli
       },
     },
   }));
-  return {
+  const delivery: SignedDelivery = {
     provider: 'adyen',
     method: 'POST',
     body: JSON.stringify({ live: options.live ?? 'false', notificationItems }),
     headers: { 'content-type': 'application/json' },
   };
+  return withEventIds(delivery, () => new AdyenWebhookProvider({ hmacKey: options.hmacKey }));
 }

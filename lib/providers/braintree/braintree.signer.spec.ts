@@ -2,6 +2,8 @@ import { createHash, createHmac } from 'node:crypto';
 import { braintreeSdk } from '../../../test/providers/braintree.kit';
 import { braintreeFixtures } from './braintree.fixtures';
 import { signBraintreeDelivery } from './braintree.signer';
+import { braintreeEndpoint } from './braintree.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const PUBLIC_KEY = 'v4ndq314c2s5c28r';
 const PRIVATE_KEY = '93b78bc88be90d93ac282e50ae569fdd';
@@ -64,6 +66,17 @@ describe('signBraintreeDelivery', () => {
     const { signature, payload } = fieldsOf(sign(braintreeFixtures.transactionSettled()).body);
     const changed = `${payload.slice(0, 10)}${payload[10] === 'A' ? 'B' : 'A'}${payload.slice(11)}`;
     await expect(gateway.parse(signature, changed)).rejects.toThrow(/signature does not match/);
+  });
+
+  it('names the key a Braintree endpoint stores the notification under', async () => {
+    const delivery = sign(braintreeFixtures.transactionSettled({ orderId: 'order-42' }));
+    const endpoint = braintreeEndpoint({
+      name: 'braintree',
+      publicKey: PUBLIC_KEY,
+      privateKey: PRIVATE_KEY,
+    });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([delivery.eventId]);
+    expect(delivery.eventId).toMatch(/^transaction_settled:/);
   });
 });
 

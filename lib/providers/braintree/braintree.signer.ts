@@ -1,6 +1,7 @@
+import { withEventIds } from '../delivery-event-ids';
 import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import { readBraintreeNotification } from './braintree-notification';
+import { BraintreeWebhookProvider } from './braintree.provider';
 import { braintreePayloadSignature } from './braintree-signature';
 
 /** Options of `signBraintreeDelivery()`. */
@@ -29,26 +30,18 @@ export interface SignBraintreeDeliveryOptions {
  * await new WebhookTestClient(app).send('braintree', delivery);
  */
 export function signBraintreeDelivery(options: SignBraintreeDeliveryOptions): SignedDelivery {
+  const { publicKey, privateKey } = options;
   const payload = base64Lines(Buffer.from(options.payload, 'utf8').toString('base64'));
-  const signature = `${options.publicKey}|${braintreePayloadSignature(options.privateKey, payload)}`;
-  return {
+  const signature = `${publicKey}|${braintreePayloadSignature(privateKey, payload)}`;
+  const delivery: SignedDelivery = {
     provider: 'braintree',
     method: 'POST',
     body: encodeFormBody({ bt_signature: signature, bt_payload: payload }),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    eventId: dedupKey(payload),
   };
+  return withEventIds(delivery, () => new BraintreeWebhookProvider({ publicKey, privateKey }));
 }
 
 function base64Lines(base64: string): string {
   return `${base64.match(/.{1,60}/g)?.join('\n') ?? ''}\n`;
-}
-
-/** The key the endpoint will store the notification under, when the payload reads as one. */
-function dedupKey(payload: string): string | undefined {
-  try {
-    return readBraintreeNotification(payload).key;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { checkoutComFixtures } from './checkout-com.fixtures';
 import { checkoutComEndpoint } from './checkout-com.provider';
 import { signCheckoutComDelivery } from './checkout-com.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const KEY = 'b7f2c3a9-5e1d-4f0a-9c3b-2d8e6f1a4c7e';
 
@@ -45,6 +46,14 @@ describe('signCheckoutComDelivery', () => {
         receivedAt: new Date(),
       }),
     ).not.toThrow();
+  });
+
+  it('names the event id a Checkout.com endpoint stores the event under', async () => {
+    const payload = checkoutComFixtures.paymentCaptured({ reference: 'order-42' });
+    const delivery = signCheckoutComDelivery({ payload, signatureKey: KEY });
+    const endpoint = checkoutComEndpoint({ name: 'checkout-com', signatureKey: KEY });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([payload.id]);
+    expect(delivery.eventId).toBe(payload.id);
   });
 });
 

@@ -1,6 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
-import { isJsonObject } from '../parse-payload';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { CheckoutComWebhookProvider } from './checkout-com.provider';
 
 /** Options of `signCheckoutComDelivery()`. */
 export interface SignCheckoutComDeliveryOptions {
@@ -10,18 +11,6 @@ export interface SignCheckoutComDeliveryOptions {
   signatureKey: string;
   /** The Authorization header key configured on the webhook, sent as `Authorization`. */
   authorization?: string;
-}
-
-/** The event id (`evt_…`) of a body that is a Checkout.com event. */
-function eventIdOf(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return isJsonObject(parsed) && typeof parsed.id === 'string' && parsed.id !== ''
-      ? parsed.id
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -36,18 +25,18 @@ function eventIdOf(body: string): string | undefined {
  * })
  */
 export function signCheckoutComDelivery(options: SignCheckoutComDeliveryOptions): SignedDelivery {
+  const { signatureKey, authorization } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const eventId = eventIdOf(body);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'checkout-com',
     method: 'POST',
     body,
     headers: {
       'content-type': 'application/json',
-      ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
-      'cko-signature': hmacSha256(options.signatureKey, [body]).toString('hex'),
+      ...(authorization === undefined ? {} : { authorization }),
+      'cko-signature': hmacSha256(signatureKey, [body]).toString('hex'),
     },
-    ...(eventId === undefined ? {} : { eventId }),
   };
+  return withEventIds(delivery, () => new CheckoutComWebhookProvider({ signatureKey }));
 }

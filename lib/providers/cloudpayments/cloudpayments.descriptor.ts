@@ -1,6 +1,7 @@
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { jsonObject, oneOf, requireSecret } from '../signing-input';
 import { CloudPaymentsParameters, signCloudPaymentsDelivery } from './cloudpayments.signer';
+import { CLOUDPAYMENTS_NOTIFICATIONS } from './cloudpayments.provider';
 
 /** CloudPayments: how the CLI signs for it. */
 export const cloudPaymentsDescriptor: ProviderDescriptor = {
@@ -15,6 +16,11 @@ export const cloudPaymentsDescriptor: ProviderDescriptor = {
     payload:
       'the notification parameters as one JSON object (send them to the endpoint of their kind)',
     flags: [
+      {
+        name: 'notification',
+        value: '<name>',
+        help: `the endpoint's notification (${CLOUDPAYMENTS_NOTIFICATIONS.join(', ')}), which starts the event's id (default none: no id)`,
+      },
       {
         name: 'format',
         value: '<form|json>',
@@ -31,6 +37,11 @@ export const cloudPaymentsDescriptor: ProviderDescriptor = {
         ) as CloudPaymentsParameters,
         apiSecret: requireSecret('cloudpayments', input),
         format,
+        notification: oneOf(
+          'notification',
+          input.options.notification,
+          CLOUDPAYMENTS_NOTIFICATIONS,
+        ),
       });
     },
   },

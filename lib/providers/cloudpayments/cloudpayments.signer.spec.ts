@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { cloudPaymentsFixtures } from './cloudpayments.fixtures';
 import { signCloudPaymentsDelivery } from './cloudpayments.signer';
+import { cloudPaymentsEndpoint } from './cloudpayments.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const SECRET = 'a3f6b0c9e1d24f7a8b5c6d7e8f901234';
 const hmac = (text: string) => createHmac('sha256', SECRET).update(text).digest('base64');
@@ -29,6 +31,19 @@ describe('signCloudPaymentsDelivery', () => {
     expect(sent.headers['content-type']).toBe('application/json');
     expect(sent.headers['content-hmac']).toBe(hmac(sent.body));
     expect(sent.headers['x-content-hmac']).toBe(hmac(sent.body));
+  });
+
+  it('names the key the endpoint of its notification stores it under, given the notification', async () => {
+    const payload = cloudPaymentsFixtures.pay({ invoiceId: 'order-42', amount: 1999 });
+    const delivery = signCloudPaymentsDelivery({ payload, apiSecret: SECRET, notification: 'pay' });
+    const endpoint = cloudPaymentsEndpoint({
+      name: 'cloudpayments',
+      apiSecret: SECRET,
+      notification: 'pay',
+    });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([delivery.eventId]);
+    expect(delivery.eventId).toBe(`pay:${payload.TransactionId}:Payment:Completed`);
+    expect(signCloudPaymentsDelivery({ payload, apiSecret: SECRET }).eventId).toBeUndefined();
   });
 });
 

@@ -1,6 +1,8 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
+import { CloudPaymentsNotification, CloudPaymentsWebhookProvider } from './cloudpayments.provider';
 
 /** A notification's parameters: what `cloudPaymentsFixtures` builds. */
 export type CloudPaymentsParameters = Readonly<Record<string, string | number | boolean | null>>;
@@ -18,6 +20,13 @@ export interface SignCloudPaymentsDeliveryOptions {
    * @default 'form'
    */
   format?: 'form' | 'json';
+  /**
+   * The `notification` of the endpoint the delivery goes to (`'pay'`, `'refund'`, …). The body
+   * does not say which notification it is, and the endpoint's dedup key starts with it, as its
+   * `normalize()` reads the body for that kind: without it the delivery has no `eventId`.
+   * @default none
+   */
+  notification?: CloudPaymentsNotification;
 }
 
 function formBody(payload: CloudPaymentsParameters): string {
@@ -38,23 +47,25 @@ function decodedForm(body: string): string {
 /**
  * A notification exactly as CloudPayments posts it: `Content-HMAC` is the base64 HMAC-SHA256 of
  * the body keyed by the API secret, `X-Content-HMAC` the same over the URL-decoded form body (the
- * same as Content-HMAC for a JSON body).
+ * same as Content-HMAC for a JSON body). With `notification`, `eventId` is the key an endpoint
+ * of that notification stores it under, e.g. `pay:<TransactionId>:<OperationType>:<Status>`.
  * @example
  * signCloudPaymentsDelivery({
  *   payload: cloudPaymentsFixtures.pay({ invoiceId: 'order-42', amount: 1999 }),
  *   apiSecret: process.env.CLOUDPAYMENTS_API_SECRET!,
+ *   notification: 'pay',
  * })
  */
 export function signCloudPaymentsDelivery(
   options: SignCloudPaymentsDeliveryOptions,
 ): SignedDelivery {
-  const { payload, apiSecret } = options;
+  const { payload, apiSecret, notification } = options;
   const json =
     typeof payload === 'string' ? payload.trimStart().startsWith('{') : options.format === 'json';
   const body =
     typeof payload === 'string' ? payload : json ? JSON.stringify(payload) : formBody(payload);
   const sign = (text: string) => hmacSha256(apiSecret, [text]).toString('base64');
-  return {
+  const delivery: SignedDelivery = {
     provider: 'cloudpayments',
     method: 'POST',
     body,
@@ -64,4 +75,7 @@ export function signCloudPaymentsDelivery(
       'x-content-hmac': sign(json ? body : decodedForm(body)),
     },
   };
+  return notification === undefined
+    ? delivery
+    : withEventIds(delivery, () => new CloudPaymentsWebhookProvider({ apiSecret, notification }));
 }

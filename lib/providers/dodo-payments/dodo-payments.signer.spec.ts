@@ -1,6 +1,8 @@
 import DodoPayments from 'dodopayments';
 import { dodoPaymentsFixtures } from './dodo-payments.fixtures';
 import { signDodoPaymentsDelivery } from './dodo-payments.signer';
+import { dodoPaymentsEndpoint } from './dodo-payments.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const SECRET = `whsec_${Buffer.alloc(24, 0x4d).toString('base64')}`;
 const OTHER = `whsec_${Buffer.alloc(24, 0x4e).toString('base64')}`;
@@ -53,6 +55,17 @@ describe('signDodoPaymentsDelivery', () => {
 
   it('refuses a secret that is not whsec_ + base64', () => {
     expect(() => signDodoPaymentsDelivery({ payload: '{}', secret: 'whsec_%%' })).toThrow();
+  });
+
+  it('names the webhook-id a Dodo Payments endpoint stores the event under', async () => {
+    const delivery = signDodoPaymentsDelivery({
+      payload: dodoPaymentsFixtures.paymentSucceeded({ orderId: 'order-42' }),
+      secret: SECRET,
+      id: 'msg_dodo_signer_1',
+    });
+    const endpoint = dodoPaymentsEndpoint({ name: 'dodo', secret: SECRET });
+    expect(await storedEventIds(endpoint, delivery)).toEqual(['msg_dodo_signer_1']);
+    expect(delivery.eventId).toBe('msg_dodo_signer_1');
   });
 });
 

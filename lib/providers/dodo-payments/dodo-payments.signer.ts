@@ -1,5 +1,7 @@
+import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery } from '../signed-delivery';
 import { signStandardWebhookDelivery } from '../standard-webhooks/standard-webhooks.signer';
+import { DodoPaymentsWebhookProvider } from './dodo-payments.provider';
 
 /** Options of `signDodoPaymentsDelivery()`. */
 export interface SignDodoPaymentsDeliveryOptions {
@@ -22,7 +24,8 @@ export interface SignDodoPaymentsDeliveryOptions {
 /**
  * Signs a delivery the way Dodo Payments does: Standard Webhooks headers over
  * `${id}.${timestamp}.${body}` with the spec's `whsec_` secret. The delivery verifies with the
- * official SDK's `client.webhooks.unwrap(body, { headers, key: secret })` (`dodopayments`).
+ * official SDK's `client.webhooks.unwrap(body, { headers, key: secret })` (`dodopayments`). Its
+ * `eventId` is the `webhook-id`, the same on every retry of one event.
  * @throws Error when the secret is not `whsec_` + base64.
  * @example
  * signDodoPaymentsDelivery({
@@ -33,11 +36,13 @@ export interface SignDodoPaymentsDeliveryOptions {
 export function signDodoPaymentsDelivery(
   options: SignDodoPaymentsDeliveryOptions,
 ): IdentifiedDelivery {
-  return signStandardWebhookDelivery({
+  const { secret } = options;
+  const delivery = signStandardWebhookDelivery({
     payload: options.payload,
-    secret: options.secret,
+    secret,
     id: options.id,
     timestamp: options.timestamp,
     kind: 'dodo-payments',
   });
+  return withEventIds(delivery, () => new DodoPaymentsWebhookProvider({ secret }));
 }

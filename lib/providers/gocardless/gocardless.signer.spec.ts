@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { goCardlessFixtures } from './gocardless.fixtures';
 import { signGoCardlessDelivery } from './gocardless.signer';
+import { goCardlessEndpoint } from './gocardless.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: the SDK's root entry also loads its API client, which needs an ES-module-only uuid; its
 // webhooks entry is CommonJS alone. TypeScript finds the types through the root entry.
@@ -69,6 +71,21 @@ describe('signGoCardlessDelivery', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
+  });
+
+  it('names the id of every event a GoCardless endpoint stores, in order', async () => {
+    const events = [
+      goCardlessFixtures.paymentConfirmed({ orderId: 'order-42' }),
+      goCardlessFixtures.refundPaid(),
+    ];
+    const delivery = signGoCardlessDelivery({
+      payload: goCardlessFixtures.webhook(...events),
+      webhookSecret: SECRET,
+    });
+    const endpoint = goCardlessEndpoint({ name: 'gocardless', webhookSecret: SECRET });
+    const ids = events.map((event) => event.id);
+    expect(await storedEventIds(endpoint, delivery)).toEqual(ids);
+    expect(delivery).toMatchObject({ eventId: ids[0], eventIds: ids });
   });
 });
 

@@ -1,5 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { GoCardlessWebhookProvider } from './gocardless.provider';
 
 /** Options of `signGoCardlessDelivery()`. */
 export interface SignGoCardlessDeliveryOptions {
@@ -15,7 +17,8 @@ export interface SignGoCardlessDeliveryOptions {
 /**
  * Signs a delivery the way GoCardless does: `Webhook-Signature` is the hex HMAC-SHA256 of the
  * body under the webhook endpoint's secret. The header verifies with the official SDK's
- * `parse(body, secret, signatureHeader)` from `gocardless-nodejs/webhooks`.
+ * `parse(body, secret, signatureHeader)` from `gocardless-nodejs/webhooks`. `eventIds` are the
+ * events' ids (`EV…`), in order, when the webhook carries several; `eventId` is the first.
  * @example
  * signGoCardlessDelivery({
  *   payload: goCardlessFixtures.webhook(goCardlessFixtures.paymentConfirmed({ orderId: 'order-42' })),
@@ -23,15 +26,17 @@ export interface SignGoCardlessDeliveryOptions {
  * })
  */
 export function signGoCardlessDelivery(options: SignGoCardlessDeliveryOptions): SignedDelivery {
+  const { webhookSecret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'gocardless',
     method: 'POST',
     body,
     headers: {
       'content-type': 'application/json',
-      'webhook-signature': hmacSha256(options.webhookSecret, [body]).toString('hex'),
+      'webhook-signature': hmacSha256(webhookSecret, [body]).toString('hex'),
     },
   };
+  return withEventIds(delivery, () => new GoCardlessWebhookProvider({ webhookSecret }));
 }

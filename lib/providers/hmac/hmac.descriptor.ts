@@ -1,6 +1,7 @@
+import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { JSON_HEADERS, oneOf, requireSecret, SigningInputError } from '../signing-input';
-import { HmacSignatureEncoding } from './hmac.provider';
+import { HmacSignatureEncoding, HmacWebhookProvider } from './hmac.provider';
 import { signHmac } from './hmac.signer';
 
 /**
@@ -39,15 +40,16 @@ export const hmacDescriptor: ProviderDescriptor = {
           '--timestamp needs --timestamp-header for --provider hmac (the endpoint reads the time from it)',
         );
       }
-      return {
+      const secret = requireSecret('hmac', input);
+      const delivery = {
         provider: 'hmac',
-        method: 'POST',
+        method: 'POST' as const,
         body: input.text,
         headers: {
           ...JSON_HEADERS,
           ...signHmac({
             payload: input.text,
-            secret: requireSecret('hmac', input),
+            secret,
             timestamp: input.timestamp,
             signatureHeader: input.options['signature-header'],
             signaturePrefix: input.options['signature-prefix'],
@@ -59,6 +61,8 @@ export const hmacDescriptor: ProviderDescriptor = {
           }),
         },
       };
+      // NOTE: the endpoint's defaults: the id at `id`, the type at `type`, kind `hmac`.
+      return withEventIds(delivery, () => new HmacWebhookProvider({ secret }));
     },
   },
 };

@@ -1,9 +1,10 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { notificationsOf } from '../notifications';
 import { SignedDelivery } from '../signed-delivery';
 import { hmacEndpoint } from './hmac.provider';
 import { signHmac, signHmacDelivery } from './hmac.signer';
 import { rejection } from '../../../test/support/rejection';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 
@@ -86,6 +87,18 @@ describe('signHmacDelivery', () => {
   it('refuses bytes, which a text body cannot carry', () => {
     expect(() => signHmacDelivery({ payload: Buffer.from('{}'), secret: 's' })).toThrow(
       /signHmacDelivery: payload is bytes/,
+    );
+  });
+
+  it('names the key an endpoint with the same id path stores the event under', async () => {
+    const options = { secret: 'hmac-key-secret', eventIdPath: 'event.uid' };
+    const delivery = signHmacDelivery({ ...options, payload: { event: { uid: 'u-1' } } });
+    const endpoint = hmacEndpoint({ name: 'acme', ...options });
+    expect(await storedEventIds(endpoint, delivery)).toEqual(['u-1']);
+    expect(delivery.eventId).toBe('u-1');
+    const anonymous = signHmacDelivery({ secret: 'hmac-key-secret', payload: '{"type":"ping"}' });
+    expect(anonymous.eventId).toBe(
+      `sha256:${createHash('sha256').update(anonymous.body).digest('hex')}`,
     );
   });
 });

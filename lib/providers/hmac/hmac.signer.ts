@@ -1,7 +1,8 @@
 import { ByteSource, hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
+import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
-import { HMAC_DEFAULTS, HmacSignatureEncoding } from './hmac.provider';
+import { HMAC_DEFAULTS, HmacSignatureEncoding, HmacWebhookProvider } from './hmac.provider';
 
 /** Options of `signHmac()`: the same header, prefix and encoding options as `hmacEndpoint()`. */
 export interface SignHmacOptions {
@@ -57,7 +58,10 @@ export function signHmac(options: SignHmacOptions): Record<string, string> {
   return headers;
 }
 
-/** Options of `signHmacDelivery()`: those of `signHmac()`, and the payload as text or an object. */
+/**
+ * Options of `signHmacDelivery()`: those of `signHmac()`, the payload as text or an object, and
+ * the endpoint's paths its dedup key is read by.
+ */
 export interface SignHmacDeliveryOptions extends Omit<SignHmacOptions, 'payload'> {
   /** The body: the exact text, or an object sent as `JSON.stringify(payload)`. */
   payload: DeliveryPayload;
@@ -66,11 +70,25 @@ export interface SignHmacDeliveryOptions extends Omit<SignHmacOptions, 'payload'
    * @default 'hmac'
    */
   kind?: string;
+  /**
+   * The endpoint's `eventIdPath`: where `eventId` is read from the body (without an id there, it
+   * is `sha256:<hex of the body>`). An endpoint that reads the id from an `eventIdHeader` stores
+   * the event under that header's value, which you add to the delivery yourself.
+   * @default 'id'
+   */
+  eventIdPath?: string;
+  /**
+   * The endpoint's `typePath`: a body whose value there is no identifier is one the endpoint
+   * refuses, and has no `eventId`.
+   * @default 'type'
+   */
+  typePath?: string;
 }
 
 /**
  * A whole delivery for an `hmacEndpoint()` configured with the same options: the body, the
- * headers of `signHmac()` and a JSON content type.
+ * headers of `signHmac()` and a JSON content type. `eventId` is the key such an endpoint stores
+ * the event under: the value at `eventIdPath`, else the body's SHA-256.
  * @throws Error when `payload` is bytes (a delivery's body is text; sign bytes with `signHmac()`).
  * @example
  * const delivery = signHmacDelivery({
@@ -81,12 +99,16 @@ export interface SignHmacDeliveryOptions extends Omit<SignHmacOptions, 'payload'
  * await new WebhookTestClient(app).send('acme', delivery);
  */
 export function signHmacDelivery(options: SignHmacDeliveryOptions): SignedDelivery {
-  const { payload, kind, ...signing } = options;
+  const { payload, kind, eventIdPath, typePath, ...signing } = options;
   const body = deliveryBody('signHmacDelivery', payload);
-  return {
+  const delivery: SignedDelivery = {
     provider: kind ?? HMAC_DEFAULTS.kind,
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', ...signHmac({ ...signing, payload: body }) },
   };
+  return withEventIds(
+    delivery,
+    () => new HmacWebhookProvider({ secret: signing.secret, kind, eventIdPath, typePath }),
+  );
 }

@@ -104,7 +104,7 @@ function mapLemonSqueezyType(
  * lemonSqueezyEventKey('order_refunded', 'orders', '1', { status: 'paid', refunded_amount: 500 })
  * // 'order_refunded:orders:1:paid:500'
  */
-export function lemonSqueezyEventKey(
+function lemonSqueezyEventKey(
   eventName: string,
   resourceType: string,
   resourceId: string,

@@ -1,7 +1,8 @@
 import { hmacSha256 } from '../../core/hmac';
-import { isJsonObject, toIdentifier } from '../parse-payload';
+import { withEventIds } from '../delivery-event-ids';
+import { isJsonObject } from '../parse-payload';
 import { SignedDelivery } from '../signed-delivery';
-import { lemonSqueezyEventKey } from './lemon-squeezy.provider';
+import { LemonSqueezyWebhookProvider } from './lemon-squeezy.provider';
 
 /** Options of `signLemonSqueezyDelivery()`. */
 export interface SignLemonSqueezyDeliveryOptions {
@@ -11,28 +12,16 @@ export interface SignLemonSqueezyDeliveryOptions {
   signingSecret: string;
 }
 
-/** The event's name and dedup key, when the body is a Lemon Squeezy event. */
-function describe(body: string): { eventName?: string; eventId?: string } {
+/** `meta.event_name`, when the body is a Lemon Squeezy event. */
+function eventNameOf(body: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return {};
+    return undefined;
   }
   const meta = isJsonObject(parsed) ? parsed.meta : undefined;
-  const data = isJsonObject(parsed) ? parsed.data : undefined;
-  const eventName =
-    isJsonObject(meta) && typeof meta.event_name === 'string' ? meta.event_name : undefined;
-  if (eventName === undefined || !isJsonObject(data) || typeof data.type !== 'string') {
-    return { eventName };
-  }
-  const id = toIdentifier(data.id);
-  const attributes = isJsonObject(data.attributes) ? data.attributes : undefined;
-  return {
-    eventName,
-    eventId:
-      id === undefined ? undefined : lemonSqueezyEventKey(eventName, data.type, id, attributes),
-  };
+  return isJsonObject(meta) && typeof meta.event_name === 'string' ? meta.event_name : undefined;
 }
 
 /**
@@ -46,19 +35,19 @@ function describe(body: string): { eventName?: string; eventId?: string } {
  * })
  */
 export function signLemonSqueezyDelivery(options: SignLemonSqueezyDeliveryOptions): SignedDelivery {
+  const { signingSecret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const signature = hmacSha256(options.signingSecret, [body]).toString('hex');
-  const { eventName, eventId } = describe(body);
-  return {
+  const eventName = eventNameOf(body);
+  const delivery: SignedDelivery = {
     provider: 'lemon-squeezy',
     method: 'POST',
     body,
     headers: {
       'content-type': 'application/json',
       ...(eventName === undefined ? {} : { 'x-event-name': eventName }),
-      'x-signature': signature,
+      'x-signature': hmacSha256(signingSecret, [body]).toString('hex'),
     },
-    ...(eventId === undefined ? {} : { eventId }),
   };
+  return withEventIds(delivery, () => new LemonSqueezyWebhookProvider({ signingSecret }));
 }

@@ -2,6 +2,8 @@ import { WebhookSignatureValidator } from 'mercadopago';
 import { createHmac } from 'node:crypto';
 import { mercadoPagoFixtures } from './mercado-pago.fixtures';
 import { signMercadoPagoDelivery } from './mercado-pago.signer';
+import { mercadoPagoEndpoint } from './mercado-pago.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // The Orders page's example (data.id, x-request-id, ts) under the documentation's sample secret;
 // the official SDK's WebhookSignatureValidator signs data.id as sent; the documentation asks for it
@@ -94,6 +96,18 @@ describe('signMercadoPagoDelivery', () => {
       body: JSON.stringify(payload),
       headers: { 'content-type': 'application/json' },
     });
+  });
+
+  it('names the id an endpoint stores the notification under', async () => {
+    const payload = mercadoPagoFixtures.orderProcessed({ orderId: 'order-42' });
+    const delivery = signMercadoPagoDelivery({ payload, secret: 'mercado-pago-key-secret' });
+    const endpoint = mercadoPagoEndpoint({
+      name: 'mercado-pago',
+      secret: 'mercado-pago-key-secret',
+      verifyWithProvider: false,
+    });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([String(payload.id)]);
+    expect(delivery.eventId).toBe(String(payload.id));
   });
 });
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
 import { toIdentifier } from '../parse-payload';
+import { MercadoPagoWebhookProvider } from './mercado-pago.provider';
 import { mercadoPagoSignature } from './mercado-pago.signature';
 
 /** Options of `signMercadoPagoDelivery()`. */
@@ -36,6 +38,9 @@ function dataIdOf(body: string): string | undefined {
  * `id:{data.id};request-id:{x-request-id};ts:{ts};` under the secret, with `data.id` taken from
  * the body as written (the `id` part left out when the body has none), and `x-request-id`.
  * Mercado Pago also puts `data.id` and `type` in the URL's query; the endpoint does not read it.
+ * `eventId` is the notification's `id`, the key an endpoint stores it under, except a `payment`
+ * notification at an endpoint with `api`: that one is stored as the payment the API returns,
+ * keyed by the payment's state, which only the API knows.
  * @example
  * signMercadoPagoDelivery({
  *   payload: mercadoPagoFixtures.orderProcessed({ orderId: 'order-42', amount: 1999 }),
@@ -43,12 +48,13 @@ function dataIdOf(body: string): string | undefined {
  * })
  */
 export function signMercadoPagoDelivery(options: SignMercadoPagoDeliveryOptions): SignedDelivery {
+  const { secret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
   const ts = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const requestId = options.requestId ?? randomUUID();
-  const v1 = mercadoPagoSignature(options.secret, { dataId: dataIdOf(body), requestId, ts });
-  return {
+  const v1 = mercadoPagoSignature(secret, { dataId: dataIdOf(body), requestId, ts });
+  const delivery: SignedDelivery = {
     provider: 'mercado-pago',
     method: 'POST',
     body,
@@ -58,4 +64,5 @@ export function signMercadoPagoDelivery(options: SignMercadoPagoDeliveryOptions)
       'x-request-id': requestId,
     },
   };
+  return withEventIds(delivery, () => new MercadoPagoWebhookProvider({ secret }));
 }

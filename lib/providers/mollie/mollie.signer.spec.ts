@@ -3,6 +3,7 @@ import { mollieDescriptor } from './mollie.descriptor';
 import { mollieFixtures } from './mollie.fixtures';
 import { mollieEndpoint } from './mollie.provider';
 import { signMollieDelivery } from './mollie.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const SECRET = 'whsec_mollie_signer_spec_Lw8Tq3Vx';
 
@@ -30,17 +31,12 @@ describe('signMollieDelivery', () => {
     });
   });
 
-  it('signs a fixture the endpoint accepts, and names its event id', async () => {
+  it('signs a fixture the endpoint accepts, and names the event id it stores', async () => {
     const payload = mollieFixtures.paymentEvent('payment.paid', { orderId: 'order-42' });
     const sent = signMollieDelivery({ payload, signingSecret: SECRET });
+    const endpoint = mollieEndpoint({ name: 'mollie', signingSecret: SECRET });
+    expect(await storedEventIds(endpoint, sent)).toEqual([payload.id]);
     expect(sent.eventId).toBe(payload.id);
-    const { provider } = mollieEndpoint({ name: 'mollie', signingSecret: SECRET });
-    const request = {
-      rawBody: Buffer.from(sent.body),
-      headers: sent.headers,
-      receivedAt: new Date(),
-    };
-    await expect(provider.verify(request)).resolves.toBeUndefined();
   });
 
   it('signs with each secret of a rotation, one signature per secret', async () => {

@@ -1,5 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { MollieWebhookProvider } from './mollie.provider';
 
 /** Options of `signMollieDelivery()`. */
 export interface SignMollieDeliveryOptions {
@@ -16,7 +18,8 @@ export interface SignMollieDeliveryOptions {
 /**
  * Signs a next-gen webhook delivery the way Mollie does: `X-Mollie-Signature: sha256=<hex>`, the
  * HMAC-SHA256 of the raw body keyed by the webhook's signing secret. Classic webhooks
- * (`id=tr_…`) are not signed: an endpoint confirms them with the Mollie API.
+ * (`id=tr_…`) are not signed: an endpoint confirms them with the Mollie API. `eventId` is the
+ * event's `id` (`event_…`).
  * @example
  * signMollieDelivery({
  *   payload: mollieFixtures.paymentEvent('payment.paid', { orderId: 'order-42' }),
@@ -24,30 +27,19 @@ export interface SignMollieDeliveryOptions {
  * })
  */
 export function signMollieDelivery(options: SignMollieDeliveryOptions): SignedDelivery {
+  const { signingSecret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
   const secrets: readonly string[] =
-    typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
+    typeof signingSecret === 'string' ? [signingSecret] : signingSecret;
   const signature = secrets
     .map((secret) => `sha256=${hmacSha256(secret, [body]).toString('hex')}`)
     .join(', ');
-  const eventId = eventIdOf(body);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'mollie',
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', 'x-mollie-signature': signature },
-    ...(eventId === undefined ? {} : { eventId }),
   };
-}
-
-/** The event's `id`, the dedup key, when the body is an event that has one. */
-function eventIdOf(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    const id = (parsed as { id?: unknown } | null)?.id;
-    return typeof id === 'string' && id.length > 0 ? id : undefined;
-  } catch {
-    return undefined;
-  }
+  return withEventIds(delivery, () => new MollieWebhookProvider({ signingSecret }));
 }

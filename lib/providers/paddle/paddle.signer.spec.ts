@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { EventName, Paddle } from '@paddle/paddle-node-sdk';
 import { paddleFixtures } from './paddle.fixtures';
 import { signPaddleDelivery } from './paddle.signer';
+import { paddleEndpoint } from './paddle.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const SECRET = 'pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI';
 const paddle = new Paddle('pdl_sdbx_apikey_01hv8x2acma2gz8he1ffw2b4q8_test');
@@ -58,6 +60,14 @@ describe('signPaddleDelivery', () => {
       `h1=${createHmac('sha256', 'pdl_ntfset_old').update('1700000000:{}').digest('hex')}`,
       `h1=${createHmac('sha256', 'pdl_ntfset_new').update('1700000000:{}').digest('hex')}`,
     ]);
+  });
+
+  it('names the event id a Paddle endpoint stores the event under', async () => {
+    const payload = paddleFixtures.transactionCompleted({ orderId: 'order-42' });
+    const delivery = signPaddleDelivery({ payload, secret: SECRET });
+    const endpoint = paddleEndpoint({ name: 'paddle', secret: SECRET });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([payload.event_id]);
+    expect(delivery.eventId).toBe(payload.event_id);
   });
 });
 

@@ -1,5 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { PaddleWebhookProvider } from './paddle.provider';
 
 /** Options of `signPaddleDelivery()`. */
 export interface SignPaddleDeliveryOptions {
@@ -21,6 +23,7 @@ export interface SignPaddleDeliveryOptions {
  * Signs a delivery the way Paddle Billing does: `Paddle-Signature: ts=<ts>;h1=<hex>` where `h1`
  * is HMAC-SHA256 of `${ts}:${body}`. The header verifies with the official SDK's
  * `paddle.webhooks.isSignatureValid(body, secret, header)` (which reads only the last `h1`).
+ * `eventId` is the event's `event_id` (`evt_…`).
  * @example
  * signPaddleDelivery({
  *   payload: paddleFixtures.transactionCompleted({ orderId: 'order-42', amount: 1099 }),
@@ -36,7 +39,7 @@ export function signPaddleDelivery(options: SignPaddleDeliveryOptions): SignedDe
   const signatures = secrets.map(
     (secret) => `h1=${hmacSha256(secret, [`${timestamp}:`, body]).toString('hex')}`,
   );
-  return {
+  const delivery: SignedDelivery = {
     provider: 'paddle',
     method: 'POST',
     body,
@@ -45,4 +48,5 @@ export function signPaddleDelivery(options: SignPaddleDeliveryOptions): SignedDe
       'paddle-signature': [`ts=${timestamp}`, ...signatures].join(';'),
     },
   };
+  return withEventIds(delivery, () => new PaddleWebhookProvider({ secret: options.secret }));
 }

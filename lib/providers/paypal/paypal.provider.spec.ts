@@ -450,6 +450,7 @@ describe('paypalEndpoint', () => {
         provider: 'paypal',
         method: 'POST',
         body: CAPTURE,
+        eventId: 'WH-58D329510W468432D-8HN650336L201105X',
         headers: {
           'content-type': 'application/json',
           'paypal-auth-algo': 'SHA256withRSA',

@@ -9,6 +9,8 @@ import {
   PAYPAL_TEST_PRIVATE_KEY_PEM,
 } from './paypal-test-certificate';
 import { signPayPalDelivery } from './paypal.signer';
+import { paypalEndpoint } from './paypal.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: an independent CRC-32 where this Node has zlib's (20.15+).
 const zlibCrc32 = (zlib as unknown as { crc32?: (data: Uint8Array) => number }).crc32;
@@ -95,6 +97,19 @@ describe('signPayPalDelivery', () => {
       transmissionTime: new Date('2024-05-12T18:14:14.789Z'),
     });
     expect(delivery.headers['paypal-transmission-time']).toBe('2024-05-12T18:14:14Z');
+  });
+
+  it('names the event id a PayPal endpoint stores the event under', async () => {
+    const payload = paypalFixtures.captureCompleted({ orderId: 'order-42' });
+    const delivery = signPayPalDelivery({ payload, webhookId: 'WH_SIGNER_SPEC' });
+    const endpoint = paypalEndpoint({
+      name: 'paypal',
+      webhookId: 'WH_SIGNER_SPEC',
+      certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+      trustedRoots: PAYPAL_TEST_CA_PEM,
+    });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([payload.id]);
+    expect(delivery.eventId).toBe(payload.id);
   });
 });
 

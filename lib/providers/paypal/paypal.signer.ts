@@ -1,7 +1,9 @@
 import { KeyObject, randomUUID, sign } from 'node:crypto';
 import { crc32 } from '../../core/crc32';
+import { withEventIds } from '../delivery-event-ids';
 import { PAYPAL_TEST_CERT_URL, PAYPAL_TEST_PRIVATE_KEY_PEM } from './paypal-test-certificate';
 import { SignedDelivery } from '../signed-delivery';
+import { PayPalWebhookProvider } from './paypal.provider';
 
 /** Options of `signPayPalDelivery()`. */
 export interface SignPayPalDeliveryOptions {
@@ -43,7 +45,7 @@ function transmissionTimeText(time: Date | string | undefined): string {
  * Signs a delivery the way PayPal does: an RSA SHA-256 signature of
  * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(body)}` with the certificate's
  * private key. The endpoint must resolve `certUrl` to the matching certificate and trust its
- * issuer (`trustedRoots`).
+ * issuer (`trustedRoots`). `eventId` is the event's `id` (`WH-…`).
  * @example
  * const endpoint = paypalEndpoint({
  *   name: 'paypal',
@@ -57,17 +59,18 @@ function transmissionTimeText(time: Date | string | undefined): string {
  * });
  */
 export function signPayPalDelivery(options: SignPayPalDeliveryOptions): SignedDelivery {
+  const { webhookId } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
   const transmissionId = options.transmissionId ?? randomUUID();
   const transmissionTime = transmissionTimeText(options.transmissionTime);
-  const message = `${transmissionId}|${transmissionTime}|${options.webhookId}|${crc32(body)}`;
+  const message = `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(body)}`;
   const signature = sign(
     'sha256',
     Buffer.from(message, 'utf8'),
     options.privateKey ?? PAYPAL_TEST_PRIVATE_KEY_PEM,
   ).toString('base64');
-  return {
+  const delivery: SignedDelivery = {
     provider: 'paypal',
     method: 'POST',
     body,
@@ -80,4 +83,5 @@ export function signPayPalDelivery(options: SignPayPalDeliveryOptions): SignedDe
       'paypal-transmission-time': transmissionTime,
     },
   };
+  return withEventIds(delivery, () => new PayPalWebhookProvider({ webhookId }));
 }

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { paystackFixtures } from './paystack.fixtures';
 import { signPaystackDelivery } from './paystack.signer';
+import { paystackEndpoint } from './paystack.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const KEY = 'sk_test_4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e3b6d0a9f';
 
@@ -30,6 +32,14 @@ describe('signPaystackDelivery', () => {
     expect(delivery.headers['x-paystack-signature']).toBe(
       createHmac('sha512', KEY).update(payload).digest('hex'),
     );
+  });
+
+  it('names the key a Paystack endpoint makes from the signed event', async () => {
+    const payload = paystackFixtures.chargeSuccess({ reference: 'order-42' });
+    const delivery = signPaystackDelivery({ payload, secretKey: KEY });
+    const endpoint = paystackEndpoint({ name: 'paystack', secretKey: KEY });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([delivery.eventId]);
+    expect(delivery.eventId).toBe(`charge.success:${payload.data.id}:success`);
   });
 });
 

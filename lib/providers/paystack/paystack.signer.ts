@@ -1,5 +1,6 @@
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { paystackSignature } from './paystack.provider';
+import { PaystackWebhookProvider, paystackSignature } from './paystack.provider';
 
 /** Options of `signPaystackDelivery()`. */
 export interface SignPaystackDeliveryOptions {
@@ -12,7 +13,9 @@ export interface SignPaystackDeliveryOptions {
 /**
  * Signs a delivery the way Paystack does: `x-paystack-signature` is the hex HMAC-SHA512 of the
  * body under the account's secret key. Paystack publishes no SDK; the scheme is the one its
- * webhook documentation shows with node:crypto.
+ * webhook documentation shows with node:crypto. `eventId` is the key the endpoint makes from the
+ * signed event, as Paystack sends no event id: `<event>:<object id>:<status>`, then the object's
+ * update time when it has one.
  * @example
  * signPaystackDelivery({
  *   payload: paystackFixtures.chargeSuccess({ reference: 'order-42', amount: 500000 }),
@@ -20,15 +23,17 @@ export interface SignPaystackDeliveryOptions {
  * })
  */
 export function signPaystackDelivery(options: SignPaystackDeliveryOptions): SignedDelivery {
+  const { secretKey } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'paystack',
     method: 'POST',
     body,
     headers: {
       'content-type': 'application/json',
-      'x-paystack-signature': paystackSignature(options.secretKey, body),
+      'x-paystack-signature': paystackSignature(secretKey, body),
     },
   };
+  return withEventIds(delivery, () => new PaystackWebhookProvider({ secretKey }));
 }

@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { polarFixtures } from './polar.fixtures';
 import { signPolarDelivery } from './polar.signer';
+import { polarEndpoint } from './polar.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: the SDK's webhooks entry is found through its package exports, which this project's
 // TypeScript resolution does not read; the types come from the CommonJS build's own path.
@@ -78,6 +80,16 @@ describe('signPolarDelivery', () => {
     expect(delivery.headers['webhook-id']).toBe(delivery.eventId);
     const retry = signPolarDelivery({ payload: '{}', secret: UTF8_SECRET, id: 'evt-7' });
     expect(retry.headers['webhook-id']).toBe('evt-7');
+  });
+
+  it('names the webhook-id a Polar endpoint stores the event under', async () => {
+    const delivery = signPolarDelivery({
+      payload: polarFixtures.orderPaid({ orderId: 'order-42' }),
+      secret: UTF8_SECRET,
+    });
+    const endpoint = polarEndpoint({ name: 'polar', secret: UTF8_SECRET });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([delivery.headers['webhook-id']]);
+    expect(delivery.eventId).toBe(delivery.headers['webhook-id']);
   });
 });
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery } from '../signed-delivery';
 import { signStandardWebhookDelivery } from '../standard-webhooks/standard-webhooks.signer';
 import { isStandardPolarSecret, polarSigningKey } from './polar.keys';
+import { PolarWebhookProvider } from './polar.provider';
 
 /** Options of `signPolarDelivery()`. */
 export interface SignPolarDeliveryOptions {
@@ -31,7 +33,8 @@ export interface SignPolarDeliveryOptions {
  * Signs a delivery the way Polar does: Standard Webhooks headers over `${id}.${timestamp}.${body}`
  * with the key of the endpoint's secret. A `'utf8'` delivery verifies with
  * `validateEvent(body, headers, secret)` of `@polar-sh/sdk/webhooks`, a `'standard'` one with
- * `new Webhook(secret).verify(body, headers)` of `standardwebhooks`.
+ * `new Webhook(secret).verify(body, headers)` of `standardwebhooks`. Its `eventId` is the
+ * `webhook-id`, Polar's event id.
  * @throws Error when `scheme` is `'standard'` and the secret is not `whsec_` + base64.
  * @example
  * signPolarDelivery({
@@ -44,11 +47,12 @@ export function signPolarDelivery(options: SignPolarDeliveryOptions): Identified
   if (scheme === 'standard' && !isStandardPolarSecret(options.secret)) {
     throw new Error('signPolarDelivery: a standard secret is "whsec_" followed by padded base64');
   }
-  return signStandardWebhookDelivery({
+  const delivery = signStandardWebhookDelivery({
     payload: options.payload,
     secret: polarSigningKey(options.secret, scheme),
     id: options.id ?? randomUUID(),
     timestamp: options.timestamp,
     kind: 'polar',
   });
+  return withEventIds(delivery, () => new PolarWebhookProvider({ secret: options.secret }));
 }

@@ -1,5 +1,7 @@
+import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { JSON_HEADERS, requireSecret } from '../signing-input';
+import { QvardWebhookProvider } from './qvard.provider';
 import { signQvard } from './qvard.signer';
 
 /** Qvard: how the CLI signs for it (Qvard documents no retry schedule). */
@@ -12,14 +14,15 @@ export const qvardDescriptor: ProviderDescriptor = {
     timestamp: null,
     payload: 'the notification, signed byte for byte',
     flags: [],
-    sign: (input) => ({
-      provider: 'qvard',
-      method: 'POST',
-      body: input.text,
-      headers: {
-        ...JSON_HEADERS,
-        ...signQvard({ payload: input.text, secret: requireSecret('qvard', input) }),
-      },
-    }),
+    sign: (input) => {
+      const secret = requireSecret('qvard', input);
+      const delivery = {
+        provider: 'qvard',
+        method: 'POST' as const,
+        body: input.text,
+        headers: { ...JSON_HEADERS, ...signQvard({ payload: input.text, secret }) },
+      };
+      return withEventIds(delivery, () => new QvardWebhookProvider({ secret }));
+    },
   },
 };

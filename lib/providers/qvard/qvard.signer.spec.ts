@@ -33,6 +33,7 @@ describe('signQvardDelivery', () => {
           .update(JSON.stringify(NOTIFICATION))
           .digest('hex'),
       },
+      eventId: 'order-1042:completed',
     });
     const { provider } = qvardEndpoint({ name: 'qvard', secret: 'qv_secret' });
     const request = inbound(delivery.body, delivery.headers);

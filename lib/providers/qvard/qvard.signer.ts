@@ -1,6 +1,8 @@
 import { hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
+import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
+import { QvardWebhookProvider } from './qvard.provider';
 
 /** Options of `signQvard()`. */
 export interface SignQvardOptions {
@@ -33,21 +35,21 @@ export interface SignQvardDeliveryOptions extends Omit<SignQvardOptions, 'payloa
 
 /**
  * A notification exactly as Qvard posts it: the JSON body, `X-Qvard-Signature` of
- * `signQvard()` and a JSON content type.
+ * `signQvard()` and a JSON content type. `eventId` is `<id>:<status>`, the key the endpoint
+ * stores the notification under.
  * @throws Error when `payload` is bytes (a delivery's body is text; sign bytes with `signQvard()`).
  * @example
  * const delivery = signQvardDelivery({ payload: { id: 'order-1', status: 'completed' }, secret });
  * await new WebhookTestClient(app).send('qvard', delivery);
  */
 export function signQvardDelivery(options: SignQvardDeliveryOptions): SignedDelivery {
+  const { secret } = options;
   const body = deliveryBody('signQvardDelivery', options.payload);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'qvard',
     method: 'POST',
     body,
-    headers: {
-      'content-type': 'application/json',
-      ...signQvard({ payload: body, secret: options.secret }),
-    },
+    headers: { 'content-type': 'application/json', ...signQvard({ payload: body, secret }) },
   };
+  return withEventIds(delivery, () => new QvardWebhookProvider({ secret }));
 }

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
 import { razorpayFixtures } from './razorpay.fixtures';
 import { signRazorpayDelivery } from './razorpay.signer';
+import { razorpayEndpoint } from './razorpay.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const SECRET = 'Shop-Webhook-Secret-2024';
 
@@ -32,6 +34,14 @@ describe('signRazorpayDelivery', () => {
       true,
     );
     expect(delivery.headers['x-razorpay-event-id']).toBe('KlmZ1VJk');
+  });
+
+  it('names the key a Razorpay endpoint makes from the signed event, not x-razorpay-event-id', async () => {
+    const event = razorpayFixtures.paymentCaptured({ paymentId: 'pay_SignerKey000001' });
+    const delivery = signRazorpayDelivery({ payload: event, secret: SECRET, eventId: 'KlmZ1VJk' });
+    const endpoint = razorpayEndpoint({ name: 'razorpay', secret: SECRET });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([delivery.eventId]);
+    expect(delivery.eventId).toBe(`payment.captured:pay_SignerKey000001:${event.created_at}`);
   });
 });
 

@@ -1,5 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { RazorpayWebhookProvider } from './razorpay.provider';
 
 /** Options of `signRazorpayDelivery()`. */
 export interface SignRazorpayDeliveryOptions {
@@ -9,7 +11,7 @@ export interface SignRazorpayDeliveryOptions {
   secret: string;
   /**
    * `x-razorpay-event-id`, which Razorpay sends unsigned with every delivery; the receiving
-   * endpoint does not read it.
+   * endpoint does not read it, and it is not the delivery's `eventId` (the dedup key).
    * @default none
    */
   eventId?: string;
@@ -18,7 +20,8 @@ export interface SignRazorpayDeliveryOptions {
 /**
  * Signs a delivery the way Razorpay does: `x-razorpay-signature` is hex HMAC-SHA256 of the body
  * keyed by the webhook secret. The header verifies with the official SDK's
- * `validateWebhookSignature(body, signature, secret)`.
+ * `validateWebhookSignature(body, signature, secret)`. `eventId` is the key the endpoint makes
+ * from signed fields, as Razorpay signs no event id: `payment.captured:pay_…:<created_at>`.
  * @example
  * signRazorpayDelivery({
  *   payload: razorpayFixtures.orderPaid({ orderId: 'order-42', amount: 1999 }),
@@ -26,16 +29,18 @@ export interface SignRazorpayDeliveryOptions {
  * })
  */
 export function signRazorpayDelivery(options: SignRazorpayDeliveryOptions): SignedDelivery {
+  const { secret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  return {
+  const delivery: SignedDelivery = {
     provider: 'razorpay',
     method: 'POST',
     body,
     headers: {
       'content-type': 'application/json',
-      'x-razorpay-signature': hmacSha256(options.secret, [body]).toString('hex'),
+      'x-razorpay-signature': hmacSha256(secret, [body]).toString('hex'),
       ...(options.eventId === undefined ? {} : { 'x-razorpay-event-id': options.eventId }),
     },
   };
+  return withEventIds(delivery, () => new RazorpayWebhookProvider({ secret }));
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { robokassaFixtures } from './robokassa.fixtures';
 import { robokassaSignatureBase, signRobokassaDelivery } from './robokassa.signer';
+import { robokassaEndpoint } from './robokassa.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 describe('signRobokassaDelivery', () => {
   it('reproduces a vector computed outside Node, for MD5 and SHA-256', () => {
@@ -43,6 +45,17 @@ describe('signRobokassaDelivery', () => {
     ]);
     expect(sent.headers).toEqual({ 'content-type': 'application/x-www-form-urlencoded' });
   });
+
+  it.each(['GET', 'POST'] as const)(
+    'names the InvId a Robokassa endpoint stores a %s notification under',
+    async (method) => {
+      const payload = robokassaFixtures.result({ invId: '42', amount: 1999 });
+      const delivery = signRobokassaDelivery({ payload, password2: 'robokassa-pw2', method });
+      const endpoint = robokassaEndpoint({ name: 'robokassa', password2: 'robokassa-pw2' });
+      expect(await storedEventIds(endpoint, delivery)).toEqual(['42']);
+      expect(delivery.eventId).toBe('42');
+    },
+  );
 });
 
 describe('robokassaFixtures', () => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { withEventIds } from '../delivery-event-ids';
 import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import type { RobokassaHashAlgorithm } from './robokassa.provider';
+import { RobokassaHashAlgorithm, RobokassaWebhookProvider } from './robokassa.provider';
 
 /** Options of `signRobokassaDelivery()`. */
 export interface SignRobokassaDeliveryOptions {
@@ -40,7 +41,7 @@ export function robokassaSignatureBase(
 /**
  * A ResultURL notification exactly as Robokassa sends it: the parameters with `SignatureValue`
  * (upper-case hex) appended, as a form POST or a GET query string (the body of a GET delivery is
- * the query string without `?`).
+ * the query string without `?`). `eventId` is the `InvId`, the key the endpoint stores it under.
  * @example
  * signRobokassaDelivery({
  *   payload: robokassaFixtures.result({ invId: '42', amount: 1999 }),
@@ -48,17 +49,18 @@ export function robokassaSignatureBase(
  * })
  */
 export function signRobokassaDelivery(options: SignRobokassaDeliveryOptions): SignedDelivery {
+  const { password2, hashAlgorithm } = options;
   const { SignatureValue: _ignored, ...payload } = options.payload;
-  const signature = createHash(options.hashAlgorithm ?? 'md5')
-    .update(robokassaSignatureBase(payload, options.password2), 'utf8')
+  const signature = createHash(hashAlgorithm ?? 'md5')
+    .update(robokassaSignatureBase(payload, password2), 'utf8')
     .digest('hex')
     .toUpperCase();
   const method = options.method ?? 'POST';
-  return {
+  const delivery: SignedDelivery = {
     provider: 'robokassa',
     method,
     body: encodeFormBody({ ...payload, SignatureValue: signature }),
     headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
-    eventId: payload.InvId,
   };
+  return withEventIds(delivery, () => new RobokassaWebhookProvider({ password2, hashAlgorithm }));
 }

@@ -5,6 +5,7 @@ import { InboundWebhook } from '../webhook-provider.interface';
 import { sberFixtures } from './sber.fixtures';
 import { sberChecksumString, signSberDelivery } from './sber.signer';
 import { SignedDelivery } from '../signed-delivery';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: the gateway docs' symmetric vector (providers.md §5).
 const DOCS_TOKEN = 'ooc7slpvc61k7sf7ma7p4hrefr';
@@ -38,6 +39,7 @@ describe('signSberDelivery', () => {
         'mdOrder=06cf5599-3f17-7c86-bdbc-bd7d00a8b38b&operation=approved&orderNumber=2003' +
         `&status=1&checksum=${DOCS_CHECKSUM}`,
       headers: {},
+      eventId: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b:approved:1',
     });
   });
 
@@ -150,6 +152,20 @@ describe('signSberDelivery', () => {
       const delivery = signSberDelivery({ payload, callbackToken: 'another', method });
       expect(() => provider.verify(inbound(delivery))).toThrow(/checksum does not match/);
     });
+  });
+
+  it('names the key a Sber endpoint stores the callback under, signed with either key', async () => {
+    const payload = sberFixtures.deposited({ orderNumber: 'order-42' });
+    const symmetric = signSberDelivery({ callbackToken: TOKEN, payload });
+    const asymmetric = signSberDelivery({ privateKey, payload, method: 'POST' });
+    const byToken = sberEndpoint({ name: 'sber', callbackToken: TOKEN });
+    const byKey = sberEndpoint({ name: 'sber', publicKey: PUBLIC_PEM });
+    expect(await storedEventIds(byToken, symmetric)).toEqual([`${payload.mdOrder}:deposited:1`]);
+    expect(await storedEventIds(byKey, asymmetric)).toEqual([`${payload.mdOrder}:deposited:1`]);
+    expect([symmetric.eventId, asymmetric.eventId]).toEqual([
+      `${payload.mdOrder}:deposited:1`,
+      `${payload.mdOrder}:deposited:1`,
+    ]);
   });
 });
 

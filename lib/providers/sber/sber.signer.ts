@@ -1,7 +1,9 @@
-import { KeyObject, sign as signWithKey } from 'node:crypto';
+import { KeyObject, createPublicKey, sign as signWithKey } from 'node:crypto';
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
+import { SberWebhookProvider } from './sber.provider';
 
 /** Options of `signSberDelivery()`: give `callbackToken` or `privateKey`. */
 export interface SignSberDeliveryOptions {
@@ -38,7 +40,8 @@ export function sberChecksumString(payload: Readonly<Record<string, string>>): s
 /**
  * A callback exactly as the Sber gateway sends it: the parameters with `checksum` appended, in
  * the query string (GET, the body of the delivery is the query string without `?`) or as a
- * form-encoded POST body.
+ * form-encoded POST body. `eventId` is `<mdOrder>:<operation>:<status>` (a refund's with what
+ * tells it apart), the key the endpoint stores the callback under.
  * @throws Error unless exactly one of `callbackToken` and `privateKey` is given.
  * @example
  * const delivery = signSberDelivery({
@@ -60,10 +63,20 @@ export function signSberDelivery(options: SignSberDeliveryOptions): SignedDelive
       : signWithKey('sha512', signed, privateKey as string | KeyObject).toString('hex');
   const fields = { ...payload, checksum: checksum.toUpperCase() };
   const method = options.method ?? 'GET';
-  return {
+  const delivery: SignedDelivery = {
     provider: 'sber',
     method,
     body: encodeFormBody(fields),
     headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
   };
+  const verifier =
+    callbackToken !== undefined
+      ? { callbackToken }
+      : { publicKey: publicKeyOf(privateKey as string | KeyObject) };
+  return withEventIds(delivery, () => new SberWebhookProvider(verifier));
+}
+
+/** The PEM public key of a private key: what the receiving endpoint checks the checksum with. */
+function publicKeyOf(privateKey: string | KeyObject): string {
+  return createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
 }

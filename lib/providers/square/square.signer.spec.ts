@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { WebhooksHelper, serialization } from 'square';
 import { squareFixtures } from './square.fixtures';
 import { signSquareDelivery } from './square.signer';
+import { squareEndpoint } from './square.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const KEY = 'gRjS7mWQ0A1sTq2_vX9zLw';
 const NOTIFICATION_URL = 'https://shop.example.com/webhooks/square';
@@ -53,6 +55,15 @@ describe('signSquareDelivery', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
+  });
+
+  it('names the event id a Square endpoint stores the event under', async () => {
+    const payload = squareFixtures.paymentUpdated({ status: 'COMPLETED', orderId: 'order-42' });
+    const options = { signatureKey: KEY, notificationUrl: NOTIFICATION_URL };
+    const delivery = signSquareDelivery({ ...options, payload });
+    const endpoint = squareEndpoint({ name: 'square', ...options });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([payload.event_id]);
+    expect(delivery.eventId).toBe(payload.event_id);
   });
 });
 

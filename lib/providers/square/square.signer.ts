@@ -1,5 +1,7 @@
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { SquareWebhookProvider } from './square.provider';
 
 /** Options of `signSquareDelivery()`. */
 export interface SignSquareDeliveryOptions {
@@ -18,6 +20,7 @@ export interface SignSquareDeliveryOptions {
  * Signs a delivery the way Square does: `x-square-hmacsha256-signature` is base64 HMAC-SHA256 of
  * `notificationUrl + body`. The header verifies with the official SDK's
  * `WebhooksHelper.verifySignature({ requestBody, signatureHeader, signatureKey, notificationUrl })`.
+ * `eventId` is the event's `event_id`.
  * @example
  * signSquareDelivery({
  *   payload: squareFixtures.paymentUpdated({ status: 'COMPLETED', orderId: 'order-42' }),
@@ -26,12 +29,11 @@ export interface SignSquareDeliveryOptions {
  * })
  */
 export function signSquareDelivery(options: SignSquareDeliveryOptions): SignedDelivery {
+  const { signatureKey, notificationUrl } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const signature = hmacSha256(options.signatureKey, [options.notificationUrl, body]).toString(
-    'base64',
-  );
-  return {
+  const signature = hmacSha256(signatureKey, [notificationUrl, body]).toString('base64');
+  const delivery: SignedDelivery = {
     provider: 'square',
     method: 'POST',
     body,
@@ -40,4 +42,5 @@ export function signSquareDelivery(options: SignSquareDeliveryOptions): SignedDe
       'x-square-hmacsha256-signature': signature,
     },
   };
+  return withEventIds(delivery, () => new SquareWebhookProvider({ signatureKey, notificationUrl }));
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { JSON_HEADERS, oneOf, requireSecret, SigningInputError } from '../signing-input';
+import { StandardWebhooksProvider } from './standard-webhooks.provider';
 import { signStandardWebhook } from './standard-webhooks.signer';
 
 /** Standard Webhooks (Svix and compatible senders): retry horizon and CLI signing. */
@@ -31,16 +33,17 @@ export const standardWebhooksDescriptor: ProviderDescriptor = {
     ],
     sign: (input) => {
       try {
-        return {
+        const secret = requireSecret('standard', input);
+        const delivery = {
           provider: 'standard',
-          method: 'POST',
+          method: 'POST' as const,
           body: input.text,
           headers: {
             ...JSON_HEADERS,
             ...signStandardWebhook({
               id: input.options.id ?? `msg_${randomUUID().replace(/-/g, '')}`,
               payload: input.text,
-              secret: requireSecret('standard', input),
+              secret,
               timestamp: input.timestamp,
               headerPrefix: oneOf('header-prefix', input.options['header-prefix'], [
                 'webhook',
@@ -49,6 +52,7 @@ export const standardWebhooksDescriptor: ProviderDescriptor = {
             }),
           },
         };
+        return withEventIds(delivery, () => new StandardWebhooksProvider({ secret }));
       } catch (error) {
         if (error instanceof SigningInputError) throw error;
         throw new SigningInputError('--secret for standard must be "whsec_" followed by base64');

@@ -7,6 +7,7 @@ import {
   signStandardWebhook,
   signStandardWebhookDelivery,
 } from './standard-webhooks.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 
@@ -92,5 +93,20 @@ describe('signStandardWebhookDelivery', () => {
     ]);
     const { provider } = standardWebhooksEndpoint({ name: 'acme', publicKey });
     expect(() => provider.verify(inbound(delivery))).not.toThrow();
+  });
+
+  it('names the message id an endpoint stores the message under, signed v1 or v1a', async () => {
+    const keys = generateStandardWebhooksKeyPair();
+    const v1 = signStandardWebhookDelivery({ payload: MESSAGE, secret: SECRET, id: 'msg_v1' });
+    const v1a = signStandardWebhookDelivery({
+      payload: MESSAGE,
+      privateKey: keys.privateKey,
+      id: 'msg_v1a',
+    });
+    const bySecret = standardWebhooksEndpoint({ name: 'acme', secret: SECRET });
+    const byKey = standardWebhooksEndpoint({ name: 'acme', publicKey: keys.publicKey });
+    expect(await storedEventIds(bySecret, v1)).toEqual(['msg_v1']);
+    expect(await storedEventIds(byKey, v1a)).toEqual(['msg_v1a']);
+    expect([v1.eventId, v1a.eventId]).toEqual(['msg_v1', 'msg_v1a']);
   });
 });

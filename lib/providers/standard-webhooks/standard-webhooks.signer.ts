@@ -9,6 +9,7 @@ import {
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
+import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery, SignablePayload } from '../signed-delivery';
 import {
   ED25519_KEY_BYTES,
@@ -16,6 +17,7 @@ import {
   STANDARD_SIGNING_KEY_PREFIX,
   decodeStandardWebhooksSecret,
 } from './standard-webhooks.keys';
+import { StandardWebhooksProvider } from './standard-webhooks.provider';
 
 /** Options of `signStandardWebhook()`. */
 export interface SignStandardWebhookOptions {
@@ -66,13 +68,21 @@ export interface StandardWebhooksKeyPair {
  */
 export function generateStandardWebhooksKeyPair(): StandardWebhooksKeyPair {
   const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const base64 = (base64url: string | undefined) =>
-    Buffer.from(base64url ?? '', 'base64url').toString('base64');
+  const { d } = privateKey.export({ format: 'jwk' });
   return {
-    privateKey: `${STANDARD_SIGNING_KEY_PREFIX}${base64(jwk.d)}`,
-    publicKey: `${STANDARD_PUBLIC_KEY_PREFIX}${base64(jwk.x)}`,
+    privateKey: `${STANDARD_SIGNING_KEY_PREFIX}${base64OfBase64Url(d)}`,
+    publicKey: publicKeyOf(privateKey),
   };
+}
+
+function base64OfBase64Url(base64url: string | undefined): string {
+  return Buffer.from(base64url ?? '', 'base64url').toString('base64');
+}
+
+/** The `whpk_` public key of a signing key: what a receiving endpoint is given. */
+function publicKeyOf(privateKey: string | KeyObject): string {
+  const { x } = createPublicKey(ed25519SigningKey(privateKey)).export({ format: 'jwk' });
+  return `${STANDARD_PUBLIC_KEY_PREFIX}${base64OfBase64Url(x)}`;
 }
 
 // NOTE: the PKCS#8 wrapping of a raw 32-byte Ed25519 private key (RFC 8410), so Node can load it.
@@ -178,6 +188,7 @@ export interface SignStandardWebhookDeliveryOptions extends Omit<
  * A whole Standard Webhooks delivery: the body, the `webhook-id`, `webhook-timestamp` and
  * `webhook-signature` headers of `signStandardWebhook()` (or `svix-*` with `headerPrefix`), and
  * a JSON content type. `new Webhook(secret).verify(body, headers)` of `standardwebhooks` accepts it.
+ * Its `eventId` is the message id, which the endpoint stores the message under.
  * @throws Error as `signStandardWebhook()` does, and when `payload` is bytes.
  * @example
  * const delivery = signStandardWebhookDelivery({
@@ -193,11 +204,21 @@ export function signStandardWebhookDelivery(
   const body = deliveryBody('signStandardWebhookDelivery', payload);
   const eventId = id ?? `msg_${randomUUID().replace(/-/g, '')}`;
   const headers = signStandardWebhook({ ...signing, id: eventId, payload: body });
-  return {
+  const delivery: IdentifiedDelivery = {
     provider: kind ?? 'standard',
     method: 'POST',
     eventId,
     body,
     headers: { 'content-type': 'application/json', ...headers },
   };
+  const { secret, privateKey } = signing;
+  return withEventIds(
+    delivery,
+    () =>
+      new StandardWebhooksProvider({
+        kind,
+        secret,
+        publicKey: privateKey === undefined ? undefined : publicKeyOf(privateKey),
+      }),
+  );
 }

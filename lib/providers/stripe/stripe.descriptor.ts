@@ -1,5 +1,7 @@
+import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { JSON_HEADERS, requireSecret } from '../signing-input';
+import { StripeWebhookProvider } from './stripe.provider';
 import { signStripe } from './stripe.signer';
 
 /** Stripe: its retry horizon and how the CLI signs for it. */
@@ -16,18 +18,18 @@ export const stripeDescriptor: ProviderDescriptor = {
     timestamp: 'the signed time t= (Unix seconds; default now)',
     payload: 'the event, signed byte for byte',
     flags: [],
-    sign: (input) => ({
-      provider: 'stripe',
-      method: 'POST',
-      body: input.text,
-      headers: {
-        ...JSON_HEADERS,
-        ...signStripe({
-          payload: input.text,
-          secret: requireSecret('stripe', input),
-          timestamp: input.timestamp,
-        }),
-      },
-    }),
+    sign: (input) => {
+      const secret = requireSecret('stripe', input);
+      const delivery = {
+        provider: 'stripe',
+        method: 'POST' as const,
+        body: input.text,
+        headers: {
+          ...JSON_HEADERS,
+          ...signStripe({ payload: input.text, secret, timestamp: input.timestamp }),
+        },
+      };
+      return withEventIds(delivery, () => new StripeWebhookProvider({ secret }));
+    },
   },
 };

@@ -1,5 +1,8 @@
 import Stripe from 'stripe';
-import { signStripe, signStripeDelivery } from './stripe.signer';
+import { signStripe, signStripeDelivery, signStripeEventNotification } from './stripe.signer';
+import { stripeFixtures } from './stripe.fixtures';
+import { stripeEndpoint } from './stripe.provider';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 
@@ -121,5 +124,34 @@ describe('signStripeDelivery', () => {
       object: { id: 're_1', object: 'refund', status: 'succeeded' },
       previous_attributes: { status: 'pending' },
     });
+  });
+
+  it('names the key a Stripe endpoint stores the event under: a refund outcome by its refund', async () => {
+    const endpoint = stripeEndpoint({ name: 'stripe', secret: SECRET });
+    const paid = signStripeDelivery({
+      secret: SECRET,
+      type: 'payment_intent.succeeded',
+      object: OBJECT,
+    });
+    const refunded = signStripeDelivery({
+      secret: SECRET,
+      type: 'refund.updated',
+      object: stripeFixtures.refund(),
+      previousAttributes: { status: 'pending' },
+    });
+    const thin = signStripeEventNotification({
+      secret: SECRET,
+      type: 'v1.payment_intent.succeeded',
+      relatedObject: { id: 'pi_1', type: 'payment_intent' },
+    });
+    expect(await storedEventIds(endpoint, paid)).toEqual([
+      (JSON.parse(paid.body) as Stripe.Event).id,
+    ]);
+    expect(await storedEventIds(endpoint, refunded)).toEqual([
+      `${stripeFixtures.ids.refund}:succeeded`,
+    ]);
+    expect(await storedEventIds(endpoint, thin)).toEqual([thin.eventId]);
+    expect(paid.eventId).toBe((JSON.parse(paid.body) as Stripe.Event).id);
+    expect(refunded.eventId).toBe(`${stripeFixtures.ids.refund}:succeeded`);
   });
 });

@@ -1,6 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { hmacSha256 } from '../../core/hmac';
+import { withEventIds } from '../delivery-event-ids';
 import { IdentifiedDelivery, SignablePayload } from '../signed-delivery';
+import { StripeWebhookProvider } from './stripe.provider';
 
 /** Options of `signStripe()`. */
 export interface SignStripeOptions {
@@ -99,6 +101,8 @@ export interface SignStripeDeliveryOptions {
  * pretty-printed as Stripe sends it), `Stripe-Signature` over those exact bytes, and a JSON
  * content type. The header is the one `stripe.webhooks.generateTestHeaderString()` makes, so
  * `stripe.webhooks.constructEvent(body, headers['stripe-signature'], secret)` accepts it.
+ * `eventId` is the event's id, except for a refund's outcome (`refund.updated` to `succeeded`,
+ * …), which the endpoint stores under the refund and its status: `re_…:succeeded`.
  * @example
  * const delivery = signStripeDelivery({
  *   secret: process.env.STRIPE_WEBHOOK_SECRET!,
@@ -123,17 +127,27 @@ export function signStripeDelivery(options: SignStripeDeliveryOptions): Identifi
     request: { id: stripeId('req', 14), idempotency_key: randomUUID() },
     type: options.type,
   };
-  const body = JSON.stringify(event, null, 2);
-  return {
+  return stripeDelivery(event.id, JSON.stringify(event, null, 2), options);
+}
+
+/** A Stripe delivery of `body`, signed, with the id the endpoint stores it under. */
+function stripeDelivery(
+  id: string,
+  body: string,
+  options: { readonly secret: string; readonly timestamp?: number },
+): IdentifiedDelivery {
+  const { secret, timestamp } = options;
+  const delivery: IdentifiedDelivery = {
     provider: 'stripe',
     method: 'POST',
-    eventId: event.id,
+    eventId: id,
     body,
     headers: {
       'content-type': 'application/json',
-      ...signStripe({ payload: body, secret: options.secret, timestamp: options.timestamp }),
+      ...signStripe({ payload: body, secret, timestamp }),
     },
   };
+  return withEventIds(delivery, () => new StripeWebhookProvider({ secret }));
 }
 
 /** The object an event notification is about, as its `related_object` names it. */
@@ -205,7 +219,7 @@ function relatedObjectUrl(object: StripeRelatedObject): string {
  * the thin payload sends it: `object: 'v2.core.event'`, `id`, `type`, `livemode`, `created` (ISO
  * time), `related_object`, `context` and `reason` when given, pretty-printed, with the same
  * `Stripe-Signature` as a snapshot event. `stripe.parseEventNotification(body, header, secret)`
- * accepts it.
+ * accepts it. `eventId` is the notification's id, the key the endpoint stores it under.
  * @example
  * const delivery = signStripeEventNotification({
  *   secret: process.env.STRIPE_THIN_WEBHOOK_SECRET!,
@@ -235,15 +249,5 @@ export function signStripeEventNotification(
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.reason === undefined ? {} : { reason: options.reason }),
   };
-  const body = JSON.stringify(notification, null, 2);
-  return {
-    provider: 'stripe',
-    method: 'POST',
-    eventId: notification.id,
-    body,
-    headers: {
-      'content-type': 'application/json',
-      ...signStripe({ payload: body, secret: options.secret, timestamp: options.timestamp }),
-    },
-  };
+  return stripeDelivery(notification.id, JSON.stringify(notification, null, 2), options);
 }

@@ -5,6 +5,7 @@ import { InboundWebhook } from '../webhook-provider.interface';
 import { tbankFixtures } from './tbank.fixtures';
 import { SignedDelivery } from '../signed-delivery';
 import { signTBankDelivery } from './tbank.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: a notification from a T-Bank demo terminal, documented in providers.md §6.
 const DEMO_PASSWORD = 'rpnstdt1ekalr00f';
@@ -35,6 +36,7 @@ describe('signTBankDelivery', () => {
       method: 'POST',
       body: DEMO_BODY,
       headers: { 'content-type': 'application/json' },
+      eventId: '8111987112:AUTHORIZED',
     });
   });
 
@@ -120,6 +122,14 @@ describe('signTBankDelivery', () => {
       Token: string;
     };
     expect(body.Token).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+  });
+
+  it('names the key a T-Bank endpoint stores the notification under', async () => {
+    const payload = tbankFixtures.confirmed({ orderId: 'order-42', paymentId: 7654321012 });
+    const delivery = signTBankDelivery({ password: PASSWORD, payload });
+    const endpoint = tbankEndpoint({ name: 'tbank', password: PASSWORD });
+    expect(await storedEventIds(endpoint, delivery)).toEqual(['7654321012:CONFIRMED']);
+    expect(delivery.eventId).toBe('7654321012:CONFIRMED');
   });
 });
 

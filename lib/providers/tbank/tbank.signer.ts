@@ -1,5 +1,7 @@
-import { tbankToken } from './tbank-token';
+import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
+import { TBankWebhookProvider } from './tbank.provider';
+import { tbankToken } from './tbank-token';
 
 /** Options of `signTBankDelivery()`. */
 export interface SignTBankDeliveryOptions {
@@ -14,7 +16,8 @@ export interface SignTBankDeliveryOptions {
 
 /**
  * A notification exactly as T-Bank posts it: a JSON body with `Token` computed from the terminal
- * password, sent as `application/json`.
+ * password, sent as `application/json`. `eventId` is `<PaymentId>:<Status>` (with the amount
+ * for a status one payment can reach more than once), the key the endpoint stores it under.
  * @throws Error when `payload` has a `Password` field (T-Bank never sends one).
  * @example
  * const delivery = signTBankDelivery({
@@ -30,15 +33,13 @@ export function signTBankDelivery(options: SignTBankDeliveryOptions): SignedDeli
       'signTBankDelivery: remove Password from the payload; pass the password as `password`',
     );
   }
+  const { password } = options;
   const { Token: _ignored, ...fields } = options.payload;
-  const body = JSON.stringify({
-    ...fields,
-    Token: tbankToken(fields, options.password),
-  });
-  return {
+  const delivery: SignedDelivery = {
     provider: 'tbank',
     method: 'POST',
-    body,
+    body: JSON.stringify({ ...fields, Token: tbankToken(fields, password) }),
     headers: { 'content-type': 'application/json' },
   };
+  return withEventIds(delivery, () => new TBankWebhookProvider({ password }));
 }

@@ -10,6 +10,7 @@ import {
   yookassaRefund,
 } from './yookassa.fixtures';
 import { yookassaDelivery } from './yookassa.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,6 +23,7 @@ describe('yookassaDelivery', () => {
       method: 'POST',
       body: JSON.stringify({ type: 'notification', event: 'payment.succeeded', object }),
       headers: { 'content-type': 'application/json' },
+      eventId: `payment.succeeded:${YOOKASSA_PAYMENT_ID}`,
     });
   });
 
@@ -45,6 +47,15 @@ describe('yookassaDelivery', () => {
     const endpoint = yookassaEndpoint({ name: 'yookassa', verifyWithProvider: false });
     expect(endpoint.allowedSources!.allows('127.0.0.1')).toBe(false);
     expect(endpoint.allowedSources!.allows(YOOKASSA_IP_RANGES[3])).toBe(true);
+  });
+
+  it('names the key a YooKassa endpoint stores the notification under', async () => {
+    const delivery = yookassaDelivery({ event: 'refund.succeeded', object: yookassaRefund() });
+    const endpoint = yookassaEndpoint({ name: 'yookassa', verifyWithProvider: false });
+    expect(await storedEventIds(endpoint, delivery)).toEqual([
+      `refund.succeeded:${YOOKASSA_REFUND_ID}`,
+    ]);
+    expect(delivery.eventId).toBe(`refund.succeeded:${YOOKASSA_REFUND_ID}`);
   });
 });
 

@@ -1,4 +1,5 @@
-import { YooKassaNotificationObject } from './yookassa.provider';
+import { withEventIds } from '../delivery-event-ids';
+import { YooKassaNotificationObject, YooKassaWebhookProvider } from './yookassa.provider';
 import { SignedDelivery } from '../signed-delivery';
 
 /** Options of `yookassaDelivery()`. */
@@ -13,15 +14,17 @@ export interface YooKassaDeliveryOptions {
  * Builds the HTTP notification YooKassa posts. YooKassa does not sign notifications, so
  * nothing here is a signature: a YooKassa endpoint trusts the source address, and by default
  * only YooKassa's ranges may deliver. In tests, give the endpoint
- * `allowedIps: ['127.0.0.1', '::1']` (or send from an allowed address).
+ * `allowedIps: ['127.0.0.1', '::1']` (or send from an allowed address). `eventId` is
+ * `<event>:<object id>`, the key the endpoint stores the notification under.
  * @example
  * const delivery = yookassaDelivery({ event: 'payment.succeeded', object: yookassaPayment() });
  */
 export function yookassaDelivery(options: YooKassaDeliveryOptions): SignedDelivery {
-  return {
+  const delivery: SignedDelivery = {
     provider: 'yookassa',
     method: 'POST',
     body: JSON.stringify({ type: 'notification', event: options.event, object: options.object }),
     headers: { 'content-type': 'application/json' },
   };
+  return withEventIds(delivery, () => new YooKassaWebhookProvider());
 }

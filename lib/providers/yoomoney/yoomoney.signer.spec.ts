@@ -5,6 +5,7 @@ import { yoomoneyEndpoint } from './yoomoney.provider';
 import { yoomoneyFixtures } from './yoomoney.fixtures';
 import { SignedDelivery } from '../signed-delivery';
 import { signYooMoneyDelivery, yoomoneyNotificationHash } from './yoomoney.signer';
+import { storedEventIds } from '../../../test/support/stored-event-ids';
 
 // NOTE: the vector from the YooMoney docs (providers.md §4b).
 const DOCS_SECRET = '01234567890ABCDEF01234567890';
@@ -43,6 +44,7 @@ describe('signYooMoneyDelivery', () => {
         '&datetime=2011-07-01T09%3A00%3A00.000%2B04%3A00&sender=41001XXXXXXXX&codepro=false' +
         `&label=YM.label.12345&sha1_hash=${DOCS_HASH}`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      eventId: '1234567',
     });
   });
 
@@ -102,6 +104,14 @@ describe('signYooMoneyDelivery', () => {
       notificationSecret: 'another',
     });
     expect(() => provider.verify(inbound(delivery))).toThrow(/sha1_hash does not match/);
+  });
+
+  it('names the key a YooMoney endpoint stores the notification under', async () => {
+    const payload = yoomoneyFixtures.p2pIncoming({ label: 'order-42', operationId: '904035776' });
+    const delivery = signYooMoneyDelivery({ notificationSecret: SECRET, payload });
+    const endpoint = yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: SECRET });
+    expect(await storedEventIds(endpoint, delivery)).toEqual(['904035776']);
+    expect(delivery.eventId).toBe('904035776');
   });
 });
 

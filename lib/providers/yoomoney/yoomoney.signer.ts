@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { withEventIds } from '../delivery-event-ids';
 import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
+import { YooMoneyWebhookProvider } from './yoomoney.provider';
 
 /** Options of `signYooMoneyDelivery()`. */
 export interface SignYooMoneyDeliveryOptions {
@@ -39,7 +41,8 @@ export function yoomoneyNotificationHash(
 
 /**
  * A notification exactly as YooMoney posts it: the fields with `sha1_hash` appended, as an
- * `application/x-www-form-urlencoded` body.
+ * `application/x-www-form-urlencoded` body. `eventId` is the `operation_id` (with `:unaccepted`
+ * for a transfer not credited yet), the key the endpoint stores the notification under.
  * @example
  * const delivery = signYooMoneyDelivery({
  *   notificationSecret: process.env.YOOMONEY_NOTIFICATION_SECRET!,
@@ -48,15 +51,14 @@ export function yoomoneyNotificationHash(
  * await new WebhookTestClient(app).send('yoomoney', delivery);
  */
 export function signYooMoneyDelivery(options: SignYooMoneyDeliveryOptions): SignedDelivery {
+  const { notificationSecret } = options;
   const { sha1_hash: _ignored, ...payload } = options.payload;
-  const fields = {
-    ...payload,
-    sha1_hash: yoomoneyNotificationHash(payload, options.notificationSecret),
-  };
-  return {
+  const fields = { ...payload, sha1_hash: yoomoneyNotificationHash(payload, notificationSecret) };
+  const delivery: SignedDelivery = {
     provider: 'yoomoney',
     method: 'POST',
     body: encodeFormBody(fields),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   };
+  return withEventIds(delivery, () => new YooMoneyWebhookProvider({ notificationSecret }));
 }
