@@ -1,4 +1,5 @@
 import { SigningInput } from './provider-descriptor.interface';
+import { SignedDelivery } from './signed-delivery';
 
 /** A command-line input that does not fit the provider; the CLI reports it as a usage error. */
 export class SigningInputError extends Error {
@@ -74,5 +75,19 @@ export function oneOf<T extends string>(
   return value as T | undefined;
 }
 
-/** `Content-Type` of the providers that post JSON. */
-export const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+/**
+ * A POST of the payload file's exact text as JSON, with the provider's signature headers: what
+ * the providers that sign a JSON body send.
+ */
+export function jsonPost(
+  provider: string,
+  input: Pick<SigningInput, 'text'>,
+  signature: Readonly<Record<string, string>>,
+): SignedDelivery {
+  return {
+    provider,
+    method: 'POST',
+    body: input.text,
+    headers: { 'content-type': 'application/json', ...signature },
+  };
+}

@@ -1,6 +1,6 @@
 import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { JSON_HEADERS, oneOf, requireSecret, SigningInputError } from '../signing-input';
+import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
 import { HmacSignatureEncoding, HmacWebhookProvider } from './hmac.provider';
 import { signHmac } from './hmac.signer';
 
@@ -41,28 +41,23 @@ export const hmacDescriptor: ProviderDescriptor = {
         );
       }
       const secret = requireSecret('hmac', input);
-      const delivery = {
-        provider: 'hmac',
-        method: 'POST' as const,
-        body: input.text,
-        headers: {
-          ...JSON_HEADERS,
-          ...signHmac({
-            payload: input.text,
-            secret,
-            timestamp: input.timestamp,
-            signatureHeader: input.options['signature-header'],
-            signaturePrefix: input.options['signature-prefix'],
-            encoding: oneOf<HmacSignatureEncoding>('encoding', input.options.encoding, [
-              'hex',
-              'base64',
-            ]),
-            timestampHeader: input.options['timestamp-header'],
-          }),
-        },
-      };
+      const signature = signHmac({
+        payload: input.text,
+        secret,
+        timestamp: input.timestamp,
+        signatureHeader: input.options['signature-header'],
+        signaturePrefix: input.options['signature-prefix'],
+        encoding: oneOf<HmacSignatureEncoding>('encoding', input.options.encoding, [
+          'hex',
+          'base64',
+        ]),
+        timestampHeader: input.options['timestamp-header'],
+      });
       // NOTE: the endpoint's defaults: the id at `id`, the type at `type`, kind `hmac`.
-      return withEventIds(delivery, () => new HmacWebhookProvider({ secret }));
+      return withEventIds(
+        jsonPost('hmac', input, signature),
+        () => new HmacWebhookProvider({ secret }),
+      );
     },
   },
 };

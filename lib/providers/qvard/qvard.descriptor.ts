@@ -1,6 +1,6 @@
 import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { JSON_HEADERS, requireSecret } from '../signing-input';
+import { jsonPost, requireSecret } from '../signing-input';
 import { QvardWebhookProvider } from './qvard.provider';
 import { signQvard } from './qvard.signer';
 
@@ -16,13 +16,11 @@ export const qvardDescriptor: ProviderDescriptor = {
     flags: [],
     sign: (input) => {
       const secret = requireSecret('qvard', input);
-      const delivery = {
-        provider: 'qvard',
-        method: 'POST' as const,
-        body: input.text,
-        headers: { ...JSON_HEADERS, ...signQvard({ payload: input.text, secret }) },
-      };
-      return withEventIds(delivery, () => new QvardWebhookProvider({ secret }));
+      const signature = signQvard({ payload: input.text, secret });
+      return withEventIds(
+        jsonPost('qvard', input, signature),
+        () => new QvardWebhookProvider({ secret }),
+      );
     },
   },
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { JSON_HEADERS, oneOf, requireSecret, SigningInputError } from '../signing-input';
+import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
 import { StandardWebhooksProvider } from './standard-webhooks.provider';
 import { signStandardWebhook } from './standard-webhooks.signer';
 
@@ -32,31 +32,27 @@ export const standardWebhooksDescriptor: ProviderDescriptor = {
       },
     ],
     sign: (input) => {
+      const secret = requireSecret('standard', input);
+      const headerPrefix = oneOf('header-prefix', input.options['header-prefix'], [
+        'webhook',
+        'svix',
+      ] as const);
+      let signature: Record<string, string>;
       try {
-        const secret = requireSecret('standard', input);
-        const delivery = {
-          provider: 'standard',
-          method: 'POST' as const,
-          body: input.text,
-          headers: {
-            ...JSON_HEADERS,
-            ...signStandardWebhook({
-              id: input.options.id ?? `msg_${randomUUID().replace(/-/g, '')}`,
-              payload: input.text,
-              secret,
-              timestamp: input.timestamp,
-              headerPrefix: oneOf('header-prefix', input.options['header-prefix'], [
-                'webhook',
-                'svix',
-              ] as const),
-            }),
-          },
-        };
-        return withEventIds(delivery, () => new StandardWebhooksProvider({ secret }));
-      } catch (error) {
-        if (error instanceof SigningInputError) throw error;
+        signature = signStandardWebhook({
+          id: input.options.id ?? `msg_${randomUUID().replace(/-/g, '')}`,
+          payload: input.text,
+          secret,
+          timestamp: input.timestamp,
+          headerPrefix,
+        });
+      } catch {
         throw new SigningInputError('--secret for standard must be "whsec_" followed by base64');
       }
+      return withEventIds(
+        jsonPost('standard', input, signature),
+        () => new StandardWebhooksProvider({ secret }),
+      );
     },
   },
 };

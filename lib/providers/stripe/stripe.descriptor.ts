@@ -1,6 +1,6 @@
 import { withEventIds } from '../delivery-event-ids';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { JSON_HEADERS, requireSecret } from '../signing-input';
+import { jsonPost, requireSecret } from '../signing-input';
 import { StripeWebhookProvider } from './stripe.provider';
 import { signStripe } from './stripe.signer';
 
@@ -20,16 +20,11 @@ export const stripeDescriptor: ProviderDescriptor = {
     flags: [],
     sign: (input) => {
       const secret = requireSecret('stripe', input);
-      const delivery = {
-        provider: 'stripe',
-        method: 'POST' as const,
-        body: input.text,
-        headers: {
-          ...JSON_HEADERS,
-          ...signStripe({ payload: input.text, secret, timestamp: input.timestamp }),
-        },
-      };
-      return withEventIds(delivery, () => new StripeWebhookProvider({ secret }));
+      const signature = signStripe({ payload: input.text, secret, timestamp: input.timestamp });
+      return withEventIds(
+        jsonPost('stripe', input, signature),
+        () => new StripeWebhookProvider({ secret }),
+      );
     },
   },
 };
