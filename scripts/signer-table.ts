@@ -137,18 +137,59 @@ class TestingExports {
     });
   }
 
-  /** What a fixtures module exports for tests to build payloads with, constants aside. */
+  /**
+   * What a fixtures module exports for tests to build payloads with, constants aside, each
+   * builder with its parameters and every field of an options parameter:
+   * `stripeFixtures.paymentIntent(status, { amount, currency, metadata, … })`.
+   */
   fixtures(file: string): string[] {
     return this.source(file).statements.flatMap((statement) => {
       if (!isExported(statement)) return [];
       if (ts.isFunctionDeclaration(statement) && statement.name) {
-        return [`${statement.name.text}()`];
+        return [this.call(statement.name.text, this.checker.getTypeAtLocation(statement))];
       }
       if (!ts.isVariableStatement(statement)) return [];
-      return statement.declarationList.declarations
-        .map(nameOf)
-        .filter((name): name is string => name !== undefined && !CONSTANT.test(name));
+      return statement.declarationList.declarations.flatMap((declaration) => {
+        const name = nameOf(declaration);
+        if (name === undefined || CONSTANT.test(name)) return [];
+        const type = this.checker.getTypeAtLocation(declaration);
+        if (type.getCallSignatures().length > 0) return [this.call(name, type)];
+        const builders = this.checker
+          .getPropertiesOfType(type)
+          .map((member) => ({
+            member,
+            type: this.checker.getTypeOfSymbolAtLocation(member, declaration),
+          }))
+          .filter(({ type: memberType }) => memberType.getCallSignatures().length > 0);
+        return builders.length === 0
+          ? [name]
+          : builders.map(({ member, type: memberType }) =>
+              this.call(`${name}.${member.name}`, memberType),
+            );
+      });
     });
+  }
+
+  /** `name(a, { b, c })`: a builder's parameters by name, an options object's by its fields. */
+  private call(name: string, type: ts.Type): string {
+    const [signature] = type.getCallSignatures();
+    const parameters = (signature?.getParameters() ?? []).map((parameter) => {
+      const declaration = parameter.valueDeclaration;
+      const parameterType = declaration
+        ? this.checker.getTypeOfSymbolAtLocation(parameter, declaration)
+        : undefined;
+      const given = parameterType && this.checker.getNonNullableType(parameterType);
+      const fields = given ? this.checker.getPropertiesOfType(given) : [];
+      const isOptionsObject =
+        given !== undefined &&
+        fields.length > 0 &&
+        (given.flags & ts.TypeFlags.Object) !== 0 &&
+        !this.checker.isArrayLikeType(given);
+      return isOptionsObject
+        ? `{ ${fields.map((field) => field.name).join(', ')} }`
+        : parameter.name;
+    });
+    return `${name}(${parameters.join(', ')})`;
   }
 
   /** `{ a, b, … }`: the required fields of the options parameter, `…` when it has others. */

@@ -41,7 +41,9 @@ describe('the table of signers in docs/testing.md (npm run docs:signers)', () =>
         'Razorpay does:',
     );
     expect(page).toContain('`signStripeEventNotification({ secret, type, … })`');
-    expect(page).toContain('| `yookassaPayment()`, `yookassaRefund()`, `yookassaPayout()`');
+    // NOTE: each fixture with its parameters, an options object by its fields.
+    expect(page).toContain('| `yookassaPayment(status, { id, status, paid, amount, ');
+    expect(page).toContain('`goCardlessFixtures.webhook(events)`');
   });
 
   it("fails --check when a row is missing or a signer's options change, until written again", () => {
