@@ -32,7 +32,8 @@ export class InjectedFault extends Error {
 export class FaultyProbeHandler {
   constructor(@Inject(FAULT_PLAN) private readonly plan: FaultPlan) {}
 
-  @OnPaymentEvent('*', { key: PROBE_HANDLER_KEY })
+  // NOTE: every endpoint's events, the sample shop's merchants' (a tenant endpoint) among them.
+  @OnPaymentEvent('*', { key: PROBE_HANDLER_KEY, endpoint: '*' })
   async record(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
     const postgres = ctx.manager.connection.options.type === 'postgres';
     const p = (i: number) => (postgres ? `$${i}` : '?');
