@@ -1,7 +1,4 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
-import { Injectable, LoggerService } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createObserveModule } from '@nestjs/observe';
 import {
   OnPaymentEvent,
@@ -11,6 +8,8 @@ import {
 } from 'nestjs-payment-webhooks';
 import { settled } from 'nestjs-payment-webhooks/testing';
 import { post } from '../support/http';
+import { ObserveCollector, startObserveCollector } from '../support/observe-collector';
+import { RecordingLogger } from '../support/recording-logger';
 import { signedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
 
@@ -31,44 +30,6 @@ class Fulfilment {
   }
 }
 
-/** Keeps the lines the app logs. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; text: string }[] = [];
-  log = (message: unknown) => this.keep('log', message);
-  warn = (message: unknown) => this.keep('warn', message);
-  error = (message: unknown) => this.keep('error', message);
-  debug = (message: unknown) => this.keep('debug', message);
-  verbose = (message: unknown) => this.keep('verbose', message);
-
-  private keep(level: string, message: unknown): void {
-    this.lines.push({
-      level,
-      text: typeof message === 'string' ? message : JSON.stringify(message),
-    });
-  }
-}
-
-/** Stands in for Observe's collector: keeps each batch of telemetry the agent posts. */
-async function collector(): Promise<{ server: Server; url: string; batches: string[] }> {
-  const batches: string[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      batches.push(
-        request.headers['content-encoding'] === 'gzip' || body[0] === 0x1f
-          ? gunzipSync(body).toString('utf8')
-          : body.toString('utf8'),
-      );
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}`, batches };
-}
-
 /**
  * Nest 12's `nest new` adds `@nestjs/observe`: its module, and `instrument: ObserveInstrument` in
  * `main.ts`, which puts a `Proxy` around every provider, the package's options among them.
@@ -77,11 +38,11 @@ describe.each<Database>(['sqlite', 'postgres'])(
   'an app instrumented by @nestjs/observe, as nest new makes it, on %s',
   (database) => {
     let t: TestApp;
-    let observe: Awaited<ReturnType<typeof collector>>;
-    const logger = new CapturingLogger();
+    let observe: ObserveCollector;
+    const logger = new RecordingLogger();
 
     beforeAll(async () => {
-      observe = await collector();
+      observe = await startObserveCollector();
       t = await startTestApp({
         platform: 'express',
         database,
@@ -105,7 +66,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
     });
     afterAll(async () => {
       await t?.close();
-      observe?.server.close();
+      observe?.close();
     });
 
     it('starts, handles a signed delivery once, and answers its re-delivery as a duplicate', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, LoggerService } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   OnPaymentEvent,
   PaymentEvent,
@@ -11,6 +11,7 @@ import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { settled } from 'nestjs-payment-webhooks/testing';
 import { Gate } from '../support/gate';
 import { post } from '../support/http';
+import { RecordingLogger } from '../support/recording-logger';
 import { liveEvent } from '../support/inbox-state';
 import { signedStripeEvent, SignedStripeEvent } from '../support/stripe-event';
 import { Database, eventually, startTestApp, TestApp, TestEffect } from '../support/test-app';
@@ -284,24 +285,9 @@ describe.each<Database>(['sqlite', 'postgres'])('settling on the answer path on 
   }
 });
 
-/** Keeps every line the app logs, with its level and context. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; context?: string; text: string }[] = [];
-  log = (message: unknown, context?: string) => this.keep('log', message, context);
-  warn = (message: unknown, context?: string) => this.keep('warn', message, context);
-  error = (message: unknown, _stack?: string, context?: string) =>
-    this.keep('error', message, context);
-  debug = (message: unknown, context?: string) => this.keep('debug', message, context);
-  verbose = (message: unknown, context?: string) => this.keep('verbose', message, context);
-
-  private keep(level: string, message: unknown, context?: string): void {
-    this.lines.push({ level, context, text: String(message) });
-  }
-}
-
 describe('the log of an event settled on the answer path', () => {
   it("names its handlers on the delivery's journal line, with no line for each run", async () => {
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     const t = await startTestApp({
       platform: 'express',
       database: 'sqlite',

@@ -1,14 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { DocApp, docApps } from '../../scripts/doc-apps';
 import { post } from '../support/http';
+import { ObserveCollector, startObserveCollector } from '../support/observe-collector';
 import { createTestDatabase } from '../support/postgres';
+import { freePort } from '../support/redis';
 import { signedStripeEvent } from '../support/stripe-event';
 import { eventually } from '../support/eventually';
 import { packedTarball, ROOT, run } from './fresh-app-support';
@@ -82,38 +81,6 @@ it('README installs what these apps install', () => {
   expect(readme).toContain('npm i pg ');
 });
 
-/** Stands in for `@nestjs/observe`'s collector: keeps each batch of telemetry its agent posts. */
-interface Collector {
-  readonly url: string;
-  readonly batches: string[];
-  close(): void;
-}
-
-async function startCollector(): Promise<Collector> {
-  const batches: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      batches.push((body[0] === 0x1f ? gunzipSync(body) : body).toString('utf8'));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, batches, close: () => server.close() };
-}
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** `npm run test:e2e` in the app: what Vitest or Jest printed (Jest reports on stderr). */
 function e2e(dir: string, env: Record<string, string>): string {
   return run('sh', ['-c', 'npm run test:e2e 2>&1'], dir, {
@@ -125,12 +92,12 @@ function e2e(dir: string, env: Record<string, string>): string {
 
 describe.each(STACKS)('$name', (stack) => {
   let dir: string;
-  let collector: Collector;
+  let collector: ObserveCollector;
   /** What the app's agent is pointed at (the scaffold reads `OBSERVE_ENDPOINT`, as Observe documents). */
   const observed = () => ({ OBSERVE_ENDPOINT: collector.url });
 
   beforeAll(async () => {
-    collector = await startCollector();
+    collector = await startObserveCollector();
     const app = apps.get(stack.docApp);
     if (!app) throw new Error(`the docs build no app ${stack.docApp} (scripts/doc-apps.ts)`);
     const parent = mkdtempSync(join(work, 'new-'));
