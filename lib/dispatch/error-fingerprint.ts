@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sep } from 'node:path';
-import { describeError, relativeToApp, stackFrames } from './handler-failure';
+import { describeError, FRAME, relativeToApp, stackFrames } from './handler-failure';
 
 /** Ids and numbers a message carries: masked so that failures of one cause read alike. */
 const MASKS: readonly (readonly [RegExp, string])[] = [
@@ -10,9 +10,6 @@ const MASKS: readonly (readonly [RegExp, string])[] = [
   [/\b(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}\b/g, '<id>'],
   [/\d+/g, '<n>'],
 ];
-
-/** A line of the stack that is a frame: `    at …`. */
-const FRAME = /^\s+at\s/;
 
 /** A frame's function and file, without its line and column (which move with every edit). */
 const FRAME_PLACE = /^\s*at\s+(?:(.*?)\s+\()?(.*?)(?::\d+)?(?::\d+)?\)?$/;

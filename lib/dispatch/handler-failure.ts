@@ -12,7 +12,8 @@ const MAX_FRAME_CHARS = 300;
  */
 export const MAX_FAILURE_TEXT = 2000;
 
-const FRAME = /^\s+at\s/;
+/** A line of a stack that is a frame: `    at …`. */
+export const FRAME = /^\s+at\s/;
 
 /**
  * Where this package's own code is (its `dist/`, or `lib/` run from source): frames there say

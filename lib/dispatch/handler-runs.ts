@@ -62,7 +62,7 @@ export interface HandlerRunsResult {
   /** The outcomes the handlers reported (now and on earlier attempts), sorted and joined. */
   readonly outcome: string | null;
   /** The handlers that ran to the end in this attempt, by key (not those the ledger already had). */
-  readonly ran: readonly string[];
+  readonly completed: readonly string[];
   /**
    * Set when a handler's run did not count and the handlers after it did not start (see
    * {@link InlineRunDeferred}): ends when that run's code has returned.
@@ -113,7 +113,7 @@ export class HandlerRuns {
     const trace = storedTraceParent(entity.headers);
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
-    const ran: string[] = [];
+    const completed: string[] = [];
     let finished = input.finished;
     finished?.forEach((outcome) => outcomes.add(outcome));
     for (const [index, handler] of handlers.entries()) {
@@ -151,10 +151,10 @@ export class HandlerRuns {
           outcomes.add(finished.get(handler.key));
         } else {
           outcomes.add(reported);
-          ran.push(handler.key);
+          completed.push(handler.key);
         }
         if (outcome === 'ran_and_settled') {
-          return { settled: true, failures, outcome: outcomes.summary(), ran };
+          return { settled: true, failures, outcome: outcomes.summary(), completed };
         }
       } catch (error) {
         if (error instanceof InlineRunDeferred) {
@@ -162,14 +162,14 @@ export class HandlerRuns {
             settled: false,
             failures,
             outcome: outcomes.summary(),
-            ran,
+            completed,
             deferred: error.first,
           };
         }
         failures.push({ key: handler.key, error, startedAt, finishedAt: this.clock.now() });
       }
     }
-    return { settled: false, failures, outcome: outcomes.summary(), ran };
+    return { settled: false, failures, outcome: outcomes.summary(), completed };
   }
 
   /**

@@ -96,7 +96,7 @@ export class InlineDispatch {
     } else {
       this.processor.reportInline(ran);
     }
-    return { ...recorded, handled: ran.ran?.ran ?? [] };
+    return { ...recorded, handled: ran.ran?.completed ?? [] };
   }
 }
 

@@ -57,6 +57,8 @@ export class WebhookHandlerRegistry {
   private readonly endpointNames?: ReadonlySet<string>;
   private readonly kinds?: ReadonlySet<string>;
   private readonly tenantEndpoints: readonly string[];
+  /** The configured endpoints that are not tenant endpoints: the app's own. */
+  private readonly ownEndpoints: readonly string[];
 
   /**
    * @param endpointNames the configured endpoints; a handler limited to another one is refused.
@@ -74,6 +76,9 @@ export class WebhookHandlerRegistry {
     this.endpointNames = endpointNames === undefined ? undefined : new Set(endpointNames);
     this.kinds = kinds === undefined ? undefined : new Set(kinds);
     this.tenantEndpoints = [...tenantEndpoints];
+    this.ownEndpoints = [...(this.endpointNames ?? [])].filter(
+      (name) => !this.tenantEndpoints.includes(name),
+    );
   }
 
   /**
@@ -105,14 +110,11 @@ export class WebhookHandlerRegistry {
         throw new WebhookConfigurationError(UNKNOWN_HANDLER_ENDPOINT(handler.key, name));
       }
     }
-    const own = [...(this.endpointNames ?? [])].filter(
-      (name) => !this.tenantEndpoints.includes(name),
-    );
     // NOTE: a handler for every endpoint is refused only where that mixes tenants' events with
     // the app's own; in an app of tenant endpoints alone every event is a tenant's.
-    if (!handler.endpoints && this.tenantEndpoints.length > 0 && own.length > 0) {
+    if (!handler.endpoints && this.tenantEndpoints.length > 0 && this.ownEndpoints.length > 0) {
       throw new WebhookConfigurationError(
-        UNSCOPED_HANDLER_WITH_TENANTS(handler.key, own, this.tenantEndpoints),
+        UNSCOPED_HANDLER_WITH_TENANTS(handler.key, this.ownEndpoints, this.tenantEndpoints),
       );
     }
     this.handlers.set(handler.key, handler);
