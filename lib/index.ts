@@ -87,7 +87,7 @@ export type {
   WebhookTransportStatus,
   WebhookQueueCounts,
 } from './dispatch/webhook-transport';
-export { WebhookTransactions } from './store/webhook-transactions';
+export { WebhookTransactions } from './store/connections/webhook-transactions';
 export { ReconciliationService } from './reconciliation/reconciliation';
 export type {
   ReconcileOptions,
@@ -122,15 +122,15 @@ export type {
   WebhooksHealthReport,
   WebhooksHealthIndicatorResult,
 } from './observability/webhooks-health.indicator';
-export { WebhookAlerts } from './observability/webhook-alerts';
+export { WebhookAlerts } from './observability/alerts/webhook-alerts';
 export type { WebhookAlert, WebhookAlertListener } from './telemetry/webhook-alert.interface';
 
-export { webhooksMigrations } from './store/migrations';
-export { webhookEntities } from './store/entities';
-export { WebhookStore } from './store/webhook-store.port';
+export { webhooksMigrations } from './store/schema/migrations';
+export { webhookEntities } from './store/schema/entities';
+export { WebhookStore } from './store/ports/webhook-store.port';
 export type { NewWebhookEvent, RecordResult } from './store/ports/inbox-writer.port';
 export type { ProcessedResult } from './store/ports/inbox-worker.port';
-export type { WebhookEventStatus } from './store/webhook-event-status';
+export type { WebhookEventStatus } from './store/ports/webhook-event-status';
 export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
 export type {
   DeletedEvents,

@@ -8,6 +8,7 @@
  *   npm run -s docs:scripts && node .tmp/scripts/import-graph.js     prints the figures
  *   --json                                                            prints them as JSON
  *   --root <dir>                                                      reads <dir>/lib
+ *   --rooms store                                                     the rooms of lib/store/
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -81,6 +82,30 @@ export function readImportGraph(root: string): ImportGraph {
     folders.set(folder, out);
   }
   return { files, folders };
+}
+
+/**
+ * The rooms of one folder (its sub-folders; its own files are the room `.`), each with the rooms
+ * it imports: the same check one level down, for a folder as large as `store/`.
+ */
+export function roomsOf(graph: ImportGraph, folder: string): Map<string, Set<string>> {
+  const roomOf = (file: string): string | undefined => {
+    const parts = file.split(path.sep);
+    if (parts[0] !== folder) return undefined;
+    return parts.length > 2 ? parts[1] : '.';
+  };
+  const rooms = new Map<string, Set<string>>();
+  for (const [file, targets] of graph.files) {
+    const room = roomOf(file);
+    if (room === undefined) continue;
+    const out = rooms.get(room) ?? new Set<string>();
+    for (const target of targets) {
+      const other = roomOf(target);
+      if (other !== undefined && other !== room) out.add(other);
+    }
+    rooms.set(room, out);
+  }
+  return rooms;
 }
 
 /** Strongly connected groups of more than one node (Tarjan), each sorted. */
@@ -157,8 +182,24 @@ function print(figures: ImportGraphFigures): string {
   return `${lines.join('\n')}\n`;
 }
 
+function printRooms(folder: string, rooms: Map<string, Set<string>>): string {
+  const lines = [...rooms]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([room, targets]) => `  ${folder}/${room} → ${[...targets].sort().join(', ') || '(none)'}`,
+    );
+  const loops = cycles(rooms).map((group) => `  cycle: ${group.join(' ↔ ')}`);
+  return `rooms of ${folder}/ ${rooms.size}, cycles ${loops.length}\n${[...lines, ...loops].join('\n')}\n`;
+}
+
 if (require.main === module) {
-  const figures = figuresOf(readImportGraph(argValue(process.argv, '--root') ?? process.cwd()));
+  const graph = readImportGraph(argValue(process.argv, '--root') ?? process.cwd());
+  const folder = argValue(process.argv, '--rooms');
+  if (folder !== undefined) {
+    process.stdout.write(printRooms(folder, roomsOf(graph, folder)));
+    process.exit(0);
+  }
+  const figures = figuresOf(graph);
   process.stdout.write(
     process.argv.includes('--json') ? `${JSON.stringify(figures, null, 2)}\n` : print(figures),
   );

@@ -4,7 +4,7 @@ import {
   REPLAYABLE_STATUSES,
   WEBHOOK_EVENT_STATUSES,
   type WebhookEventStatus,
-} from '../store/webhook-event-status';
+} from '../store/ports/webhook-event-status';
 import {
   FILTER_TIME_RANGE,
   LIMIT_INVALID,

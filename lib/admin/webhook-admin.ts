@@ -1,4 +1,4 @@
-import { InboxSignal } from '../store/inbox-signal';
+import { InboxSignal } from '../store/work/inbox-signal';
 import {
   InboxQueries,
   WebhookEventDetails,
@@ -6,7 +6,7 @@ import {
   WebhookEventSummary,
   WebhookInboxStats,
 } from '../store/ports/inbox-queries.port';
-import { REPLAYABLE_STATUSES, WebhookEventStatus } from '../store/webhook-event-status';
+import { REPLAYABLE_STATUSES, WebhookEventStatus } from '../store/ports/webhook-event-status';
 import type {
   DispatchPause,
   DispatchPauseScope,
@@ -16,7 +16,7 @@ import type {
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
 import { ConfiguredNames, OperatorNames } from './operator-names';
-import { ReplayPace } from './replay-pace';
+import { ReplayPace } from '../replay/replay-pace';
 import type {
   FailureGroupListOptions,
   WebhookAdminHooks,

@@ -1,6 +1,6 @@
 import { checkTimeOrder, WebhookFilterError } from '../admin/event-filter-rules';
 import type { WebhookEventFilter } from '../admin/webhook-admin';
-import { WebhookEventStatus } from '../store/webhook-event-status';
+import { WebhookEventStatus } from '../store/ports/webhook-event-status';
 import { CliUsageError } from './cli-errors';
 import type { InboxQueries } from '../store/ports/inbox-queries.port';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';

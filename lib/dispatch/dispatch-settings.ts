@@ -1,5 +1,5 @@
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import type { HandlerBatchSettings } from '../store/handler-batches';
+import type { HandlerBatchSettings } from '../store/ledger/handler-batches';
 
 /** How fresh events settle on the answer path (`dispatch.inline`, resolved). */
 export interface InlineSettings {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
-import type { WebhookStore } from '../store/webhook-store.port';
+import type { WebhookStore } from '../store/ports/webhook-store.port';
 import { NO_STORE } from './engine.messages';
 
 /**

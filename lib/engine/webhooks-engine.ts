@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { serveActivity } from '../admin/inbox-page';
-import { ReplayJobRunner } from '../admin/replay-job-runner';
+import { ReplayJobRunner } from '../replay/replay-job-runner';
 import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
@@ -18,18 +18,18 @@ import { WebhooksModuleOptions } from '../options/webhooks-module-options.interf
 import { ActivityRecorder } from '../observability/activity-recorder';
 import { InboxSampler } from '../observability/inbox-sampler';
 import { SafeLogger } from '../telemetry/safe-logger';
-import { WebhookAlertMonitor } from '../observability/webhook-alert.monitor';
-import { WebhookAlerts } from '../observability/webhook-alerts';
+import { WebhookAlertMonitor } from '../observability/alerts/webhook-alert.monitor';
+import { WebhookAlerts } from '../observability/alerts/webhook-alerts';
 import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { WebhooksHealthIndicator } from '../observability/webhooks-health.indicator';
 import { WebhooksMetrics } from '../observability/webhooks-metrics';
 import { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 import { ReconciliationService } from '../reconciliation/reconciliation';
 import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
-import { InboxSignal } from '../store/inbox-signal';
-import type { WebhookStore } from '../store/webhook-store.port';
+import { InboxSignal } from '../store/work/inbox-signal';
+import type { WebhookStore } from '../store/ports/webhook-store.port';
 import { defaultStore } from './default-store';
-import { WebhookTransactions } from '../store/webhook-transactions';
+import { WebhookTransactions } from '../store/connections/webhook-transactions';
 import { ResolvedWebhooksOptions, resolvedOptionsOf } from '../options/webhooks-options.resolver';
 
 /** What the engine is built from. */

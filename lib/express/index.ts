@@ -39,11 +39,11 @@ export type {
   TenantSettings,
 } from '../tenants/tenant-endpoint';
 
-export { webhooksMigrations } from '../store/migrations';
-export type { WebhookTransactions } from '../store/webhook-transactions';
-export { webhookEntities } from '../store/entities';
-export type { WebhookEventStatus } from '../store/webhook-event-status';
-export type { WebhookStore } from '../store/webhook-store.port';
+export { webhooksMigrations } from '../store/schema/migrations';
+export type { WebhookTransactions } from '../store/connections/webhook-transactions';
+export { webhookEntities } from '../store/schema/entities';
+export type { WebhookEventStatus } from '../store/ports/webhook-event-status';
+export type { WebhookStore } from '../store/ports/webhook-store.port';
 export type { InboxWriter } from '../store/ports/inbox-writer.port';
 export type { InboxWorker } from '../store/ports/inbox-worker.port';
 export type { InboxQueries } from '../store/ports/inbox-queries.port';

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 import type { WebhooksModuleOptions } from '../options/webhooks-module-options.interface';
 import type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
-import type { WebhookStore } from '../store/webhook-store.port';
+import type { WebhookStore } from '../store/ports/webhook-store.port';
 import type { WebhooksRouterLogger } from './router-logger';
 
 /**

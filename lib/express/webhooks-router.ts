@@ -3,9 +3,9 @@ import { WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
 import { WebhooksHealthReport } from '../observability/webhooks-health.indicator';
 import { useWebhooksLogger } from '../telemetry/webhooks-logger';
-import { WebhookEventEntity } from '../store/entities/webhook-event.entity';
+import { WebhookEventEntity } from '../store/schema/entities/webhook-event.entity';
 import { WebhooksEngine } from '../engine/webhooks-engine';
-import { WebhookTransactions } from '../store/webhook-transactions';
+import { WebhookTransactions } from '../store/connections/webhook-transactions';
 import { adminRouter, WebhookAdminRouterOptions } from './admin-router';
 import { deliveryHandler, RequestHandler } from './delivery-handler';
 import {

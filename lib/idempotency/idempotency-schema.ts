@@ -1,4 +1,4 @@
-import { TableShape } from '../store/schema-check';
+import { TableShape } from '../store/schema/schema-check';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
 import { IdempotentCallEntity } from './entities/idempotent-call.entity';
 

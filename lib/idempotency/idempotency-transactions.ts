@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlDialectOf } from '../store/sql-dialect';
+import { sqlDialectOf } from '../store/schema/sql-dialect';
 
 /**
  * Where the idempotency store runs its transactions. The webhook store is one

@@ -2,7 +2,7 @@ import { DynamicModule, Logger, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { WebhookStore } from '../store/webhook-store.port';
+import { WebhookStore } from '../store/ports/webhook-store.port';
 import { idempotencyEntities } from './entities';
 import { IdempotencyModuleExtras } from './idempotency-module-options.interface';
 import { IdempotencyStore } from './idempotency-store.port';

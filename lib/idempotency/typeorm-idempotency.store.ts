@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { checkTables } from '../store/schema-check';
-import { SqlDialect, sqlDialectOf } from '../store/sql-dialect';
+import { checkTables } from '../store/schema/schema-check';
+import { SqlDialect, sqlDialectOf } from '../store/schema/sql-dialect';
 import { StoredBodyEncoding } from './entities/idempotency-key.entity';
 import { IDEMPOTENCY_TABLES } from './idempotency-schema';
 import { IdempotencyTransactions } from './idempotency-transactions';

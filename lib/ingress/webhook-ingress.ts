@@ -6,7 +6,7 @@ import {
   WebhookAcknowledgement,
   WebhookEndpoint,
 } from '../providers/webhook-provider.interface';
-import { InboxSignal } from '../store/inbox-signal';
+import { InboxSignal } from '../store/work/inbox-signal';
 import type { InlineDispatch } from '../dispatch/inline-dispatch';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
 import { NewTransmission, NewWebhookEvent, RecordResult } from '../store/ports/inbox-writer.port';

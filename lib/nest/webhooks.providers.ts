@@ -20,7 +20,7 @@ import { refuseShapingOptions, WebhooksModuleExtras } from './webhooks-module-ex
 import { InboxSampler } from '../observability/inbox-sampler';
 import { useNestLogger } from './nest-logger';
 import { OptionalObservabilityParts, optionalObservabilityParts } from './observability.providers';
-import { WebhookAlerts } from '../observability/webhook-alerts';
+import { WebhookAlerts } from '../observability/alerts/webhook-alerts';
 import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { WebhooksHealthIndicator } from '../observability/webhooks-health.indicator';
 import { WebhooksMetrics } from '../observability/webhooks-metrics';
@@ -28,11 +28,11 @@ import { WebhooksStartupSummary } from './webhooks-startup-summary';
 import { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 import { ReconciliationService } from '../reconciliation/reconciliation';
 import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
-import { webhookEntities } from '../store/entities';
-import { InboxSignal } from '../store/inbox-signal';
+import { webhookEntities } from '../store/schema/entities';
+import { InboxSignal } from '../store/work/inbox-signal';
 import { InboxQueries, InboxWorker, InboxWriter } from '../store/ports';
-import { WebhookStore } from '../store/webhook-store.port';
-import { WebhookTransactions } from '../store/webhook-transactions';
+import { WebhookStore } from '../store/ports/webhook-store.port';
+import { WebhookTransactions } from '../store/connections/webhook-transactions';
 import {
   DEFAULT_WEBHOOKS_PATH,
   WEBHOOKS_ENGINE,

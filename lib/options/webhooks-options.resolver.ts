@@ -6,8 +6,8 @@ import {
   WebhooksModuleOptions,
 } from './webhooks-module-options.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { DEFAULT_STORE_TIMEOUT_MS } from '../store/answer-deadline';
-import type { HandlerBatchSettings } from '../store/handler-batches';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../store/connections/answer-deadline';
+import type { HandlerBatchSettings } from '../store/ledger/handler-batches';
 import {
   ResolvedObservabilityOptions,
   resolveObservabilityOptions,

@@ -1,4 +1,4 @@
-import { fitColumn } from '../store/column-fit';
+import { fitColumn } from '../store/schema/column-fit';
 
 /** The package's shortest text column (`currency varchar(8)`): the digest needs room. */
 const MIN_COLUMN_LENGTH = 8;

@@ -1,5 +1,5 @@
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { fittedTo } from '../store/fitted-value';
+import { fittedTo } from '../store/schema/fitted-value';
 
 /** The range each integer column type holds, as decimal text bounds. */
 const INTEGER_BOUNDS: ReadonlyMap<string, bigint> = new Map([

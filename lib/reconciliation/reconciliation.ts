@@ -4,7 +4,7 @@ import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
-import { InboxSignal } from '../store/inbox-signal';
+import { InboxSignal } from '../store/work/inbox-signal';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { PendingPayment, PendingPaymentsSource } from './pending-payments.source';

@@ -1,20 +1,20 @@
 import { In } from 'typeorm';
-import { WebhookEventEntity } from './entities/webhook-event.entity';
-import { WebhookHandlerRunEntity } from './entities/webhook-handler-run.entity';
-import { WebhookWorkEntity } from './entities/webhook-work.entity';
-import { WebhookHistoryEntity } from './entities/webhook-history.entity';
-import { WebhookPauseEntity } from './entities/webhook-pause.entity';
+import { WebhookEventEntity } from './schema/entities/webhook-event.entity';
+import { WebhookHandlerRunEntity } from './schema/entities/webhook-handler-run.entity';
+import { WebhookWorkEntity } from './schema/entities/webhook-work.entity';
+import { WebhookHistoryEntity } from './schema/entities/webhook-history.entity';
+import { WebhookPauseEntity } from './schema/entities/webhook-pause.entity';
 
-import { ReplayJobQueries } from './replay-job-queries';
-import { requeueEvents } from './requeue';
-import { filteredEvents } from './event-filter-query';
+import { ReplayJobQueries } from './jobs/replay-job-queries';
+import { requeueEvents } from './work/requeue';
+import { filteredEvents } from './queries/event-filter-query';
 import {
   pauseKey,
   readFailureGroups,
   readHistory,
   readPauses,
   writeHistory,
-} from './event-history';
+} from './history/event-history';
 import type {
   DispatchPause,
   DispatchPauseScope,
@@ -25,7 +25,7 @@ import type {
   ReplayBatch,
   ReplayJob,
 } from './ports/event-history';
-import { paymentEventTimes, sampleInbox } from './inbox-samples';
+import { paymentEventTimes, sampleInbox } from './queries/inbox-samples';
 import type {
   DeletedEvents,
   InboxQueries,
@@ -39,13 +39,17 @@ import type {
   WebhookEventSummary,
   WebhookInboxStats,
 } from './ports/inbox-queries.port';
-import { recordedNames } from './recorded-names';
-import { deleteSettledBatch, prunePayloadBatch } from './retention-batches';
-import { parameterList, StoreConnection } from './store-connection';
-import { dateOf } from './stored-date';
-import { PARKED_UNTIL, REPLAYABLE_STATUSES, WebhookEventStatus } from './webhook-event-status';
+import { recordedNames } from './queries/recorded-names';
+import { deleteSettledBatch, prunePayloadBatch } from './queries/retention-batches';
+import { parameterList, StoreConnection } from './connections/store-connection';
+import { dateOf } from './schema/stored-date';
+import {
+  PARKED_UNTIL,
+  REPLAYABLE_STATUSES,
+  WebhookEventStatus,
+} from './ports/webhook-event-status';
 import type { WorkLease } from './ports/inbox-event';
-import { LIVE_STATUS, withWork } from './work-rows';
+import { LIVE_STATUS, withWork } from './work/work-rows';
 
 /**
  * Statuses an event can be put back from: `processing` belongs to a worker, `pending` is

@@ -1,21 +1,21 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { storedBodyBytes } from './stored-body';
+import { storedBodyBytes } from './schema/stored-body';
 import type { InboxEvent } from './ports/inbox-event';
-import { EventSettlement } from './event-settlement';
-import { HandlerBatches, HandlerBatchSettings } from './handler-batches';
-import { HandlerLedger } from './handler-ledger';
-import { InboxClaims } from './inbox-claims';
-import { InboxNotifications } from './inbox-notifications';
-import { InboxRecorder } from './inbox-recorder';
-import { InlineSettlement } from './inline-settlement';
+import { EventSettlement } from './work/event-settlement';
+import { HandlerBatches, HandlerBatchSettings } from './ledger/handler-batches';
+import { HandlerLedger } from './ledger/handler-ledger';
+import { InboxClaims } from './work/inbox-claims';
+import { InboxNotifications } from './work/inbox-notifications';
+import { InboxRecorder } from './intake/inbox-recorder';
+import { InlineSettlement } from './intake/inline-settlement';
 import { InlineRequest, InlineRun } from './ports/inline-run';
-import { DEFAULT_STORE_TIMEOUT_MS } from './answer-deadline';
-import { TransmissionRecorder } from './transmission-recorder';
+import { DEFAULT_STORE_TIMEOUT_MS } from './connections/answer-deadline';
+import { TransmissionRecorder } from './intake/transmission-recorder';
 import type { InboxQueries } from './ports/inbox-queries.port';
-import { StoreConnection } from './store-connection';
-import { openStore } from './store-startup';
+import { StoreConnection } from './connections/store-connection';
+import { openStore } from './connections/store-startup';
 import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
-import { WorkVacuum } from './work-vacuum';
+import { WorkVacuum } from './work/work-vacuum';
 import {
   ClaimOptions,
   ExpiredLease,
@@ -32,9 +32,9 @@ import {
   RecordResult,
   RecordedTransmission,
 } from './ports/inbox-writer.port';
-import { WebhookStore } from './webhook-store.port';
+import { WebhookStore } from './ports/webhook-store.port';
 import type { DispatchPause, FailedAttempt } from './ports/event-history';
-import { parkHeld } from './event-history';
+import { parkHeld } from './history/event-history';
 
 /** Stored bodies as this store keeps them (`storedBodyText()`). */
 const TYPEORM_STORED_VALUES: StoredValues = {

@@ -1,7 +1,7 @@
 import { WebhookAdmin } from '../admin/webhook-admin';
 import type { SignedDelivery } from '../providers/signed-delivery';
 import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
-import type { WebhookEventStatus } from '../store/webhook-event-status';
+import type { WebhookEventStatus } from '../store/ports/webhook-event-status';
 
 /** Options of `settled()`. */
 export interface SettledOptions {

@@ -1,4 +1,4 @@
-import { figuresOf, readImportGraph } from '../../scripts/import-graph';
+import { cycles, figuresOf, readImportGraph, roomsOf } from '../../scripts/import-graph';
 import { docsTree, removedAfterSuite, ROOT } from '../support/doc-scripts';
 
 /** The files under lib/ of a tree, by path relative to lib/. */
@@ -24,6 +24,25 @@ describe('the import graph of lib/', () => {
       .filter(([, targets]) => ADAPTERS.some((adapter) => targets.has(adapter)))
       .map(([folder]) => folder);
     expect(importers.sort()).toEqual(['.']);
+  });
+
+  it("keeps the store's rooms in one order: no room imports another that imports it back", () => {
+    const rooms = roomsOf(graph, 'store');
+    expect(cycles(rooms)).toEqual([]);
+    expect([...rooms.keys()].sort()).toEqual([
+      '.',
+      'connections',
+      'history',
+      'intake',
+      'jobs',
+      'ledger',
+      'ports',
+      'queries',
+      'schema',
+      'work',
+    ]);
+    // NOTE: the ports are the contracts every room implements or takes; they import no room.
+    expect([...rooms.get('ports')!]).toEqual([]);
   });
 
   describe('on a tree with cycles', () => {

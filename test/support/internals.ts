@@ -44,7 +44,7 @@ export {
   WebhookEventEntity,
   WebhookHandlerRunEntity,
   WebhookWorkEntity,
-} from '../../lib/store/entities';
+} from '../../lib/store/schema/entities';
 export {
   AddEventOutcomes1764500000000,
   AddEventTenants1764800000000,
@@ -52,14 +52,14 @@ export {
   AddWebhookTransmissions1764600000000,
   CreateWebhooksTables1764400000000,
   SplitEventWork1764700000000,
-} from '../../lib/store/migrations';
-export { ConnectionLock } from '../../lib/store/connection-lock';
+} from '../../lib/store/schema/migrations';
+export { ConnectionLock } from '../../lib/store/connections/connection-lock';
 export { TypeOrmWebhookStore } from '../../lib/store/typeorm-webhook.store';
-export { InboxSignal } from '../../lib/store/inbox-signal';
-export { PreparedStatements } from '../../lib/store/prepared-statements';
-export { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/sqlite-busy';
-export { WEBHOOK_TABLES } from '../../lib/store/webhooks-schema';
-export { isParked } from '../../lib/store/webhook-event-status';
+export { InboxSignal } from '../../lib/store/work/inbox-signal';
+export { PreparedStatements } from '../../lib/store/connections/prepared-statements';
+export { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/connections/sqlite-busy';
+export { WEBHOOK_TABLES } from '../../lib/store/schema/webhooks-schema';
+export { isParked } from '../../lib/store/ports/webhook-event-status';
 
 // telemetry: the logger the package's parts write through.
 export { SafeLogger } from '../../lib/telemetry/safe-logger';

@@ -1,4 +1,4 @@
-import type { WebhookEventStatus } from '../../store/webhook-event-status';
+import type { WebhookEventStatus } from '../../store/ports/webhook-event-status';
 import { safeText } from '../../telemetry/safe-text';
 import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor';
 import { DATABASE_OPTIONS, flagOption, stringOption } from '../arguments';

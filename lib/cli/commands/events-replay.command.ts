@@ -1,5 +1,5 @@
 import type { WebhookEventFilter, WebhookReplayReport } from '../../admin/webhook-admin';
-import { REPLAYABLE_STATUSES } from '../../store/webhook-event-status';
+import { REPLAYABLE_STATUSES } from '../../store/ports/webhook-event-status';
 import { safeText } from '../../telemetry/safe-text';
 import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor';
 import { DATABASE_OPTIONS, flagOption, ParsedCommand, stringOption } from '../arguments';

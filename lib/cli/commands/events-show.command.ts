@@ -1,5 +1,5 @@
 import type { WebhookEventDetails } from '../../admin/webhook-admin';
-import { isParked } from '../../store/webhook-event-status';
+import { isParked } from '../../store/ports/webhook-event-status';
 import { safeText } from '../../telemetry/safe-text';
 import { DATABASE_OPTIONS, flagOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';

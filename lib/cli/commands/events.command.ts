@@ -2,7 +2,7 @@ import { UnknownNameError } from '../../admin/operator-names';
 import { dedupFloorFor } from '../../providers/provider-retry-horizons';
 import { DEDUP_FLOOR_REASON, EARLY_DEDUP_DELETE } from '../../options/retention.messages';
 import type { WebhookEventSummary } from '../../store/ports/inbox-queries.port';
-import { isParked, WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
+import { isParked, WEBHOOK_EVENT_STATUSES } from '../../store/ports/webhook-event-status';
 import {
   DATABASE_OPTIONS,
   flagOption,

@@ -2,7 +2,7 @@ import { DATABASE_OPTIONS, flagOption } from '../arguments';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { EXIT_OK } from '../cli-errors';
 import { describeDuration, printJson, printLines, table } from '../cli-io';
-import { WEBHOOK_EVENT_STATUSES } from '../../store/webhook-event-status';
+import { WEBHOOK_EVENT_STATUSES } from '../../store/ports/webhook-event-status';
 import { withInbox } from './events.command';
 
 /** `stats`: counts by endpoint and status, and the oldest event waiting to run. */

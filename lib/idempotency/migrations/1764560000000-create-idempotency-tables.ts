@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { sqlDialectOf } from '../../store/sql-dialect';
+import { sqlDialectOf } from '../../store/schema/sql-dialect';
 
 /**
  * Creates the tables behind `@Idempotent` (`idempotency_keys`: incoming requests and their

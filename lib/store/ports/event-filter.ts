@@ -1,4 +1,4 @@
-import type { WebhookEventStatus } from '../webhook-event-status';
+import type { WebhookEventStatus } from './webhook-event-status';
 
 /** Which stored events an admin operation applies to. Every field narrows the set. */
 export interface WebhookEventFilter {

@@ -1,4 +1,4 @@
-import type { WebhookEventStatus } from '../webhook-event-status';
+import type { WebhookEventStatus } from './webhook-event-status';
 
 /**
  * One stored event as the inbox hands it out: to the worker when it claims the event, to the

@@ -11,7 +11,7 @@ import type {
 } from './event-history';
 import type { HandlerRunRecord, InboxEvent, WorkLease } from './inbox-event';
 import type { WebhookEventFilter } from './event-filter';
-import type { WebhookEventStatus } from '../webhook-event-status';
+import type { WebhookEventStatus } from './webhook-event-status';
 
 export type { WebhookEventFilter } from './event-filter';
 

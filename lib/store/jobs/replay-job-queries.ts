@@ -1,0 +1,160 @@
+import { timeOrderedId } from '../../core/time-ordered-id';
+import { WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
+import { writeHistory } from '../history/event-history';
+import type { NewReplayJob, ReplayBatch, ReplayJob } from '../ports/event-history';
+import {
+  batchError,
+  filterText,
+  freeReplay,
+  lockedReplay,
+  nextReplayed,
+  replayJobOf,
+} from './replay-jobs';
+import { requeueEvents } from '../work/requeue';
+import { StoreConnection } from '../connections/store-connection';
+
+/** The replays in the background, as the queries port reads and changes them. */
+export class ReplayJobQueries {
+  constructor(private readonly connection: StoreConnection) {}
+
+  start(job: NewReplayJob): Promise<ReplayJob> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const row = manager.create(WebhookReplayEntity, {
+        id: timeOrderedId(now.getTime()),
+        filter: filterText(job.filter),
+        status: 'running',
+        total: job.total,
+        replayed: 0,
+        ratePerSecond: job.ratePerSecond,
+        actor: job.actor?.slice(0, 128) ?? null,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+        cursorAt: null,
+        cursorId: null,
+        lockedBy: null,
+        lockedUntil: null,
+        error: null,
+      });
+      await manager.insert(WebhookReplayEntity, row);
+      return replayJobOf(row);
+    });
+  }
+
+  async list(limit: number): Promise<ReplayJob[]> {
+    const rows = await this.connection.read((manager) =>
+      manager.find(WebhookReplayEntity, { order: { createdAt: 'DESC' }, take: limit }),
+    );
+    return rows.map(replayJobOf);
+  }
+
+  async find(id: string): Promise<ReplayJob | null> {
+    const row = await this.connection.read((manager) =>
+      manager.findOneBy(WebhookReplayEntity, { id }),
+    );
+    return row ? replayJobOf(row) : null;
+  }
+
+  cancel(id: string): Promise<boolean> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const result = await manager
+        .createQueryBuilder()
+        .update(WebhookReplayEntity)
+        .set({
+          status: 'canceled',
+          finishedAt: now,
+          updatedAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+        })
+        .where("id = :id AND status = 'running'", { id })
+        .execute();
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  claim(holder: string, leaseMs: number): Promise<ReplayJob | null> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const row = await freeReplay(manager, now);
+      if (!row) {
+        return null;
+      }
+      const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
+      await manager.update(WebhookReplayEntity, { id: row.id }, lease);
+      return replayJobOf({ ...row, ...lease });
+    });
+  }
+
+  runBatch(
+    id: string,
+    holder: string,
+    limit: number,
+    leaseMs: number,
+    at = new Date(),
+  ): Promise<ReplayBatch> {
+    return this.connection.transaction(async (manager) => {
+      const job = await lockedReplay(manager, id);
+      if (!job || job.status !== 'running') {
+        return { replayed: 0, status: job?.status === 'done' ? 'done' : 'canceled' };
+      }
+      if (job.lockedBy !== holder) {
+        return { replayed: 0, status: 'lost' };
+      }
+      const next = await nextReplayed(manager, job, limit);
+      const requeued =
+        next.length === 0
+          ? []
+          : await requeueEvents(
+              this.connection,
+              manager,
+              next.map((event) => event.id),
+            );
+      await writeHistory(
+        this.connection,
+        manager,
+        requeued.map(({ id: eventId, from }) => ({
+          eventId,
+          kind: 'replay',
+          at,
+          outcome: from,
+          actor: job.actor,
+          detail: JSON.stringify({ replay: job.id, ...JSON.parse(job.filter) }),
+        })),
+      );
+      const last = next.at(-1);
+      const status = next.length < limit ? 'done' : 'running';
+      await manager.update(
+        WebhookReplayEntity,
+        { id },
+        {
+          replayed: Number(job.replayed) + requeued.length,
+          updatedAt: at,
+          error: null,
+          ...(last ? { cursorAt: last.receivedAt, cursorId: last.id } : {}),
+          ...(status === 'done'
+            ? { status, finishedAt: at, lockedBy: null, lockedUntil: null }
+            : { lockedUntil: new Date(at.getTime() + leaseMs) }),
+        },
+      );
+      return { replayed: requeued.length, status };
+    });
+  }
+
+  async release(id: string, holder: string, error: string | null): Promise<void> {
+    await this.connection.transaction((manager) =>
+      manager.update(
+        WebhookReplayEntity,
+        { id, lockedBy: holder },
+        {
+          ...(error === null ? {} : { error: batchError(error) }),
+          updatedAt: new Date(),
+          lockedBy: null,
+          lockedUntil: null,
+        },
+      ),
+    );
+  }
+}
