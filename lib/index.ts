@@ -133,6 +133,16 @@ export type { ProcessedResult } from './store/ports/inbox-worker.port';
 export type { WebhookEventStatus } from './store/ports/webhook-event-status';
 export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
 export type {
+  EventOutcomes,
+  EventQueries,
+  OperatorActions,
+  PauseQueries,
+  ReplayJobs,
+  RetentionQueries,
+  RunLedger,
+  WorkQueue,
+} from './store/ports';
+export type {
   DeletedEvents,
   InboxSampleRows,
   PaymentEventTime,

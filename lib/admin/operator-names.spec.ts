@@ -1,4 +1,4 @@
-import type { DispatchPause } from '../store/ports/event-history';
+import type { DispatchPause } from '../store/ports/pause-queries.port';
 import type { RecordedNames } from '../store/ports/inbox-queries.port';
 import { OperatorNames, UnknownNameError } from './operator-names';
 

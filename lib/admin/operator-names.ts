@@ -1,5 +1,5 @@
 import { closestName } from '../core/closest-name';
-import type { DispatchPauseScope } from '../store/ports/event-history';
+import type { DispatchPauseScope } from '../store/ports/pause-queries.port';
 import type { InboxQueries, RecordedNames } from '../store/ports/inbox-queries.port';
 import {
   KNOWN_NAMES,

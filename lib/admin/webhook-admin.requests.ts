@@ -1,5 +1,6 @@
 import type { HandlerRunRecord } from '../store/ports/inbox-event';
-import type { EventHistoryEntry, ReplayJob } from '../store/ports/event-history';
+import type { EventHistoryEntry } from '../store/ports/event-history';
+import type { ReplayJob } from '../store/ports/replay-jobs.port';
 import type { WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import {
   eventView,

@@ -7,12 +7,9 @@ import {
   WebhookInboxStats,
 } from '../store/ports/inbox-queries.port';
 import { REPLAYABLE_STATUSES, WebhookEventStatus } from '../store/ports/webhook-event-status';
-import type {
-  DispatchPause,
-  DispatchPauseScope,
-  FailureGroup,
-  ReplayJob,
-} from '../store/ports/event-history';
+import type { FailureGroup } from '../store/ports/event-history';
+import type { DispatchPause, DispatchPauseScope } from '../store/ports/pause-queries.port';
+import type { ReplayJob } from '../store/ports/replay-jobs.port';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
 import { ConfiguredNames, OperatorNames } from './operator-names';
@@ -32,13 +29,12 @@ import type {
 } from './webhook-admin.options';
 
 export type {
-  DispatchPause,
-  DispatchPauseScope,
   EventHistoryEntry,
   FailureGroup,
   FailureGroupFilter,
-  ReplayJob,
 } from '../store/ports/event-history';
+export type { DispatchPause, DispatchPauseScope } from '../store/ports/pause-queries.port';
+export type { ReplayJob } from '../store/ports/replay-jobs.port';
 export type {
   WebhookEventDetails,
   WebhookEventFilter,

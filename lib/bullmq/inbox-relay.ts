@@ -4,7 +4,7 @@ import { DispatchLogger } from '../dispatch/dispatch-logger';
 import { describeError } from '../dispatch/handler-failure';
 import { InboxWakeups } from '../dispatch/inbox-wakeups';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
-import { InboxWorker } from '../store/ports';
+import type { WorkQueue } from '../store/ports';
 import { QueueSweeper, RelayQueue } from './queue-sweeper';
 import { WEBHOOK_JOB_NAME, webhookJobId } from './webhook-job';
 
@@ -28,7 +28,7 @@ export interface RelaySettings {
  * Retries wait in the inbox (`next_attempt_at`), so a flushed Redis loses none of them.
  */
 export class InboxRelay {
-  private readonly worker: InboxWorker;
+  private readonly worker: WorkQueue;
   private readonly logger: DispatchLogger;
   private readonly clock: Clock;
   private readonly sweeper: QueueSweeper;

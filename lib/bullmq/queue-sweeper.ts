@@ -1,7 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import { describeError } from '../dispatch/handler-failure';
 import type { DispatchLogger } from '../dispatch/dispatch-logger';
-import type { InboxWorker } from '../store/ports';
+import type { WorkQueue } from '../store/ports';
 import type { ExpiredLease } from '../store/ports/inbox-worker.port';
 import { WEBHOOK_JOB_NAME, WebhookJobData, webhookJobId } from './webhook-job';
 
@@ -46,7 +46,7 @@ export interface SweepResult {
  */
 export class QueueSweeper {
   constructor(
-    private readonly worker: InboxWorker,
+    private readonly worker: Pick<WorkQueue, 'expiredLeases' | 'handOver'>,
     private readonly queue: RelayQueue,
     private readonly holder: string,
     private readonly redeliverAfterMs: number,

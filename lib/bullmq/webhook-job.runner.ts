@@ -6,7 +6,7 @@ import { describeError } from '../dispatch/handler-failure';
 import { EventLease } from '../dispatch/webhook-event.processor';
 import { WebhookTransportContext } from '../dispatch/webhook-transport';
 import { shortText } from '../telemetry/safe-text';
-import { InboxWorker } from '../store/ports';
+import type { WorkQueue } from '../store/ports';
 import { FailedAttemptError } from './failed-attempt.error';
 import { webhookJobData, WebhookJobLike } from './webhook-job';
 
@@ -31,7 +31,7 @@ export class WebhookJobRunner {
   /** Identifies this worker's leases. */
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  private readonly worker: InboxWorker;
+  private readonly worker: Pick<WorkQueue, 'extendLease' | 'release' | 'takeOver'>;
   private readonly processor: WebhookTransportContext['processor'];
   private readonly logger: DispatchLogger;
   private readonly clock: Clock;

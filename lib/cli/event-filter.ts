@@ -2,7 +2,7 @@ import { checkTimeOrder, WebhookFilterError } from '../admin/event-filter-rules'
 import type { WebhookEventFilter } from '../admin/webhook-admin';
 import { WebhookEventStatus } from '../store/ports/webhook-event-status';
 import { CliUsageError } from './cli-errors';
-import type { InboxQueries } from '../store/ports/inbox-queries.port';
+import type { EventQueries } from '../store/ports/event-queries.port';
 import { OptionSpecs, ParsedCommand, parseStatuses, parseTime, stringOption } from './arguments';
 
 /** The filter options `events list`, `events replay` and `events discard` share. */
@@ -89,7 +89,7 @@ export function narrowingFilters(parsed: ParsedCommand): string[] {
 
 /** The provider kinds of the stored events (of one endpoint, when given). */
 export function storedProviderKinds(
-  queries: Pick<InboxQueries, 'providerKinds'>,
+  queries: Pick<EventQueries, 'providerKinds'>,
   endpoint?: string,
 ): Promise<string[]> {
   return queries.providerKinds(endpoint);

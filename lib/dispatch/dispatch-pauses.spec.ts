@@ -1,4 +1,4 @@
-import type { DispatchPause } from '../store/ports/event-history';
+import type { DispatchPause } from '../store/ports/pause-queries.port';
 import { DispatchPauses } from './dispatch-pauses';
 
 const pause = (endpoint: string, handler = '*') => ({ endpoint, handler }) as DispatchPause;

@@ -1,4 +1,4 @@
-import type { DispatchPause } from '../store/ports/event-history';
+import type { DispatchPause } from '../store/ports/pause-queries.port';
 import { Clock } from './clock';
 
 /** Every endpoint, or every handler, in a pause. */

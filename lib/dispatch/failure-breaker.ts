@@ -1,4 +1,4 @@
-import type { DispatchPauseScope } from '../store/ports/event-history';
+import type { DispatchPauseScope } from '../store/ports/pause-queries.port';
 import type { WebhookAlert } from '../telemetry/webhook-alert.interface';
 import { safeText } from '../telemetry/safe-text';
 import type { AttemptRecord, WebhookTelemetry } from '../telemetry/webhook-telemetry';

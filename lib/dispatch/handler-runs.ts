@@ -8,7 +8,7 @@ import { WebhookTelemetry } from '../telemetry/webhook-telemetry';
 import { storedTraceParent, TraceParent } from '../telemetry/trace-context';
 import { webhookTracing, WebhookTracing } from '../telemetry/tracing';
 import type { InboxEvent } from '../store/ports/inbox-event';
-import { InboxWorker } from '../store/ports';
+import type { RunLedger, WorkQueue } from '../store/ports';
 import { HandlerRunOutcome, HandlerSettlement } from '../store/ports/inbox-worker.port';
 import { InlineRunDeferred } from '../store/ports/inline-run';
 import { Clock } from './clock';
@@ -45,7 +45,7 @@ export interface HandlerRunsInput {
    * Runs each handler instead of the worker's `runHandler()`: inside the delivery's transaction
    * when the event settles on the answer path (see `InlineSession`).
    */
-  readonly runHandler?: InboxWorker['runHandler'];
+  readonly runHandler?: RunLedger['runHandler'];
   /**
    * Whether the runs that end well are named on the delivery's journal line (settling on the
    * answer path) rather than logged one line each; failures and cut-off runs still are.
@@ -92,7 +92,7 @@ class Outcomes {
  */
 export class HandlerRuns {
   constructor(
-    private readonly worker: InboxWorker,
+    private readonly worker: RunLedger & Pick<WorkQueue, 'values'>,
     private readonly telemetry: Pick<WebhookTelemetry, 'attempt'>,
     private readonly logger: DispatchLogger,
     private readonly clock: Clock,

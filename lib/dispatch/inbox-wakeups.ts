@@ -1,4 +1,4 @@
-import type { InboxWorker } from '../store/ports';
+import type { WorkQueue } from '../store/ports';
 import type { DispatchLogger } from './dispatch-logger';
 import { describeError } from './handler-failure';
 
@@ -22,7 +22,7 @@ export class InboxWakeups {
 
   constructor(
     private readonly signal: LocalInsertSignal,
-    private readonly worker: Pick<InboxWorker, 'watch'>,
+    private readonly worker: Pick<WorkQueue, 'watch'>,
     private readonly logger: DispatchLogger,
   ) {}
 

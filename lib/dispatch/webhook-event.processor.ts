@@ -11,7 +11,7 @@ import {
 import { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { endpointOfEvent } from '../tenants/tenant-endpoint';
 import type { InboxEvent } from '../store/ports/inbox-event';
-import { InboxWorker } from '../store/ports';
+import type { EventOutcomes, RunLedger, WorkQueue } from '../store/ports';
 import type { FailedAttempt } from '../store/ports/event-history';
 import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
@@ -72,7 +72,9 @@ export class WebhookEventProcessor {
   readonly pauses: DispatchPauses;
 
   constructor(
-    private readonly worker: InboxWorker,
+    private readonly worker: RunLedger &
+      EventOutcomes &
+      Pick<WorkQueue, 'park' | 'pauses' | 'values'>,
     private readonly registry: WebhookHandlerRegistry,
     private readonly options: EventProcessingOptions,
     private readonly telemetry: Pick<WebhookTelemetry, 'attempt' | 'settled'>,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { InboxEvent } from '../store/ports/inbox-event';
-import { InboxWorker } from '../store/ports';
+import type { WorkQueue } from '../store/ports';
 import type { DispatchSettings } from './dispatch-settings';
 import { Clock, systemClock } from './clock';
 import { DispatchLogger } from './dispatch-logger';
@@ -35,7 +35,7 @@ export class WebhookDispatcher {
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
-    private readonly worker: InboxWorker,
+    private readonly worker: WorkQueue,
     private readonly processor: WebhookEventProcessor,
     signal: LocalInsertSignal,
     private readonly options: ClaimLoopOptions,

@@ -47,6 +47,16 @@ export type { WebhookStore } from '../store/ports/webhook-store.port';
 export type { InboxWriter } from '../store/ports/inbox-writer.port';
 export type { InboxWorker } from '../store/ports/inbox-worker.port';
 export type { InboxQueries } from '../store/ports/inbox-queries.port';
+export type {
+  EventOutcomes,
+  EventQueries,
+  OperatorActions,
+  PauseQueries,
+  ReplayJobs,
+  RetentionQueries,
+  RunLedger,
+  WorkQueue,
+} from '../store/ports';
 export type { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 export type {
   PendingPayment,

@@ -1,5 +1,6 @@
-import type { DispatchPause } from '../store/ports/event-history';
-import { InboxQueries } from '../store/ports/inbox-queries.port';
+import type { DispatchPause } from '../store/ports/pause-queries.port';
+import type { EventQueries } from '../store/ports/event-queries.port';
+import type { PauseQueries } from '../store/ports/pause-queries.port';
 import { InboxWriter } from '../store/ports/inbox-writer.port';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { PaymentEventCounter } from './payment-event-counter';
@@ -92,7 +93,7 @@ export class InboxSampler {
   private inFlight?: Promise<InboxSample>;
 
   constructor(
-    private readonly queries: InboxQueries,
+    private readonly queries: EventQueries & Pick<PauseQueries, 'pauses'>,
     private readonly writer: InboxWriter,
     private readonly options: ResolvedWebhooksOptions,
     telemetry: WebhookTelemetry,

@@ -1,4 +1,4 @@
-import type { InboxQueries } from '../store/ports/inbox-queries.port';
+import type { EventQueries } from '../store/ports/event-queries.port';
 
 /** How long requests are gathered into one query, in ms. */
 const BATCH_WINDOW_MS = 20;
@@ -28,7 +28,7 @@ export class PaymentEventCounter {
   private pending = new Map<string, PendingCount>();
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly queries: Pick<InboxQueries, 'paymentEventTimes'>) {}
+  constructor(private readonly queries: Pick<EventQueries, 'paymentEventTimes'>) {}
 
   /**
    * Events stored for `paymentRef` on `endpoint` that were received at or before `receivedAt`:

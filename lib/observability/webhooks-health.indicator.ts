@@ -1,6 +1,6 @@
 import type { OpenWebhookTransport, WebhookTransportStatus } from '../dispatch/webhook-transport';
 import type { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
-import type { DispatchPause } from '../store/ports/event-history';
+import type { DispatchPause } from '../store/ports/pause-queries.port';
 import { InboxSample, InboxSampler, SilentEndpoint, StoreFailure } from './inbox-sampler';
 
 /** One threshold check: the value seen, its limit, and whether it is within it. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { InboxSignal } from '../store/work/inbox-signal';
-import type { ReplayJob } from '../store/ports/event-history';
-import { InboxQueries } from '../store/ports/inbox-queries.port';
+import type { ReplayJob } from '../store/ports/replay-jobs.port';
+import type { ReplayJobs } from '../store/ports/replay-jobs.port';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { ReplayPace } from './replay-pace';
 
@@ -39,7 +39,10 @@ export class ReplayJobRunner {
   private stopping = new AbortController();
 
   constructor(
-    private readonly queries: InboxQueries,
+    private readonly queries: Pick<
+      ReplayJobs,
+      'claimReplayJob' | 'releaseReplayJob' | 'runReplayBatch'
+    >,
     private readonly signal: InboxSignal,
     private readonly settings: ReplayJobSettings = REPLAY_JOB_SETTINGS,
   ) {}

@@ -1,5 +1,5 @@
 import { IdempotencyStore, PurgedIdempotencyRecords } from '../idempotency/idempotency-store.port';
-import { InboxQueries, PrunedPayload } from '../store/ports/inbox-queries.port';
+import type { PrunedPayload, RetentionQueries } from '../store/ports/retention-queries.port';
 import { dedupHorizonDays, type ResolvedRetentionOptions } from '../options/retention-options';
 import { SafeLogger } from '../telemetry/safe-logger';
 
@@ -58,7 +58,7 @@ export class WebhookRetention {
    * @param idempotency expired keys are purged through it; without one that step is skipped.
    */
   constructor(
-    private readonly queries: InboxQueries,
+    private readonly queries: RetentionQueries,
     settings: WebhookRetentionSettings,
     private readonly idempotency?: ExpiringIdempotencyRecords | null,
   ) {

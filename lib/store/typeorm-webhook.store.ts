@@ -14,7 +14,7 @@ import { TransmissionRecorder } from './intake/transmission-recorder';
 import type { InboxQueries } from './ports/inbox-queries.port';
 import { StoreConnection } from './connections/store-connection';
 import { openStore } from './connections/store-startup';
-import { TypeOrmInboxQueries } from './typeorm-inbox-queries';
+import { typeOrmInboxQueries } from './typeorm-inbox-queries';
 import { WorkVacuum } from './work/work-vacuum';
 import {
   ClaimOptions,
@@ -33,7 +33,8 @@ import {
   RecordedTransmission,
 } from './ports/inbox-writer.port';
 import { WebhookStore } from './ports/webhook-store.port';
-import type { DispatchPause, FailedAttempt } from './ports/event-history';
+import type { FailedAttempt } from './ports/event-history';
+import type { DispatchPause } from './ports/pause-queries.port';
 import { parkHeld } from './history/event-history';
 
 /** Stored bodies as this store keeps them (`storedBodyText()`). */
@@ -118,7 +119,7 @@ export class TypeOrmWebhookStore implements WebhookStore {
       this.notifications,
       options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
     );
-    this.queries = new TypeOrmInboxQueries(this.connection);
+    this.queries = typeOrmInboxQueries(this.connection);
   }
 
   /** Checks the data source can hold the inbox durably; fails startup with the fix otherwise. */

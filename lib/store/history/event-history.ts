@@ -3,14 +3,13 @@ import { timeOrderedId } from '../../core/time-ordered-id';
 import { WebhookHistoryEntity } from '../schema/entities/webhook-history.entity';
 import { WebhookPauseEntity } from '../schema/entities/webhook-pause.entity';
 import type {
-  DispatchPause,
-  DispatchPauseScope,
   EventHistoryEntry,
   EventHistoryKind,
   FailedAttempt,
   FailureGroup,
   FailureGroupFilter,
 } from '../ports/event-history';
+import type { DispatchPause, DispatchPauseScope } from '../ports/pause-queries.port';
 import { parameterList, StoreConnection } from '../connections/store-connection';
 import { dateOf } from '../schema/stored-date';
 import { inTransaction } from '../connections/transactions';

@@ -1,7 +1,7 @@
 import { timeOrderedId } from '../../core/time-ordered-id';
 import { WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
 import { writeHistory } from '../history/event-history';
-import type { NewReplayJob, ReplayBatch, ReplayJob } from '../ports/event-history';
+import type { NewReplayJob, ReplayBatch, ReplayJob, ReplayJobs } from '../ports/replay-jobs.port';
 import {
   batchError,
   filterText,
@@ -13,11 +13,11 @@ import {
 import { requeueEvents } from '../work/requeue';
 import { StoreConnection } from '../connections/store-connection';
 
-/** The replays in the background, as the queries port reads and changes them. */
-export class ReplayJobQueries {
+/** {@link ReplayJobs} on PostgreSQL or SQLite through the store's connection. */
+export class ReplayJobQueries implements ReplayJobs {
   constructor(private readonly connection: StoreConnection) {}
 
-  start(job: NewReplayJob): Promise<ReplayJob> {
+  startReplayJob(job: NewReplayJob): Promise<ReplayJob> {
     return this.connection.transaction(async (manager) => {
       const now = new Date();
       const row = manager.create(WebhookReplayEntity, {
@@ -42,21 +42,21 @@ export class ReplayJobQueries {
     });
   }
 
-  async list(limit: number): Promise<ReplayJob[]> {
+  async replayJobs(limit: number): Promise<ReplayJob[]> {
     const rows = await this.connection.read((manager) =>
       manager.find(WebhookReplayEntity, { order: { createdAt: 'DESC' }, take: limit }),
     );
     return rows.map(replayJobOf);
   }
 
-  async find(id: string): Promise<ReplayJob | null> {
+  async replayJob(id: string): Promise<ReplayJob | null> {
     const row = await this.connection.read((manager) =>
       manager.findOneBy(WebhookReplayEntity, { id }),
     );
     return row ? replayJobOf(row) : null;
   }
 
-  cancel(id: string): Promise<boolean> {
+  cancelReplayJob(id: string): Promise<boolean> {
     return this.connection.transaction(async (manager) => {
       const now = new Date();
       const result = await manager
@@ -75,7 +75,7 @@ export class ReplayJobQueries {
     });
   }
 
-  claim(holder: string, leaseMs: number): Promise<ReplayJob | null> {
+  claimReplayJob(holder: string, leaseMs: number): Promise<ReplayJob | null> {
     return this.connection.transaction(async (manager) => {
       const now = new Date();
       const row = await freeReplay(manager, now);
@@ -88,7 +88,7 @@ export class ReplayJobQueries {
     });
   }
 
-  runBatch(
+  runReplayBatch(
     id: string,
     holder: string,
     limit: number,
@@ -143,7 +143,7 @@ export class ReplayJobQueries {
     });
   }
 
-  async release(id: string, holder: string, error: string | null): Promise<void> {
+  async releaseReplayJob(id: string, holder: string, error: string | null): Promise<void> {
     await this.connection.transaction((manager) =>
       manager.update(
         WebhookReplayEntity,

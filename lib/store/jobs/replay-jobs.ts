@@ -2,7 +2,7 @@ import { Brackets, EntityManager } from 'typeorm';
 import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
 import { WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
 import { filteredEvents } from '../queries/event-filter-query';
-import type { ReplayJob } from '../ports/event-history';
+import type { ReplayJob } from '../ports/replay-jobs.port';
 import type { WebhookEventFilter } from '../ports/inbox-queries.port';
 import { sqlDialectOf } from '../schema/sql-dialect';
 import { dateOf } from '../schema/stored-date';

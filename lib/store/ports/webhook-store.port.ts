@@ -4,10 +4,14 @@ import type { InboxWorker } from './inbox-worker.port';
 import type { InboxWriter } from './inbox-writer.port';
 
 /**
- * The inbox and ledger: its writer and worker sides, its queries, and transactions for the
- * application's own writes. The TypeORM store serves PostgreSQL and SQLite; another one can be
- * given to `WebhooksEngine.create({ store })` or provided under this token in a Nest app, and
- * the engine then uses it for everything.
+ * The inbox and ledger, composed of one port per role: storing deliveries ({@link InboxWriter}),
+ * the queue of work, the handler ledger and how attempts end ({@link InboxWorker}: `WorkQueue`,
+ * `RunLedger`, `EventOutcomes`), and the reads and operator changes under {@link queries}
+ * (`EventQueries`, `OperatorActions`, `PauseQueries`, `ReplayJobs`, `RetentionQueries`), plus
+ * transactions for the application's own writes. Each part of the engine takes the port it
+ * uses. The TypeORM store serves PostgreSQL and SQLite; another one can be given to
+ * `WebhooksEngine.create({ store })` or provided under this token in a Nest app, and the engine
+ * then uses it for everything.
  */
 export interface WebhookStore extends InboxWriter, InboxWorker {
   /** Reads and operator changes on the inbox (the `InboxQueries` port). */

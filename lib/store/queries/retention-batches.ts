@@ -3,7 +3,12 @@ import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
 import { WebhookHandlerRunEntity } from '../schema/entities/webhook-handler-run.entity';
 import { WebhookHistoryEntity } from '../schema/entities/webhook-history.entity';
 import { WebhookWorkEntity } from '../schema/entities/webhook-work.entity';
-import type { DeletedEvents, PrunedPayload } from '../ports/inbox-queries.port';
+import type {
+  DeletedEvents,
+  PrunedPayload,
+  RetentionQueries,
+} from '../ports/retention-queries.port';
+import type { StoreConnection } from '../connections/store-connection';
 import { sqlDialectOf } from '../schema/sql-dialect';
 
 /**
@@ -84,4 +89,19 @@ function settledBefore(manager: EntityManager, before: Date) {
     query.setLock('pessimistic_write').setOnLocked('skip_locked');
   }
   return query;
+}
+
+/** {@link RetentionQueries} on PostgreSQL or SQLite through the store's connection. */
+export class TypeOrmRetentionQueries implements RetentionQueries {
+  constructor(private readonly connection: StoreConnection) {}
+
+  deleteSettled(before: Date, limit: number): Promise<DeletedEvents> {
+    return this.connection.transaction((manager) => deleteSettledBatch(manager, before, limit));
+  }
+
+  prunePayloads(before: Date, limit: number, after?: PrunedPayload): Promise<PrunedPayload[]> {
+    return this.connection.transaction((manager) =>
+      prunePayloadBatch(manager, before, limit, after),
+    );
+  }
 }
