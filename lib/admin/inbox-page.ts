@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ActivityRecorder, ActivitySnapshot } from '../observability/activity-recorder';
 import type { WebhookAdmin } from './webhook-admin';
@@ -17,14 +17,53 @@ export const INBOX_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 };
 
-/** The page's routes under the admin path, with the file and content type each serves. */
-export const INBOX_PAGE_ROUTES = {
-  inbox: { file: 'inbox.html', contentType: 'text/html; charset=utf-8' },
-  'inbox/inbox.js': { file: 'inbox.js', contentType: 'text/javascript; charset=utf-8' },
-  'inbox/inbox.css': { file: 'inbox.css', contentType: 'text/css; charset=utf-8' },
-} as const;
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
 
-export type InboxPageRoute = keyof typeof INBOX_PAGE_ROUTES;
+/**
+ * The page's script, one native ES module a concern, as the browser loads them: `inbox.js`
+ * imports the others. A module left out here is a 404 the page fails on, which
+ * inbox-page-modules.spec.ts catches.
+ */
+export const INBOX_PAGE_MODULES = [
+  'inbox.js',
+  'activity-charts.js',
+  'admin-api.js',
+  'confirm-dialog.js',
+  'dom.js',
+  'event-detail.js',
+  'event-list.js',
+  'event-status.js',
+  'event-timeline.js',
+  'failure-groups.js',
+  'pauses.js',
+  'refresh.js',
+  'replay-jobs.js',
+  'status-line.js',
+] as const;
+
+export type InboxPageModule = (typeof INBOX_PAGE_MODULES)[number];
+
+/** The route of a page file under the admin path, with the file and content type it serves. */
+export interface InboxPageFileRoute {
+  readonly file: string;
+  readonly contentType: string;
+}
+
+export type InboxPageRoute = 'inbox' | 'inbox/inbox.css' | `inbox/${InboxPageModule}`;
+
+/** The page's routes under the admin path, with the file and content type each serves. */
+export const INBOX_PAGE_ROUTES: Readonly<Record<InboxPageRoute, InboxPageFileRoute>> = {
+  inbox: { file: 'inbox.html', contentType: 'text/html; charset=utf-8' },
+  'inbox/inbox.css': { file: 'inbox.css', contentType: 'text/css; charset=utf-8' },
+  ...(Object.fromEntries(
+    INBOX_PAGE_MODULES.map((file) => [`inbox/${file}`, { file, contentType: JAVASCRIPT }]),
+  ) as Record<`inbox/${InboxPageModule}`, InboxPageFileRoute>),
+};
+
+/** Whether `name` (a path under the admin routes, without slashes around it) is a page file. */
+export function isInboxPageRoute(name: string): name is InboxPageRoute {
+  return Object.hasOwn(INBOX_PAGE_ROUTES, name);
+}
 
 /** One file of the page, as an adapter writes it with {@link INBOX_PAGE_HEADERS}. */
 export class InboxPageFile {
@@ -35,7 +74,7 @@ export class InboxPageFile {
 }
 
 // NOTE: real files beside this one (copied to dist/ by the build), not strings in a module:
-// they are read, linted by eye and diffed as what the browser gets, byte for byte.
+// they are type-checked, linted and diffed as what the browser gets, byte for byte.
 const PAGE_DIR = join(__dirname, 'page');
 const files = new Map<string, string>();
 
@@ -45,14 +84,23 @@ function pageText(file: string): string {
     try {
       text = readFileSync(join(PAGE_DIR, file), 'utf8');
     } catch {
+      const missing = missingFiles();
       throw new Error(
-        `The inbox page's ${file} is missing from ${PAGE_DIR}: the package was built without ` +
-          'its page files (npm run build copies lib/admin/page/ to dist/admin/page/)',
+        `The inbox page is missing ${(missing.length > 0 ? missing : [file]).join(', ')} in ` +
+          `${PAGE_DIR}: the package was built without its page files (npm run build copies ` +
+          'lib/admin/page/ to dist/admin/page/)',
       );
     }
     files.set(file, text);
   }
   return text;
+}
+
+/** Every page file absent from PAGE_DIR: one error names all a partial copy lacks, not the first. */
+function missingFiles(): string[] {
+  return Object.values(INBOX_PAGE_ROUTES)
+    .map(({ file }) => file)
+    .filter((file) => !existsSync(join(PAGE_DIR, file)));
 }
 
 /**
@@ -64,7 +112,7 @@ export function inboxPageFile(route: InboxPageRoute, requestPath = ''): InboxPag
   const { file, contentType } = INBOX_PAGE_ROUTES[route];
   let text = pageText(file);
   if (route === 'inbox' && requestPath.split('?')[0].endsWith('/')) {
-    text = text.replaceAll('"inbox/inbox.', '"inbox.');
+    text = text.replaceAll(/(src|href)="inbox\//g, '$1="');
   }
   return new InboxPageFile(contentType, text);
 }

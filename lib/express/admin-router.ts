@@ -13,10 +13,9 @@ import { refuseAdminWrite } from '../admin/admin-write-check';
 import {
   adminActivity,
   INBOX_PAGE_HEADERS,
-  INBOX_PAGE_ROUTES,
   InboxPageFile,
   inboxPageFile,
-  InboxPageRoute,
+  isInboxPageRoute,
 } from '../admin/inbox-page';
 import { AUTHORIZE_THREW } from '../admin/webhook-admin.messages';
 import { SafeLogger } from '../telemetry/safe-logger';
@@ -161,7 +160,7 @@ export function adminRouter(
   };
 }
 
-/** `GET activity` and the inbox page's files (`GET inbox`, `inbox/inbox.js`, `inbox/inbox.css`). */
+/** `GET activity` and the inbox page's files (`GET inbox`, its modules and `inbox/inbox.css`). */
 function pageRouteOf(
   admin: WebhookAdmin,
   method: string | undefined,
@@ -177,9 +176,7 @@ function pageRouteOf(
   if (name === 'activity') {
     return async () => adminActivity(admin);
   }
-  return Object.hasOwn(INBOX_PAGE_ROUTES, name)
-    ? async () => inboxPageFile(name as InboxPageRoute, path)
-    : undefined;
+  return isInboxPageRoute(name) ? async () => inboxPageFile(name, path) : undefined;
 }
 
 /** Writes a file of the inbox page with the page's security headers. */

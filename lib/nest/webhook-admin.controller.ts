@@ -28,7 +28,7 @@ import {
   INBOX_PAGE_HEADERS,
   INBOX_PAGE_ROUTES,
   inboxPageFile,
-  InboxPageRoute,
+  isInboxPageRoute,
 } from '../admin/inbox-page';
 import type { WebhookAdminRoutesOptions } from './webhooks-module-extras';
 import { WebhookConfigurationError } from '../core/webhook-errors';
@@ -90,12 +90,16 @@ function nodeResponse(response: ServerResponse | { raw: ServerResponse }): Serve
   return 'raw' in response ? response.raw : response;
 }
 
-/** A `GET` route serving a file of the inbox page, with the page's security headers. */
-function PageFile(route: InboxPageRoute): MethodDecorator {
+/**
+ * A `GET` route serving files of the inbox page, with the page's security headers.
+ * @param contentType the content type of the file it serves; left out, the route sets it on
+ * its answer, as Nest sets a declared header before the handler runs, on its 404 too.
+ */
+function PageFile(path: string, contentType?: string): MethodDecorator {
   return applyDecorators(
-    Get(route),
+    Get(path),
     ...Object.entries(INBOX_PAGE_HEADERS).map(([name, value]) => Header(name, value)),
-    Header('Content-Type', INBOX_PAGE_ROUTES[route].contentType),
+    ...(contentType === undefined ? [] : [Header('Content-Type', contentType)]),
   );
 }
 
@@ -214,19 +218,30 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
       return answer(() => adminActivity(this.admin));
     }
 
-    @PageFile('inbox')
+    @PageFile('inbox', INBOX_PAGE_ROUTES.inbox.contentType)
     page(@Req() request: { url?: string }) {
       return inboxPageFile('inbox', request.url).body;
     }
 
-    @PageFile('inbox/inbox.js')
-    pageScript() {
-      return inboxPageFile('inbox/inbox.js').body;
-    }
-
-    @PageFile('inbox/inbox.css')
+    @PageFile('inbox/inbox.css', INBOX_PAGE_ROUTES['inbox/inbox.css'].contentType)
     pageStyle() {
       return inboxPageFile('inbox/inbox.css').body;
+    }
+
+    // NOTE: one route for all the page's modules, after the stylesheet's: Express matches routes
+    // in the order they are declared. Express's response and Fastify's reply both have header().
+    @PageFile('inbox/:module')
+    pageModule(
+      @Param('module') name: string,
+      @Res({ passthrough: true }) response: { header(name: string, value: string): unknown },
+    ) {
+      const route = `inbox/${name}`;
+      if (!isInboxPageRoute(route) || !route.endsWith('.js')) {
+        throw new NotFoundException('The inbox page has no such module');
+      }
+      const file = inboxPageFile(route);
+      response.header('Content-Type', file.contentType);
+      return file.body;
     }
 
     @Get('stats')

@@ -58,6 +58,12 @@ describe.each<Platform>(['express', 'fastify'])('AdminBasicAuthGuard on %s', (pl
 
     expect([page.status, events.status]).toEqual([200, 200]);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    // A browser runs a module script only when it is served as JavaScript.
+    const script = await fetch(`${admin}/inbox/dom.js`, { headers: { authorization } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const unknown = await fetch(`${admin}/inbox/nothing.js`, { headers: { authorization } });
+    expect(unknown.status).toBe(404);
   });
 
   it('serves the inbox page to a browser given the password, its own requests included', async () => {

@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { post } from '../support/http';
+import { INBOX_PAGE_MODULES } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { eventually } from '../support/test-app';
 import { AdminOpsApp, nestOpsApp, routerOpsApp, SECRET, TOKEN } from './admin-operations.apps';
@@ -61,6 +62,14 @@ async function operatorPage(): Promise<{
   });
   page.on('request', (request) => requests.push(request.url()));
   return { context, page, problems, requests };
+}
+
+/** The page's modules among the URLs requested: each once, from the page's own folder. */
+function modulesRequested(requests: string[], admin: string): string[] {
+  return requests
+    .filter((url) => url.endsWith('.js'))
+    .map((url) => url.replace(`${admin}/inbox/`, ''))
+    .sort();
 }
 
 /** Checks `see` on the page, clicking Refresh between tries, until it holds. */
@@ -158,6 +167,8 @@ describe.each([
     await page.locator('#deliveries-chart rect.bar').first().waitFor();
     expect(await page.locator('#latency-chart circle.dot').count()).toBeGreaterThan(0);
     expect(await page.textContent('#activity-scope')).toContain('per process');
+    // Every module of the page loaded as it is, under the page's CSP.
+    expect(modulesRequested(requests, app.admin)).toEqual([...INBOX_PAGE_MODULES].sort());
 
     // Fixed: replay the group, seeing first how many events the replay puts back.
     failing.forEach((event) => app.control.scripts.delete(event.id));
@@ -235,9 +246,10 @@ describe.each([
   }, 90_000);
 
   it('pauses and resumes an endpoint from the page', async () => {
-    const { context, page, problems } = await operatorPage();
+    const { context, page, problems, requests } = await operatorPage();
     await page.goto(`${app.admin}/inbox/`);
     await page.locator('#pauses-empty').waitFor();
+    expect(modulesRequested(requests, app.admin)).toEqual([...INBOX_PAGE_MODULES].sort());
     await page.fill('#pause-form input[name=endpoint]', 'stripe');
     await page.click('#pause-form button[type=submit]');
     await page.locator('#confirm').waitFor();
@@ -293,18 +305,25 @@ describe.each([
   }, 60_000);
 
   it('serves nothing without the admin authorization', async () => {
-    for (const path of ['inbox', 'inbox/inbox.js', 'inbox/inbox.css', 'activity']) {
+    const modules = INBOX_PAGE_MODULES.map((file) => `inbox/${file}`);
+    for (const path of ['inbox', ...modules, 'inbox/inbox.css', 'activity']) {
       const response = await fetch(`${app.admin}/${path}`);
       const text = await response.text();
       expect({ path, status: response.status }).toEqual({ path, status: 403 });
-      expect(text).not.toMatch(/<script|<html|use strict/i);
+      expect(text).not.toMatch(/<script|<html|@ts-check|import /i);
     }
-    const script = await fetch(`${app.admin}/inbox/inbox.js`, {
-      headers: { 'x-admin-token': TOKEN },
-    });
-    expect(script.status).toBe(200);
-    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(script.headers.get('content-security-policy')).toBe(CSP);
+    for (const path of modules) {
+      const script = await fetch(`${app.admin}/${path}`, { headers: { 'x-admin-token': TOKEN } });
+      expect({ path, status: script.status }).toEqual({ path, status: 200 });
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(script.headers.get('content-security-policy')).toBe(CSP);
+    }
+    // Nothing else of the page's folder, nor any other name, is served.
+    for (const path of ['inbox/nothing.js', 'inbox/tsconfig.json', 'inbox/inbox.html']) {
+      const response = await fetch(`${app.admin}/${path}`, { headers: { 'x-admin-token': TOKEN } });
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
+      expect(response.headers.get('content-type')).not.toMatch(/^text\/javascript/);
+    }
   });
 
   it("refuses a pause another site's page sends with the operator's credentials", async () => {

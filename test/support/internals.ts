@@ -6,6 +6,9 @@
  * this file, so what the specs depend on beyond the public surface is one list to read.
  */
 
+// admin: the inbox page's modules, each of which the browser must be served.
+export { INBOX_PAGE_MODULES } from '../../lib/admin/inbox-page';
+
 // core: the checksum PayPal's transmissions sign, to forge bodies that collide with it.
 export { crc32 } from '../../lib/core/crc32';
 
