@@ -20,9 +20,9 @@
 /** @typedef {Wire<import('../../store/ports/inbox-event').HandlerRunRecord>} HandlerRun */
 /** @typedef {Wire<import('../../store/ports/event-history').EventHistoryEntry>} HistoryEntry */
 /** @typedef {Wire<import('../../store/ports/event-history').FailureGroup>} FailureGroup */
-/** @typedef {Wire<import('../../store/ports/event-history').DispatchPause>} DispatchPause */
-/** @typedef {import('../../store/ports/event-history').DispatchPauseScope} DispatchPauseScope */
-/** @typedef {Wire<import('../../store/ports/event-history').ReplayJob>} ReplayJob */
+/** @typedef {Wire<import('../../store/ports/pause-queries.port').DispatchPause>} DispatchPause */
+/** @typedef {import('../../store/ports/pause-queries.port').DispatchPauseScope} DispatchPauseScope */
+/** @typedef {Wire<import('../../store/ports/replay-jobs.port').ReplayJob>} ReplayJob */
 /** @typedef {import('../webhook-admin.options').WebhookReplayReport} ReplayReport */
 /** @typedef {import('../webhook-admin.options').WebhookDiscardReport} DiscardReport */
 

@@ -3,7 +3,7 @@
 
 /**
  * Whether the event waits on a pause of dispatch: the store parks it at the far future
- * (PARKED_UNTIL in lib/store/webhook-event-status.ts), as the CLI reads it too.
+ * (PARKED_UNTIL in lib/store/ports/webhook-event-status.ts), as the CLI reads it too.
  * @param {import('./admin-api.js').EventView} event
  */
 export function isParked(event) {
