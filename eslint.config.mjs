@@ -37,6 +37,10 @@ export default tseslint.config(
               group: ['@nestjs/*', 'express', 'fastify'],
               message: 'Engine code imports no HTTP framework and no Nest: put this in an adapter.',
             },
+            {
+              group: ['**/spec-support/*'],
+              message: 'lib/spec-support/ is for specs only: it is not built into the package.',
+            },
           ],
         },
       ],
@@ -100,7 +104,8 @@ export default tseslint.config(
           patterns: [
             {
               // NOTE: relative paths only; a dependency's lib/ (Adyen's typings) is not ours.
-              regex: '^\\.\\.?/(.+/)?lib(/|$)',
+              // lib/spec-support/ holds what the specs next to the code and these share.
+              regex: '^\\.\\.?/(.+/)?lib(/(?!spec-support/)|$)',
               message:
                 'Import internals from test/support/internals.ts, the rest from the package entries.',
             },

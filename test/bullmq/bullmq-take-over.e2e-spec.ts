@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { stripeEndpoint, WebhooksRouterLogger } from 'nestjs-payment-webhooks/express';
 import { bullmqTransport, BullmqTransportOptions } from 'nestjs-payment-webhooks/bullmq';
-import { Gate } from '../support/gate';
+import { Gate } from '../../lib/spec-support/gate';
 import { post } from '../support/http';
 import { dropRedisPrefix, redisPrefix, redisUrl } from '../support/redis';
 import { RouterTestApp, startRouterApp } from '../support/router-app';

@@ -9,7 +9,7 @@ import {
 } from 'nestjs-payment-webhooks';
 import { DeliveryRecord } from 'nestjs-payment-webhooks/observability';
 import { settled } from 'nestjs-payment-webhooks/testing';
-import { Gate } from '../support/gate';
+import { Gate } from '../../lib/spec-support/gate';
 import { post } from '../support/http';
 import { RecordingLogger } from '../support/recording-logger';
 import { liveEvent } from '../support/inbox-state';

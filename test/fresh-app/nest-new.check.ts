@@ -9,7 +9,7 @@ import { ObserveCollector, startObserveCollector } from '../support/observe-coll
 import { createTestDatabase } from '../support/postgres';
 import { freePort } from '../support/redis';
 import { signedStripeEvent } from '../support/stripe-event';
-import { eventually } from '../support/eventually';
+import { eventually } from '../../lib/spec-support/eventually';
 import { packedTarball, ROOT, run } from './fresh-app-support';
 
 /**

@@ -27,7 +27,7 @@ import {
 } from 'nestjs-payment-webhooks/testing';
 import { fitToColumn } from 'nestjs-payment-webhooks/payments';
 import { signedAdyenBody } from '../support/adyen-delivery';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { post } from '../support/http';
 import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
 import { asStored, effectsFor, SeeingHandlers, seenFor } from '../support/seen-events';

@@ -11,7 +11,7 @@ import {
   PAYPAL_SIGNING_SUBJECT,
   TestCertificate,
   TestCertificates,
-} from '../support/paypal-certificates';
+} from '../../lib/spec-support/paypal-certificates';
 import { TestApp, startTestApp } from '../support/test-app';
 
 /**

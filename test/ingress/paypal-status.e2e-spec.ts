@@ -8,7 +8,7 @@ import {
   signPayPalDelivery,
 } from 'nestjs-payment-webhooks/testing';
 import { withCrc32 } from '../support/crc32-forge';
-import { FakePayPalApi } from '../support/fake-paypal-api';
+import { FakePayPalApi } from '../../lib/spec-support/fake-paypal-api';
 import { crc32 } from '../support/internals';
 import { TestApp, countEffects, eventually, startTestApp } from '../support/test-app';
 

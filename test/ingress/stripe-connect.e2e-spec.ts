@@ -5,7 +5,7 @@ import {
   WebhookContext,
   stripeEndpoint,
 } from 'nestjs-payment-webhooks';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { RecordingLogger } from '../support/recording-logger';

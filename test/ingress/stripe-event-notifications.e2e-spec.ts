@@ -9,7 +9,7 @@ import {
 } from 'nestjs-payment-webhooks';
 import { WebhookHandlerDefinition } from 'nestjs-payment-webhooks/express';
 import { SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { WebhookEventEntity } from '../support/internals';
 import { startRouterApp } from '../support/router-app';
 import {

@@ -13,7 +13,7 @@ import {
   type WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
 import { cliJson, ensureBuiltCli, runCli } from '../support/cli';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { post } from '../support/http';
 import { MatrixApp, startMatrixApp, startRouterApp } from '../support/router-app';
 import { signedStripeEvent } from '../support/stripe-event';

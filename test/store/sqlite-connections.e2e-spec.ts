@@ -12,7 +12,7 @@ import {
   WebhookContext,
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
-import { Gate } from '../support/gate';
+import { Gate } from '../../lib/spec-support/gate';
 import { post } from '../support/http';
 import { SignedStripeEvent, signedStripeEvent } from '../support/stripe-event';
 import {

@@ -28,6 +28,8 @@ export { WebhookHandlerRegistry } from '../../lib/handlers/webhook-handler.regis
 
 // idempotency: the table shapes of IdempotencyModule's migrations.
 export { IDEMPOTENCY_TABLES } from '../../lib/idempotency/idempotency-schema';
+export { DataSourceTransactions } from '../../lib/idempotency/idempotency-transactions';
+export { TypeOrmIdempotencyStore } from '../../lib/idempotency/typeorm-idempotency.store';
 
 // nest: the admin routes' controller factory and the resolved options' token.
 export { createWebhookAdminController } from '../../lib/nest/webhook-admin.controller';

@@ -304,4 +304,4 @@ export async function statementsSent(app: TestApp, work: () => Promise<void>): P
   return sent;
 }
 
-export { eventually } from './eventually';
+export { eventually } from '../../lib/spec-support/eventually';

@@ -18,7 +18,7 @@ import {
 } from './adyen.provider';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const KEY = 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90';
 const OLD_KEY = '0F1E2D3C4B5A69788796A5B4C3D2E1F00F1E2D3C4B5A69788796A5B4C3D2E1F0';

@@ -11,7 +11,7 @@ import {
   ADYEN_PAYMENT_PSP_REFERENCE,
   adyenNotificationItem,
 } from './adyen.fixtures';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const KEY = 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90';
 const validator = new hmacValidator();

@@ -1,4 +1,4 @@
-import { braintreeSdk } from '../../../test/providers/braintree.kit';
+import { braintreeSdk } from '../../spec-support/braintree-sdk';
 import { parseXml, toPlainData, XmlElement, XmlSyntaxError } from './braintree-xml';
 import { plainChildrenXml, plainDataToXml } from './braintree-xml-writer';
 

@@ -1,4 +1,4 @@
-import { braintreeSdk } from '../../../test/providers/braintree.kit';
+import { braintreeSdk } from '../../spec-support/braintree-sdk';
 import { SigningInput } from '../provider-descriptor.interface';
 import { braintreeDescriptor } from './braintree.descriptor';
 import { braintreeEndpoint } from './braintree.provider';

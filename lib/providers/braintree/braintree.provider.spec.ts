@@ -1,6 +1,6 @@
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { rejection } from '../../../test/support/rejection';
-import { braintreeSdk } from '../../../test/providers/braintree.kit';
+import { rejection } from '../../spec-support/rejection';
+import { braintreeSdk } from '../../spec-support/braintree-sdk';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';
 import { braintreeFixtures } from './braintree.fixtures';

@@ -1,9 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
-import { braintreeSdk } from '../../../test/providers/braintree.kit';
+import { braintreeSdk } from '../../spec-support/braintree-sdk';
 import { braintreeFixtures } from './braintree.fixtures';
 import { signBraintreeDelivery } from './braintree.signer';
 import { braintreeEndpoint } from './braintree.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const PUBLIC_KEY = 'v4ndq314c2s5c28r';
 const PRIVATE_KEY = '93b78bc88be90d93ac282e50ae569fdd';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { checkoutComFixtures } from './checkout-com.fixtures';
 import { checkoutComEndpoint } from './checkout-com.provider';
 import { signCheckoutComDelivery } from './checkout-com.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const KEY = 'b7f2c3a9-5e1d-4f0a-9c3b-2d8e6f1a4c7e';
 

@@ -6,7 +6,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { cloudPaymentsFixtures } from './cloudpayments.fixtures';
 import {
   CloudPaymentsEndpointOptions,

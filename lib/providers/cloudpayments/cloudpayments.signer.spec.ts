@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { cloudPaymentsFixtures } from './cloudpayments.fixtures';
 import { signCloudPaymentsDelivery } from './cloudpayments.signer';
 import { cloudPaymentsEndpoint } from './cloudpayments.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = 'a3f6b0c9e1d24f7a8b5c6d7e8f901234';
 const hmac = (text: string) => createHmac('sha256', SECRET).update(text).digest('base64');

@@ -7,7 +7,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { dodoPaymentsFixtures } from './dodo-payments.fixtures';
 import {
   DodoPaymentsEndpointOptions,

@@ -2,7 +2,7 @@ import DodoPayments from 'dodopayments';
 import { dodoPaymentsFixtures } from './dodo-payments.fixtures';
 import { signDodoPaymentsDelivery } from './dodo-payments.signer';
 import { dodoPaymentsEndpoint } from './dodo-payments.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = `whsec_${Buffer.alloc(24, 0x4d).toString('base64')}`;
 const OTHER = `whsec_${Buffer.alloc(24, 0x4e).toString('base64')}`;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { goCardlessFixtures } from './gocardless.fixtures';
 import { signGoCardlessDelivery } from './gocardless.signer';
 import { goCardlessEndpoint } from './gocardless.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: the SDK's root entry also loads its API client, which needs an ES-module-only uuid; its
 // webhooks entry is CommonJS alone. TypeScript finds the types through the root entry.

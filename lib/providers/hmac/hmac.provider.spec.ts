@@ -4,8 +4,8 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webho
 import { signHmac } from './hmac.signer';
 import { HmacEndpointOptions, HmacWebhookProvider, hmacEndpoint } from './hmac.provider';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { nonCanonicalBase64 } from '../../../test/support/base64-variants';
-import { rejection } from '../../../test/support/rejection';
+import { nonCanonicalBase64 } from '../../spec-support/base64-variants';
+import { rejection } from '../../spec-support/rejection';
 
 // The documented GitHub vector.
 const GITHUB = {

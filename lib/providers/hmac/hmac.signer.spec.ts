@@ -3,8 +3,8 @@ import { notificationsOf } from '../notifications';
 import { SignedDelivery } from '../signed-delivery';
 import { hmacEndpoint } from './hmac.provider';
 import { signHmac, signHmacDelivery } from './hmac.signer';
-import { rejection } from '../../../test/support/rejection';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { rejection } from '../../spec-support/rejection';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 

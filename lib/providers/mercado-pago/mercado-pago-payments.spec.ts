@@ -3,7 +3,7 @@ import { AppConfig } from 'mercadopago/dist/utils/config';
 import { createHmac, randomUUID } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';
 import { MercadoPagoStatusClient } from './mercado-pago-status.client';

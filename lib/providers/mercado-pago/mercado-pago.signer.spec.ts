@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { mercadoPagoFixtures } from './mercado-pago.fixtures';
 import { signMercadoPagoDelivery } from './mercado-pago.signer';
 import { mercadoPagoEndpoint } from './mercado-pago.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // The Orders page's example (data.id, x-request-id, ts) under the documentation's sample secret;
 // the official SDK's WebhookSignatureValidator signs data.id as sent; the documentation asks for it

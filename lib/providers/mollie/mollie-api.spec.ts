@@ -3,7 +3,7 @@ import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http
 import { createServer as createTlsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { TestCertificates } from '../../../test/support/paypal-certificates';
+import { TestCertificates } from '../../spec-support/paypal-certificates';
 import { ProviderStatusError, WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { PaymentStatusQuery } from '../payment-status-client.interface';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';

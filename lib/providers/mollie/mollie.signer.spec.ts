@@ -3,7 +3,7 @@ import { mollieDescriptor } from './mollie.descriptor';
 import { mollieFixtures } from './mollie.fixtures';
 import { mollieEndpoint } from './mollie.provider';
 import { signMollieDelivery } from './mollie.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = 'whsec_mollie_signer_spec_Lw8Tq3Vx';
 

@@ -10,7 +10,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const SECRET = 'pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI';
 const OTHER_SECRET = 'pdl_ntfset_01hv8wptq8987qeep44cyrewp9_Xb1Wq0vq6lZqfQk3T1yFh6cRdGzPpN2s';

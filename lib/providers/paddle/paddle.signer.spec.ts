@@ -3,7 +3,7 @@ import { EventName, Paddle } from '@paddle/paddle-node-sdk';
 import { paddleFixtures } from './paddle.fixtures';
 import { signPaddleDelivery } from './paddle.signer';
 import { paddleEndpoint } from './paddle.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = 'pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI';
 const paddle = new Paddle('pdl_sdbx_apikey_01hv8x2acma2gz8he1ffw2b4q8_test');

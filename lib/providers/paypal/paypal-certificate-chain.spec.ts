@@ -15,7 +15,7 @@ import {
   PAYPAL_SIGNING_SUBJECT,
   TestCertificate,
   TestCertificates,
-} from '../../../test/support/paypal-certificates';
+} from '../../spec-support/paypal-certificates';
 
 const WEBHOOK_ID = 'WH_CHAIN_TEST';
 const DAY = 24 * 3600 * 1000;

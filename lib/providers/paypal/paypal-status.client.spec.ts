@@ -1,5 +1,5 @@
 import { ProviderStatusError, WebhookConfigurationError } from '../../core/webhook-errors';
-import { FAKE_PAYPAL_CREDENTIALS, FakePayPalApi } from '../../../test/support/fake-paypal-api';
+import { FAKE_PAYPAL_CREDENTIALS, FakePayPalApi } from '../../spec-support/fake-paypal-api';
 import { PaymentStatusQuery } from '../payment-status-client.interface';
 import { paypalFixtures } from './paypal.fixtures';
 import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';

@@ -23,7 +23,7 @@ import {
   PAYPAL_SIGNING_SUBJECT,
   TestCertificate,
   TestCertificates,
-} from '../../../test/support/paypal-certificates';
+} from '../../spec-support/paypal-certificates';
 
 const WEBHOOK_ID = '8PT597110X687430LKGECATA';
 const TRANSMISSION_ID = 'b2384410-f8d2-11e4-8bf3-77339302725b';

@@ -10,7 +10,7 @@ import {
 } from './paypal-test-certificate';
 import { signPayPalDelivery } from './paypal.signer';
 import { paypalEndpoint } from './paypal.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: an independent CRC-32 where this Node has zlib's (20.15+).
 const zlibCrc32 = (zlib as unknown as { crc32?: (data: Uint8Array) => number }).crc32;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { paystackFixtures } from './paystack.fixtures';
 import { signPaystackDelivery } from './paystack.signer';
 import { paystackEndpoint } from './paystack.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const KEY = 'sk_test_4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e3b6d0a9f';
 

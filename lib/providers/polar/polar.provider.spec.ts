@@ -6,7 +6,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { polarFixtures } from './polar.fixtures';
 import { PolarEndpointOptions, PolarWebhookProvider, polarEndpoint } from './polar.provider';
 import { signPolarDelivery } from './polar.signer';

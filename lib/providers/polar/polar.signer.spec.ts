@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { polarFixtures } from './polar.fixtures';
 import { signPolarDelivery } from './polar.signer';
 import { polarEndpoint } from './polar.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: the SDK's webhooks entry is found through its package exports, which this project's
 // TypeScript resolution does not read; the types come from the CommonJS build's own path.

@@ -4,7 +4,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webho
 import { signQvard } from './qvard.signer';
 import { QvardEndpointOptions, QvardWebhookProvider, qvardEndpoint } from './qvard.provider';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const SECRET = 'qv_test_secret';
 const OTHER_SECRET = 'qv_previous_secret';

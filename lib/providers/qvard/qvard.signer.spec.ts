@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { notificationsOf } from '../notifications';
 import { qvardEndpoint } from './qvard.provider';
 import { signQvard, signQvardDelivery } from './qvard.signer';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 

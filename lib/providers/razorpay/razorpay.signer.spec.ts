@@ -3,7 +3,7 @@ import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
 import { razorpayFixtures } from './razorpay.fixtures';
 import { signRazorpayDelivery } from './razorpay.signer';
 import { razorpayEndpoint } from './razorpay.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = 'Shop-Webhook-Secret-2024';
 

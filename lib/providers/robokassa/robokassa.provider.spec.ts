@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 import { robokassaFixtures } from './robokassa.fixtures';
 import {
   RobokassaEndpointOptions,

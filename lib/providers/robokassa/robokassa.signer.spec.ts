@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { robokassaFixtures } from './robokassa.fixtures';
 import { robokassaSignatureBase, signRobokassaDelivery } from './robokassa.signer';
 import { robokassaEndpoint } from './robokassa.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 describe('signRobokassaDelivery', () => {
   it('reproduces a vector computed outside Node, for MD5 and SHA-256', () => {

@@ -3,7 +3,7 @@ import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { SberEndpointOptions, SberWebhookProvider, sberEndpoint } from './sber.provider';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 // NOTE: Sber publishes no SDK for Node. These are the gateway docs' vectors (providers.md §5),
 // the symmetric one recomputed below with node:crypto.

@@ -5,7 +5,7 @@ import { InboundWebhook } from '../webhook-provider.interface';
 import { sberFixtures } from './sber.fixtures';
 import { sberChecksumString, signSberDelivery } from './sber.signer';
 import { SignedDelivery } from '../signed-delivery';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: the gateway docs' symmetric vector (providers.md §5).
 const DOCS_TOKEN = 'ooc7slpvc61k7sf7ma7p4hrefr';

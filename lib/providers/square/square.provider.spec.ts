@@ -10,7 +10,7 @@ import {
   NormalizedNotification,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 // The two test vectors of the official SDK (providers.md §8, recomputed below with node:crypto).
 const VECTOR_1 = {

@@ -3,7 +3,7 @@ import { WebhooksHelper, serialization } from 'square';
 import { squareFixtures } from './square.fixtures';
 import { signSquareDelivery } from './square.signer';
 import { squareEndpoint } from './square.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const KEY = 'gRjS7mWQ0A1sTq2_vX9zLw';
 const NOTIFICATION_URL = 'https://shop.example.com/webhooks/square';

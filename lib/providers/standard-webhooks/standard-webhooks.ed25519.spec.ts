@@ -7,8 +7,8 @@ import {
   standardWebhooksEndpoint,
 } from './standard-webhooks.provider';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { nonCanonicalBase64 } from '../../../test/support/base64-variants';
-import { rejection } from '../../../test/support/rejection';
+import { nonCanonicalBase64 } from '../../spec-support/base64-variants';
+import { rejection } from '../../spec-support/rejection';
 
 // RFC 8032, section 7.1, TEST 1: an Ed25519 key pair and the signature of the empty message.
 const RFC8032 = {

@@ -9,7 +9,7 @@ import {
   standardWebhooksEndpoint,
 } from './standard-webhooks.provider';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 // The documented vector from the Standard Webhooks and Svix test suites.
 const VECTOR = {

@@ -7,7 +7,7 @@ import {
   signStandardWebhook,
   signStandardWebhookDelivery,
 } from './standard-webhooks.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 

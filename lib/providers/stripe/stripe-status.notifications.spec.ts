@@ -1,5 +1,5 @@
 import { ProviderStatusError } from '../../core/webhook-errors';
-import { FakeProviderApi } from '../../../test/support/fake-provider-api';
+import { FakeProviderApi } from '../../spec-support/fake-provider-api';
 import { PaymentStatusQuery } from '../payment-status-client.interface';
 import { StripeStatusClient } from './stripe-status.client';
 

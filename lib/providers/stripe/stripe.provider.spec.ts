@@ -5,7 +5,7 @@ import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webho
 import { signStripe } from './stripe.signer';
 import { StripeEndpointOptions, StripeWebhookProvider, stripeEndpoint } from './stripe.provider';
 import { InboundWebhook, WebhookProvider } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const SECRET = 'whsec_test_secret';
 const OTHER_SECRET = 'whsec_other_secret';

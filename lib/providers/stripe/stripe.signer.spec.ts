@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { signStripe, signStripeDelivery, signStripeEventNotification } from './stripe.signer';
 import { stripeFixtures } from './stripe.fixtures';
 import { stripeEndpoint } from './stripe.provider';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const PAYLOAD = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ProviderStatusError, WebhookConfigurationError } from '../../core/webhook-errors';
-import { FakeFailure, FakeProviderApi } from '../../../test/support/fake-provider-api';
+import { FakeFailure, FakeProviderApi } from '../../spec-support/fake-provider-api';
 import { PaymentStatusQuery } from '../payment-status-client.interface';
 import { TBankStatusClient, TBankStatusClientOptions } from './tbank-status.client';
 

@@ -3,7 +3,7 @@ import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { notificationsOf } from '../notifications';
 import { TBankEndpointOptions, TBankWebhookProvider, tbankEndpoint } from './tbank.provider';
 import { InboundWebhook, NormalizedNotification } from '../webhook-provider.interface';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 // NOTE: T-Bank publishes no SDK for Node. These are the documented vectors (providers.md §6):
 // the Init example from the T-Bank docs and two demo-terminal notifications, each recomputed

@@ -5,7 +5,7 @@ import { InboundWebhook } from '../webhook-provider.interface';
 import { tbankFixtures } from './tbank.fixtures';
 import { SignedDelivery } from '../signed-delivery';
 import { signTBankDelivery } from './tbank.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: a notification from a T-Bank demo terminal, documented in providers.md §6.
 const DEMO_PASSWORD = 'rpnstdt1ekalr00f';

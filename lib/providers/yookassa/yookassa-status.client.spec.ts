@@ -1,5 +1,5 @@
 import { ProviderStatusError, WebhookConfigurationError } from '../../core/webhook-errors';
-import { FakeFailure, FakeProviderApi } from '../../../test/support/fake-provider-api';
+import { FakeFailure, FakeProviderApi } from '../../spec-support/fake-provider-api';
 import { PaymentStatusQuery } from '../payment-status-client.interface';
 import { YooKassaStatusClient, YooKassaStatusClientOptions } from './yookassa-status.client';
 

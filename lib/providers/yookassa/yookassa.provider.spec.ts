@@ -17,7 +17,7 @@ import {
   YooKassaWebhookProvider,
   yookassaEndpoint,
 } from './yookassa.provider';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 const CREDENTIALS = {
   shopId: '100500',

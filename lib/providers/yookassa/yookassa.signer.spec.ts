@@ -10,7 +10,7 @@ import {
   yookassaRefund,
 } from './yookassa.fixtures';
 import { yookassaDelivery } from './yookassa.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -7,7 +7,7 @@ import {
   YooMoneyWebhookProvider,
   yoomoneyEndpoint,
 } from './yoomoney.provider';
-import { rejection } from '../../../test/support/rejection';
+import { rejection } from '../../spec-support/rejection';
 
 // NOTE: YooMoney publishes no SDK for Node. This is the vector from the YooMoney docs
 // (providers.md §4b), recomputed below with node:crypto.

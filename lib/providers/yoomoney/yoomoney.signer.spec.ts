@@ -5,7 +5,7 @@ import { yoomoneyEndpoint } from './yoomoney.provider';
 import { yoomoneyFixtures } from './yoomoney.fixtures';
 import { SignedDelivery } from '../signed-delivery';
 import { signYooMoneyDelivery, yoomoneyNotificationHash } from './yoomoney.signer';
-import { storedEventIds } from '../../../test/support/stored-event-ids';
+import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // NOTE: the vector from the YooMoney docs (providers.md §4b).
 const DOCS_SECRET = '01234567890ABCDEF01234567890';

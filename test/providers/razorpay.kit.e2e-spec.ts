@@ -1,5 +1,5 @@
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
-import { kit } from '../../../test/providers/razorpay.kit';
+import { kit } from './razorpay.kit';
 
 // NOTE: the kit signs with node:crypto; the official SDK must take what it sends.
 describe('the Razorpay provider kit', () => {

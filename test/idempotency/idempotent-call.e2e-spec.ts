@@ -3,21 +3,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '../../test/support/postgres';
-import { eventually } from '../../test/support/eventually';
-import { Gate } from '../../test/support/gate';
-import { WebhookConfigurationError } from '../core/webhook-errors';
-import { webhookEntities } from '../store/schema/entities';
-import { webhooksMigrations } from '../store/schema/migrations';
-import { TypeOrmWebhookStore } from '../store/typeorm-webhook.store';
-import { idempotencyEntities } from './entities';
-import { IdempotentCallEntity } from './entities/idempotent-call.entity';
-import { idempotencyMigrations } from './migrations';
-import { DataSourceTransactions } from './idempotency-transactions';
-import { IdempotencyKeyFormatError, IdempotencyKeyInProgressError } from './idempotency.errors';
-import { idempotencyKeyFor } from './idempotency-key-for';
-import { IdempotentCall } from './idempotent-call.service';
-import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
+import { createTestDatabase, TestDatabase } from '../support/postgres';
+import { eventually } from '../../lib/spec-support/eventually';
+import { Gate } from '../../lib/spec-support/gate';
+import {
+  WebhookConfigurationError,
+  webhookEntities,
+  webhooksMigrations,
+} from 'nestjs-payment-webhooks';
+import {
+  idempotencyEntities,
+  idempotencyKeyFor,
+  IdempotencyKeyFormatError,
+  IdempotencyKeyInProgressError,
+  IdempotentCall,
+  IdempotentCallEntity,
+  idempotencyMigrations,
+} from 'nestjs-payment-webhooks/idempotency';
+import {
+  DataSourceTransactions,
+  TypeOrmIdempotencyStore,
+  TypeOrmWebhookStore,
+} from '../support/internals';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

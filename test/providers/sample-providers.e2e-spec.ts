@@ -33,9 +33,12 @@ import { AppModule, ShopDatabase } from '../../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { EndpointOverrides } from '../../sample-app/src/webhook-endpoints';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { WebhookEventEntity } from '../support/internals';
-import { PAYPAL_SIGNING_SUBJECT, TestCertificates } from '../support/paypal-certificates';
+import {
+  PAYPAL_SIGNING_SUBJECT,
+  TestCertificates,
+} from '../../lib/spec-support/paypal-certificates';
 import { createTestDatabase } from '../support/postgres';
 import { eventually } from '../support/test-app';
 

@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { WebhookTestClient } from '../../testing/webhook-test-client';
-import { SignedDelivery } from '../signed-delivery';
-import { WebhookEventEntity } from '../../../test/support/internals';
-import { startTestApp, TestApp } from '../../../test/support/test-app';
-import { razorpayFixtures } from './razorpay.fixtures';
-import { razorpayEndpoint } from './razorpay.provider';
+import { razorpayEndpoint } from 'nestjs-payment-webhooks';
+import {
+  razorpayFixtures,
+  SignedDelivery,
+  WebhookTestClient,
+} from 'nestjs-payment-webhooks/testing';
+import { WebhookEventEntity } from '../support/internals';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'razorpay-ingress-spec-secret';
 const DAY_MS = 86_400_000;

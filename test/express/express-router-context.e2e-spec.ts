@@ -1,5 +1,5 @@
 import { stripeEndpoint } from 'nestjs-payment-webhooks/express';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { post } from '../support/http';
 import { inboxStatuses, startRouterApp } from '../support/router-app';
 import { stripePaymentEvent } from '../support/stripe-event';
@@ -7,7 +7,7 @@ import { countEffects, eventually, TestEffect } from '../support/test-app';
 
 /**
  * The context function handlers get on the plain Express router. (Every provider kind over the
- * router, on SQLite and PostgreSQL, runs in test/adapters/provider-kits.e2e-spec.ts.)
+ * router, on SQLite and PostgreSQL, runs in test/providers/provider-kits.e2e-spec.ts.)
  */
 
 const STRIPE_SECRET = 'whsec_express_router_providers';

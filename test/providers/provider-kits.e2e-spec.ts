@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { settled, SignedDelivery, WebhookTestClient } from 'nestjs-payment-webhooks/testing';
-import { PROVIDER_KITS } from '../providers/kits';
-import { ProviderKit } from '../providers/provider-kit';
+import { PROVIDER_KITS } from './kits';
+import { ProviderKit } from './provider-kit';
 import { PROVIDER_DESCRIPTORS, WebhookEventEntity, WebhookWorkEntity } from '../support/internals';
 import { MatrixApp, MatrixPlatform, startMatrixApp } from '../support/router-app';
 import { countEffects, Database } from '../support/test-app';

@@ -37,7 +37,7 @@ import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { Order } from '../../sample-app/src/orders/order.entity';
 import { SandboxRefundsGateway } from '../../sample-app/src/orders/sandbox-refunds.gateway';
-import { Gate } from '../support/gate';
+import { Gate } from '../../lib/spec-support/gate';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 import { signedStripeEvent } from '../support/stripe-event';
 import {

@@ -5,7 +5,13 @@ import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
-import { AdminOpsApp, nestOpsApp, routerOpsApp, SECRET, TOKEN } from './admin-operations.apps';
+import {
+  AdminOpsApp,
+  nestOpsApp,
+  routerOpsApp,
+  SECRET,
+  TOKEN,
+} from '../admin/admin-operations.apps';
 
 /**
  * Replays in the background as an operator starts and follows them: over the admin routes

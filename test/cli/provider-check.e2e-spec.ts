@@ -17,7 +17,7 @@ import {
   yookassaDelivery,
   yookassaPayment,
 } from 'nestjs-payment-webhooks/testing';
-import { FakeProviderApi } from '../support/fake-provider-api';
+import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { WebhookEventEntity } from '../support/internals';
 import { Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
