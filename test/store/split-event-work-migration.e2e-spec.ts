@@ -101,6 +101,8 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.1 on %s', (d
       const ledger: Record<string, unknown>[] = await app.dataSource.query(
         'SELECT * FROM webhook_handler_runs',
       );
+      // NOTE: 0.1 had no webhook_transmissions; the upgrade creates it, empty.
+      expect(await app.dataSource.query('SELECT * FROM webhook_transmissions')).toEqual([]);
       const expected = seeded();
       expect(events).toHaveLength(EVENTS);
       const byEventId = new Map(events.map((row) => [row.event_id as string, row]));

@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import {
-  AddEventOutcomes1764500000000,
-  AddWebhookTransmissions1764600000000,
-  CreateWebhooksTables1764400000000,
-} from './internals';
+import { AddEventOutcomes1764500000000, CreateWebhooksTables1764400000000 } from './internals';
 
-/** The migrations of release 0.1: its inbox has the queue on `webhook_events` itself. */
-export const MIGRATIONS_OF_0_1 = [
-  CreateWebhooksTables1764400000000,
-  AddEventOutcomes1764500000000,
-  AddWebhookTransmissions1764600000000,
-];
+/**
+ * The migrations of release 0.1: its inbox has the queue on `webhook_events` itself, and no
+ * `webhook_transmissions` (0.2 added it, see CHANGELOG.md).
+ */
+export const MIGRATIONS_OF_0_1 = [CreateWebhooksTables1764400000000, AddEventOutcomes1764500000000];
 
 /** The statuses an inbox of 0.1 holds, each seeded in turn. */
 export const STATUSES_OF_0_1 = [

@@ -1,9 +1,13 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS_OF_0_1, seedInboxOf01 } from './inbox-0.1';
-import { SplitEventWork1764700000000 } from './internals';
+import { AddWebhookTransmissions1764600000000, SplitEventWork1764700000000 } from './internals';
 
 /** The migrations of release 0.2: the inbox with its work rows, before events had tenants. */
-export const MIGRATIONS_OF_0_2 = [...MIGRATIONS_OF_0_1, SplitEventWork1764700000000];
+export const MIGRATIONS_OF_0_2 = [
+  ...MIGRATIONS_OF_0_1,
+  AddWebhookTransmissions1764600000000,
+  SplitEventWork1764700000000,
+];
 
 /** Every row of the package's tables, each table in a fixed order, as the driver reads them. */
 export interface InboxRows {
