@@ -1,16 +1,17 @@
 /**
  * The API reports: for each entry of package.json's `exports`, API Extractor reads the built
- * declarations (`dist/<entry>/index.d.ts`, so run `npm run build` first) and writes what the
- * entry exports, with every signature, to `api/<name>.api.md`. A change of the public surface is
- * then a change of a committed file, seen in review. The shared settings are api-extractor.json.
+ * declarations (`dist/<entry>/index.d.ts`) and writes what the entry exports, with every
+ * signature, to `api/<name>.api.md`. A change of the public surface is then a change of a
+ * committed file, seen in review. The shared settings are api-extractor.json.
  *
- *   npm run api:report            writes or updates api/*.api.md
- *   npm run api:check             fails when a built entry differs from its committed report
+ *   npm run api:report            builds the declarations, writes or updates api/*.api.md
+ *   npm run api:check             fails when the built surface differs from the committed reports
  *   --root <dir>                  the package's root (default: the cwd)
  *
- * Both fail on API Extractor's errors, first of all a type that a public signature names but
- * the entry does not export (ae-forgotten-export).
+ * Both fail on API Extractor's errors and warnings, first of all a type that a public signature
+ * names but the entry does not export (ae-forgotten-export).
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -22,19 +23,27 @@ import {
   ExtractorMessage,
   ExtractorMessageCategory,
 } from '@microsoft/api-extractor';
-import { argValue } from './docs-support';
-import { REPORT_FOLDER, ReportedEntry, reportedEntries } from './api-report-files';
+import { argValue, firstDifference } from './docs-support';
+import {
+  REPORT_FOLDER,
+  ReportedEntry,
+  reportedEntries,
+  typeOnlyExports,
+  withTypeOnlySection,
+} from './api-report-files';
 
 const CONFIG = 'api-extractor.json';
 
-/** What one entry's run found. */
-interface EntryOutcome {
-  readonly entry: ReportedEntry;
-  readonly errors: number;
-  readonly warnings: number;
-  /** The built surface differs from the committed report (or there is none). */
-  readonly changed: boolean;
-}
+/** Console messages API Extractor prints about its own report files, which this script keeps. */
+const OWN_FILE_MESSAGES = new Set<string>([
+  ConsoleMessageId.ApiReportNotCopied,
+  ConsoleMessageId.ApiReportCopied,
+  ConsoleMessageId.ApiReportCreated,
+  ConsoleMessageId.ApiReportUnchanged,
+  // NOTE: its bundled TypeScript is newer than the project's, which only reads declarations here.
+  ConsoleMessageId.CompilerVersionNotice,
+  ConsoleMessageId.Preamble,
+]);
 
 function prepare(root: string, entry: ReportedEntry): ExtractorConfig {
   const configFile = path.join(root, CONFIG);
@@ -48,28 +57,20 @@ function prepare(root: string, entry: ReportedEntry): ExtractorConfig {
   });
 }
 
-function run(
+/** Runs API Extractor on one entry: its report's text, and how many errors and warnings it had. */
+function extract(
+  root: string,
   config: ExtractorConfig,
   entry: ReportedEntry,
-  local: boolean,
   compilerState: CompilerState,
-): EntryOutcome {
-  const report = `${REPORT_FOLDER}/${entry.report}`;
-  const root = config.projectFolder;
+): { text: string; problems: number } {
   const result = Extractor.invoke(config, {
-    localBuild: local,
+    // NOTE: API Extractor writes into .tmp/api/ (api-extractor.json); this script compares and
+    // writes the committed reports itself, after adding the section of type-only exports.
+    localBuild: true,
     compilerState,
-    printApiReportDiff: !local,
     messageCallback: (message: ExtractorMessage) => {
-      // NOTE: API Extractor's own advice (copy the temp file by hand) is replaced by ours, and
-      // the notice that its bundled compiler is newer than the project's says nothing here.
-      if (
-        message.messageId === ConsoleMessageId.ApiReportNotCopied ||
-        message.messageId === ConsoleMessageId.ApiReportCopied ||
-        message.messageId === ConsoleMessageId.ApiReportCreated ||
-        message.messageId === ConsoleMessageId.CompilerVersionNotice ||
-        message.messageId === ConsoleMessageId.Preamble
-      ) {
+      if (OWN_FILE_MESSAGES.has(message.messageId)) {
         message.logLevel = ExtractorLogLevel.None;
         message.handled = true;
       } else if (
@@ -77,7 +78,7 @@ function run(
         (message.logLevel === ExtractorLogLevel.Error ||
           message.logLevel === ExtractorLogLevel.Warning)
       ) {
-        // NOTE: the messages name the declaration file; the entry tells where a user meets it.
+        // NOTE: a message names a declaration file; the entry says where a user meets it.
         console.error(
           `${entry.path}: ${message.logLevel}: ${message.formatMessageWithLocation(root)}`,
         );
@@ -85,13 +86,27 @@ function run(
       }
     },
   });
-  if (result.apiReportChanged && local) console.log(`${entry.path}: updated ${report}`);
+  const generated = fs.readFileSync(path.join(config.reportFolder, entry.report), 'utf8');
   return {
-    entry,
-    errors: result.errorCount,
-    warnings: result.warningCount,
-    changed: result.apiReportChanged,
+    text: withTypeOnlySection(generated, typeOnlyExports(root, entry.types)),
+    problems: result.errorCount + result.warningCount,
   };
+}
+
+/** Prints how the committed report differs from the built surface, as a unified diff if it can. */
+function printDifference(root: string, committedFile: string, text: string, scratch: string): void {
+  fs.writeFileSync(scratch, text);
+  const files = [committedFile, scratch].map((file) => path.relative(root, file));
+  const diff = spawnSync('diff', ['-u', ...files], { cwd: root, encoding: 'utf8' });
+  if (diff.status === 1 && diff.stdout) {
+    console.error(diff.stdout.trimEnd());
+    return;
+  }
+  const committed = fs.existsSync(committedFile) ? fs.readFileSync(committedFile, 'utf8') : '';
+  const first = firstDifference(committed, text);
+  console.error(`  first difference at line ${first.line}:`);
+  console.error(`  - ${first.found ?? '(end of file)'}`);
+  console.error(`  + ${first.expected ?? '(end of file)'}`);
 }
 
 function main(argv: readonly string[]): number {
@@ -105,34 +120,49 @@ function main(argv: readonly string[]): number {
     );
     return 1;
   }
-  fs.mkdirSync(path.join(root, REPORT_FOLDER), { recursive: true });
   const configs = entries.map((entry) => prepare(root, entry));
-  // NOTE: one program over every entry's declarations: they share most of dist/.
+  // NOTE: one program over every entry's declarations, which share most of dist/.
   const compilerState = CompilerState.create(configs[0], {
     additionalEntryPoints: configs.map((config) => config.mainEntryPointFilePath),
   });
-  const outcomes = entries.map((entry, index) => run(configs[index], entry, !check, compilerState));
+  fs.mkdirSync(path.join(root, REPORT_FOLDER), { recursive: true });
 
   let failed = false;
-  for (const { entry, errors, warnings } of outcomes) {
-    if (errors + warnings === 0) continue;
+  entries.forEach((entry, index) => {
+    const { text, problems } = extract(root, configs[index], entry, compilerState);
+    const file = path.join(root, REPORT_FOLDER, entry.report);
+    const shown = `${REPORT_FOLDER}/${entry.report}`;
+    if (problems > 0) {
+      failed = true;
+      console.error(
+        `${entry.path}: ${problems} problem(s) from API Extractor (above): export each type a ` +
+          'public signature names from the entry where a user meets it (export type { … })',
+      );
+    }
+    const same = fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text;
+    if (same) return;
+    if (!check) {
+      fs.writeFileSync(file, text);
+      console.log(`${entry.path}: updated ${shown}`);
+      return;
+    }
     failed = true;
-    console.error(
-      `${entry.path}: ${errors} error(s), ${warnings} warning(s) from API Extractor (above); ` +
-        'export each type a public signature names from the entry where a user meets it',
+    printDifference(
+      root,
+      file,
+      text,
+      path.join(configs[index].reportTempFolder, `${entry.report}.new`),
     );
-  }
-  const stale = outcomes.filter((outcome) => check && outcome.changed);
-  for (const { entry } of stale) {
     console.error(
-      `${entry.path}: the built surface differs from ${REPORT_FOLDER}/${entry.report} (diff above); ` +
-        'run npm run api:report, review the diff and commit it with the change',
+      `${entry.path}: the built surface differs from ${shown} (diff above): run ` +
+        'npm run api:report, review the diff and commit it with the change (see ' +
+        'docs/development.md, "The API reports", for what it means for the version)',
     );
-  }
-  if (!failed && stale.length === 0) {
+  });
+  if (!failed) {
     console.log(`${entries.length} API reports ${check ? 'match the build' : 'written'}`);
   }
-  return failed || stale.length > 0 ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
