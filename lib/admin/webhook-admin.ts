@@ -83,6 +83,7 @@ export class WebhookAdmin {
    * @param configured the app's configured endpoints and registered handlers, which pause,
    * resume, replay and discard check the names they are given against (see `OperatorNames`);
    * left out (the CLI), the names the database records.
+   * @internal the module constructs it; an app injects it, so its dependencies are not part of the API.
    */
   constructor(
     private readonly queries: InboxQueries,

@@ -161,6 +161,7 @@ export class BullmqWebhookTransport implements OpenWebhookTransport {
   private readonly lastLogged = new Map<string, number>();
   private lastStatus?: { readonly at: number; readonly status: Promise<WebhookTransportStatus> };
 
+  /** @internal bullmqTransport() constructs it when the engine opens the transport. */
   constructor(
     private readonly settings: ResolvedBullmqOptions,
     private readonly context: WebhookTransportContext,

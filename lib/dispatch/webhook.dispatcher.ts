@@ -34,6 +34,7 @@ export class WebhookDispatcher {
   private slotWaiter?: { readonly slots: number; readonly resolve: () => void };
   private heartbeat?: NodeJS.Timeout;
 
+  /** @internal the module constructs it; an app injects it, so its dependencies are not part of the API. */
   constructor(
     private readonly worker: WorkQueue,
     private readonly processor: WebhookEventProcessor,
@@ -93,6 +94,7 @@ export class WebhookDispatcher {
    * Takes on an event this worker holds without having claimed it (an inline attempt left it
    * unfinished): `work` runs under this worker's lease, renewed while it runs, and counts among
    * the events running, so shutdown waits for it and gives it back when it outlasts the wait.
+   * @internal the inline dispatch hands it an event; an app has no lease to give.
    */
   adopt(id: string, work: (lease: EventLease) => Promise<unknown>): void {
     this.hold(id, work(this.lease));

@@ -1,8 +1,15 @@
-import { DynamicModule, Inject, Module, OnModuleInit } from '@nestjs/common';
 import {
-  ConfigurableIdempotencyModule,
-  IDEMPOTENCY_OPTIONS_TYPE,
-} from './idempotency.module-definition';
+  ConfigurableModuleAsyncOptions,
+  DynamicModule,
+  Inject,
+  Module,
+  OnModuleInit,
+} from '@nestjs/common';
+import {
+  IdempotencyModuleExtras,
+  IdempotencyModuleOptions,
+} from './idempotency-module-options.interface';
+import { ConfigurableIdempotencyModule } from './idempotency.module-definition';
 import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
 
 /**
@@ -17,15 +24,26 @@ import { TypeOrmIdempotencyStore } from './typeorm-idempotency.store';
  * IdempotencyModule.forRoot(),
  * ```
  */
+// NOTE: forRoot() and forRootAsync() call the builder's class rather than extend it, so that the
+// declarations name only public types (API Extractor would flag the builder's class as a base).
 @Module({})
-export class IdempotencyModule extends ConfigurableIdempotencyModule implements OnModuleInit {
-  constructor(@Inject(TypeOrmIdempotencyStore) private readonly store: TypeOrmIdempotencyStore) {
-    super();
-  }
+export class IdempotencyModule implements OnModuleInit {
+  /** @internal Nest constructs the module. */
+  constructor(@Inject(TypeOrmIdempotencyStore) private readonly store: TypeOrmIdempotencyStore) {}
 
   /** Registers the module; takes no options today besides `isGlobal` and `dataSource`. */
-  static override forRoot(options: typeof IDEMPOTENCY_OPTIONS_TYPE = {}): DynamicModule {
-    return super.forRoot(options);
+  static forRoot(
+    options: IdempotencyModuleOptions & Partial<IdempotencyModuleExtras> = {},
+  ): DynamicModule {
+    return { ...ConfigurableIdempotencyModule.forRoot(options), module: IdempotencyModule };
+  }
+
+  /** Registers the module with options a factory makes (`useFactory`, `useClass`, `useExisting`). */
+  static forRootAsync(
+    options: ConfigurableModuleAsyncOptions<IdempotencyModuleOptions> &
+      Partial<IdempotencyModuleExtras>,
+  ): DynamicModule {
+    return { ...ConfigurableIdempotencyModule.forRootAsync(options), module: IdempotencyModule };
   }
 
   /**

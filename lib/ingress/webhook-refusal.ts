@@ -42,12 +42,29 @@ export function statusText(status: number): string {
 }
 
 /**
+ * A refused delivery as an app meets it: the `refusal` of a `WebhookRefusalException`, which
+ * each of those exceptions also takes in place of its own arguments. The package makes them.
+ */
+export interface RefusedDelivery {
+  readonly kind: WebhookRefusalKind;
+  /** The status the delivery is answered with. */
+  readonly status: number;
+  readonly message: string;
+  /** For a 405: the value of the `Allow` header. */
+  readonly allow?: string;
+  /** For a 503 the sender should wait out: the value of `Retry-After`, in seconds. */
+  readonly retryAfter?: string;
+  /** The answer body. */
+  readonly body: WebhookRefusalBody;
+}
+
+/**
  * A delivery the ingress does not take, with the status it is answered: 4xx for what the
  * sender must change, 503 when the store could not commit it (the provider retries), 500 when
  * the app is set up so that the raw bytes never arrive. Framework-free; each adapter writes it
  * the way its framework answers errors.
  */
-export class WebhookRefusal extends Error {
+export class WebhookRefusal extends Error implements RefusedDelivery {
   private constructor(
     readonly kind: WebhookRefusalKind,
     readonly status: number,

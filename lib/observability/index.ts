@@ -9,6 +9,7 @@ export type {
   AttemptRecord,
   SettledRecord,
   SourceRule,
+  SettledFailure,
 } from '../telemetry/webhook-telemetry';
 export type {
   WebhookAlertKind,
@@ -16,6 +17,9 @@ export type {
   SignatureFailuresAlert,
   EndpointSilentAlert,
   PaymentEventStormAlert,
+  WebhookAlertBase,
 } from '../telemetry/webhook-alert.interface';
+export type { DispatchPause } from '../store/ports';
+export type { WebhookTransportStatus, WebhookQueueCounts } from '../dispatch/webhook-transport';
 export type { WebhooksHealthDetails, WebhooksHealthMeasure } from './webhooks-health.indicator';
 export type { SilentEndpoint } from './inbox-sampler';

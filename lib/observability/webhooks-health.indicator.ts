@@ -110,6 +110,7 @@ function writesOf(
  * ```
  */
 export class WebhooksHealthIndicator {
+  /** @internal the module constructs it; an app injects it, so its dependencies are not part of the API. */
   constructor(
     private readonly options: ResolvedWebhooksOptions,
     private readonly sampler: InboxSampler,

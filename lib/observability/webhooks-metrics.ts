@@ -66,6 +66,7 @@ export class WebhooksMetrics {
   private unsubscribe?: () => void;
   private unsubscribeWait?: () => void;
 
+  /** @internal the module constructs it; an app injects it, so its dependencies are not part of the API. */
   constructor(
     private readonly options: ResolvedWebhooksOptions,
     private readonly telemetry: WebhookTelemetry,

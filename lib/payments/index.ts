@@ -5,6 +5,9 @@
  * types (`PAYMENT_EVENT_TYPES`, `isPaymentEventType`).
  */
 export { PAYMENT_EVENT_TYPES, isPaymentEventType } from '../core/payment-event-types';
+export type { PaymentEventType } from '../core/payment-event-types';
+export type { PaymentEvent } from '../handlers/payment-event.interface';
+export type { ProviderPaymentStatus } from '../providers/payment-status-client.interface';
 export { definePaymentStates, isPaymentStateMachine } from './payment-state-machine';
 export type {
   PaymentStateEventType,

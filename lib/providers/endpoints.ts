@@ -1,7 +1,8 @@
 /**
- * The endpoint factories and the contract a custom provider implements: what the root entry
- * exports from `providers/`. Per-provider details (option types, status clients, constants,
- * native payload types) are in `./index.ts`, the `nestjs-payment-webhooks/providers` entry.
+ * The endpoint factories with their option types, and the contract a custom provider
+ * implements: what the root entry exports from `providers/`. Other per-provider details (status
+ * clients, constants, native payload types) are in `./index.ts`, the
+ * `nestjs-payment-webhooks/providers` entry.
  */
 export * from './catalog/root-entry';
 export { defineEndpoint } from './define-endpoint';
@@ -14,7 +15,10 @@ export type {
   WebhookDeliveryMethod,
   BaseEndpointOptions,
   WebhookEndpoint,
+  SignedTransmission,
 } from './webhook-provider.interface';
+export type { SourceAllowlist } from '../core/source-allowlist';
+export type { ApiCallBudgetOptions } from './provider-api-calls';
 export type {
   PaymentStatusClient,
   PaymentStatusQuery,

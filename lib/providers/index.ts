@@ -18,3 +18,8 @@ export type { ProviderStatusFailure } from '../core/webhook-errors';
 export type { ApiCallBudgetOptions } from './provider-api-calls';
 export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './provider-retry-horizons';
 export type { ProviderRetryHorizon } from './provider-retry-horizons';
+export type { RetryHorizon } from './provider-descriptor.interface';
+// NOTE: named by the endpoint options and the status clients' results above.
+export type { BaseEndpointOptions, WebhookAcknowledgement } from './webhook-provider.interface';
+export type { JsonObject } from './parse-payload';
+export type { PaymentEventType } from '../core/payment-event-types';

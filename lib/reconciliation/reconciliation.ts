@@ -63,6 +63,7 @@ export class ReconciliationService {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<string>();
 
+  /** @internal the module constructs it; an app injects it, so its dependencies are not part of the API. */
   constructor(
     private readonly options: ResolvedWebhooksOptions,
     private readonly store: InboxWriter,

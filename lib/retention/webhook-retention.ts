@@ -56,6 +56,7 @@ export class WebhookRetention {
 
   /**
    * @param idempotency expired keys are purged through it; without one that step is skipped.
+   * @internal the module constructs it; an app injects it, so its dependencies are not part of the API.
    */
   constructor(
     private readonly queries: RetentionQueries,

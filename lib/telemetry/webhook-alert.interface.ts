@@ -9,7 +9,7 @@ export type WebhookAlertKind =
   | 'payment_event_storm';
 
 /** What every alert carries. */
-interface WebhookAlertBase {
+export interface WebhookAlertBase {
   readonly kind: WebhookAlertKind;
   /** Endpoint name. */
   readonly endpoint: string;

@@ -34,6 +34,22 @@ export class TenantUnavailableError extends Error {
   }
 }
 
+/**
+ * The tenants behind a tenant endpoint (`TenantEndpoint.tenants`): each resolved to its
+ * endpoint on first use and kept for a while.
+ */
+export interface TenantEndpoints {
+  /** How many tenants are kept now, known and unknown. */
+  readonly size: number;
+  /**
+   * The endpoint of `tenant`, or null when it is no tenant.
+   * @throws TenantUnavailableError when it cannot be told now.
+   */
+  endpointOf(tenant: string, request?: TenantRequest): Promise<WebhookEndpoint | null>;
+  /** Forgets `tenant` (or every tenant), so the next delivery asks the resolver again. */
+  forget(tenant?: string): void;
+}
+
 /** What a directory is made of. */
 export interface TenantDirectoryOptions {
   /** The endpoint's name. */
@@ -61,7 +77,7 @@ interface CachedTenant {
  * at once; one
  * resolution per tenant at a time, whatever the number of deliveries waiting for it.
  */
-export class TenantDirectory {
+export class TenantDirectory implements TenantEndpoints {
   // NOTE: known and unknown tenants are kept apart, so a flood of made-up names only pushes
   // out other made-up names, never a merchant whose deliveries are coming.
   private readonly known = new Map<string, CachedTenant>();

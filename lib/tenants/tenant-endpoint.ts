@@ -9,7 +9,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from '../providers/webhook-provider.interface';
-import { TenantDirectory, TenantUnavailableError } from './tenant-directory';
+import { TenantDirectory, TenantEndpoints, TenantUnavailableError } from './tenant-directory';
 import type { TenantCacheOptions, TenantLookup } from './tenant-lookup';
 
 export type { TenantCacheOptions, TenantLookup, TenantRequest } from './tenant-lookup';
@@ -84,7 +84,7 @@ export type TenantEndpointOptions<O extends BaseEndpointOptions> = BaseEndpointO
 /** A tenant endpoint's record: the endpoint's own options, and the tenants behind it. */
 export interface TenantEndpoint extends WebhookEndpoint {
   /** Resolves, caches and builds the endpoint of each tenant. */
-  readonly tenants: TenantDirectory;
+  readonly tenants: TenantEndpoints;
 }
 
 /** Whether `endpoint` takes deliveries per tenant (`/{endpoint}/{tenant}`). */

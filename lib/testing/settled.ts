@@ -1,4 +1,5 @@
 import { WebhookAdmin } from '../admin/webhook-admin';
+import type { WebhookEventListOptions } from '../admin/webhook-admin.options';
 import type { SignedDelivery } from '../providers/signed-delivery';
 import type { WebhookEventDetails, WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import type { WebhookEventStatus } from '../store/ports/webhook-event-status';
@@ -20,13 +21,23 @@ export interface SettledOptions {
 }
 
 /**
+ * The look-ups of the inbox `settled()` makes: a `WebhookAdmin`'s, from the root entry or the
+ * router `createWebhooksRouter()` returned.
+ */
+export interface SettledAdmin {
+  list(options?: WebhookEventListOptions): Promise<WebhookEventSummary[]>;
+  show(id: string): Promise<WebhookEventDetails | null>;
+}
+
+/**
  * What `settled()` waits on: the Nest application (`INestApplication`, or a `TestingModule`),
  * the Express router `createWebhooksRouter()` returned, or a `WebhookAdmin`.
  */
+// NOTE: typed by what settled() reads rather than by the class, which only the root entry exports.
 export type SettledTarget =
-  | { get(token: typeof WebhookAdmin): WebhookAdmin }
-  | { readonly admin: WebhookAdmin }
-  | WebhookAdmin;
+  | { get(token: abstract new (...args: never[]) => unknown): unknown }
+  | { readonly admin: SettledAdmin }
+  | SettledAdmin;
 
 /** The statuses an event stays in until someone replays it. */
 const FINAL: readonly WebhookEventStatus[] = ['processed', 'ignored', 'dead'];
@@ -107,7 +118,7 @@ function storedUnder(event: WebhookEventSummary): string {
     : `${event.endpoint} (tenant ${event.tenant})`;
 }
 
-function adminOf(target: SettledTarget): WebhookAdmin {
+function adminOf(target: SettledTarget): SettledAdmin {
   if (target instanceof WebhookAdmin) {
     return target;
   }
@@ -115,7 +126,7 @@ function adminOf(target: SettledTarget): WebhookAdmin {
     return target.admin;
   }
   if ('get' in target && typeof target.get === 'function') {
-    return target.get(WebhookAdmin);
+    return target.get(WebhookAdmin) as WebhookAdmin;
   }
   throw new TypeError(
     'settled() takes the Nest application, the router createWebhooksRouter() returned, or a WebhookAdmin.',

@@ -24,6 +24,7 @@ export class WebhookAlerts {
   private readonly logger = new SafeLogger('WebhookAlerts');
   private readonly listeners = new Set<WebhookAlertListener>();
 
+  /** @internal the module constructs it; an app injects it, so its dependencies are not part of the API. */
   constructor(private readonly options: ResolvedWebhooksOptions) {}
 
   /** Adds a listener; returns a function that removes it. */

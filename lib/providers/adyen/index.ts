@@ -6,8 +6,8 @@
 
 /** @entries root express */
 export { adyenEndpoint } from './adyen.provider';
-/** @entries express providers */
-export type { AdyenEndpointOptions } from './adyen.provider';
+/** @entries root express providers */
+export type { AdyenEndpointOptions, AdyenProviderOptions } from './adyen.provider';
 /** @entries providers */
 export { decodeAdyenHmacKey } from './adyen.provider';
 /** @entries providers */

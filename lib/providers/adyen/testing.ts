@@ -2,3 +2,5 @@
 // out signers. lib/providers/catalog/testing-entry.ts lists this file.
 export * from './adyen.signer';
 export * from './adyen.fixtures';
+// NOTE: types the signer's and the fixtures' signatures name, which /testing exports with them.
+export type { AdyenAmount, AdyenNotificationRequestItem } from './adyen.provider';

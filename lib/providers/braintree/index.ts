@@ -6,12 +6,12 @@
 
 /** @entries root express */
 export { braintreeEndpoint } from './braintree.provider';
-/** @entries express providers */
-export type { BraintreeEndpointOptions } from './braintree.provider';
-/** @entries express providers */
+/** @entries root express providers */
+export type { BraintreeEndpointOptions, BraintreeProviderOptions } from './braintree.provider';
+/** @entries root express providers */
 export type { BraintreeApiKey } from './braintree-signature';
 /** @entries providers */
 export { BraintreeStatusClient } from './braintree-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { BraintreeStatusClientOptions } from './braintree-status.client';
 export { braintreeDescriptor } from './braintree.descriptor';

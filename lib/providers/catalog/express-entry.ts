@@ -3,54 +3,101 @@
 // What nestjs-payment-webhooks/express exports from the provider folders.
 
 export { adyenEndpoint } from '../adyen';
-export type { AdyenEndpointOptions } from '../adyen';
+export type { AdyenEndpointOptions, AdyenProviderOptions } from '../adyen';
 export { braintreeEndpoint } from '../braintree';
-export type { BraintreeEndpointOptions, BraintreeApiKey } from '../braintree';
+export type {
+  BraintreeEndpointOptions,
+  BraintreeProviderOptions,
+  BraintreeApiKey,
+  BraintreeStatusClientOptions,
+} from '../braintree';
 export { checkoutComEndpoint } from '../checkout-com';
-export type { CheckoutComEndpointOptions } from '../checkout-com';
+export type { CheckoutComEndpointOptions, CheckoutComProviderOptions } from '../checkout-com';
 export { cloudPaymentsEndpoint } from '../cloudpayments';
-export type { CloudPaymentsEndpointOptions, CloudPaymentsNotification } from '../cloudpayments';
+export type {
+  CloudPaymentsEndpointOptions,
+  CloudPaymentsProviderOptions,
+  CloudPaymentsNotification,
+} from '../cloudpayments';
 export { dodoPaymentsEndpoint } from '../dodo-payments';
-export type { DodoPaymentsEndpointOptions } from '../dodo-payments';
+export type { DodoPaymentsEndpointOptions, DodoPaymentsProviderOptions } from '../dodo-payments';
 export { goCardlessEndpoint } from '../gocardless';
-export type { GoCardlessEndpointOptions } from '../gocardless';
+export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from '../gocardless';
 export { hmacEndpoint } from '../hmac';
-export type { HmacEndpointOptions, HmacSignatureEncoding } from '../hmac';
+export type { HmacEndpointOptions, HmacProviderOptions, HmacSignatureEncoding } from '../hmac';
 export { lemonSqueezyEndpoint } from '../lemon-squeezy';
-export type { LemonSqueezyEndpointOptions } from '../lemon-squeezy';
+export type { LemonSqueezyEndpointOptions, LemonSqueezyProviderOptions } from '../lemon-squeezy';
 export { mercadoPagoEndpoint } from '../mercado-pago';
-export type { MercadoPagoEndpointOptions } from '../mercado-pago';
+export type {
+  MercadoPagoEndpointOptions,
+  MercadoPagoProviderOptions,
+  MercadoPagoStatusClientOptions,
+} from '../mercado-pago';
 export { mollieEndpoint } from '../mollie';
-export type { MollieEndpointOptions } from '../mollie';
+export type {
+  MollieEndpointOptions,
+  MollieProviderOptions,
+  MollieStatusClientOptions,
+} from '../mollie';
 export { paddleEndpoint } from '../paddle';
-export type { PaddleEndpointOptions } from '../paddle';
+export type { PaddleEndpointOptions, PaddleProviderOptions } from '../paddle';
 export { paypalEndpoint } from '../paypal';
 export type {
   PayPalEndpointOptions,
+  PayPalProviderOptions,
   PayPalCertificateResolver,
   PayPalCertificateResolverOptions,
+  PayPalStatusClientOptions,
 } from '../paypal';
 export { paystackEndpoint } from '../paystack';
-export type { PaystackEndpointOptions } from '../paystack';
+export type { PaystackEndpointOptions, PaystackProviderOptions } from '../paystack';
 export { polarEndpoint } from '../polar';
-export type { PolarEndpointOptions } from '../polar';
+export type { PolarEndpointOptions, PolarProviderOptions } from '../polar';
 export { qvardEndpoint } from '../qvard';
-export type { QvardEndpointOptions } from '../qvard';
+export type { QvardEndpointOptions, QvardProviderOptions } from '../qvard';
 export { razorpayEndpoint } from '../razorpay';
-export type { RazorpayEndpointOptions } from '../razorpay';
+export type {
+  RazorpayEndpointOptions,
+  RazorpayProviderOptions,
+  RazorpayStatusClientOptions,
+} from '../razorpay';
 export { robokassaEndpoint } from '../robokassa';
-export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from '../robokassa';
+export type {
+  RobokassaEndpointOptions,
+  RobokassaProviderOptions,
+  RobokassaHashAlgorithm,
+} from '../robokassa';
 export { sberEndpoint } from '../sber';
-export type { SberEndpointOptions } from '../sber';
+export type {
+  SberEndpointOptions,
+  SberProviderOptions,
+  SberStatusClientBaseOptions,
+  SberStatusClientOptions,
+} from '../sber';
 export { squareEndpoint } from '../square';
-export type { SquareEndpointOptions } from '../square';
+export type { SquareEndpointOptions, SquareProviderOptions } from '../square';
 export { standardWebhooksEndpoint } from '../standard-webhooks';
-export type { StandardWebhooksEndpointOptions } from '../standard-webhooks';
+export type {
+  StandardWebhooksEndpointOptions,
+  StandardWebhooksProviderOptions,
+} from '../standard-webhooks';
 export { stripeEndpoint } from '../stripe';
-export type { StripeEndpointOptions } from '../stripe';
+export type {
+  StripeEndpointOptions,
+  StripeProviderOptions,
+  StripeStatusClientOptions,
+} from '../stripe';
 export { tbankEndpoint } from '../tbank';
-export type { TBankEndpointOptions } from '../tbank';
+export type {
+  TBankEndpointOptions,
+  TBankProviderOptions,
+  TBankStatusClientOptions,
+} from '../tbank';
 export { yookassaEndpoint } from '../yookassa';
-export type { YooKassaEndpointOptions } from '../yookassa';
+export type {
+  YooKassaEndpointOptions,
+  YooKassaProviderOptions,
+  YooKassaStatusClientOptions,
+} from '../yookassa';
 export { yoomoneyEndpoint } from '../yoomoney';
-export type { YooMoneyEndpointOptions } from '../yoomoney';
+export type { YooMoneyEndpointOptions, YooMoneyProviderOptions } from '../yoomoney';

@@ -5,6 +5,7 @@
 export { decodeAdyenHmacKey } from '../adyen';
 export type {
   AdyenEndpointOptions,
+  AdyenProviderOptions,
   AdyenAmount,
   AdyenNotificationRequest,
   AdyenNotificationRequestItem,
@@ -12,24 +13,36 @@ export type {
 export { BraintreeStatusClient } from '../braintree';
 export type {
   BraintreeEndpointOptions,
+  BraintreeProviderOptions,
   BraintreeApiKey,
   BraintreeStatusClientOptions,
 } from '../braintree';
-export type { CheckoutComEndpointOptions } from '../checkout-com';
-export type { CloudPaymentsEndpointOptions, CloudPaymentsNotification } from '../cloudpayments';
-export type { DodoPaymentsEndpointOptions } from '../dodo-payments';
-export type { GoCardlessEndpointOptions } from '../gocardless';
-export type { HmacEndpointOptions, HmacSignatureEncoding } from '../hmac';
-export type { LemonSqueezyEndpointOptions } from '../lemon-squeezy';
+export type { CheckoutComEndpointOptions, CheckoutComProviderOptions } from '../checkout-com';
+export type {
+  CloudPaymentsEndpointOptions,
+  CloudPaymentsProviderOptions,
+  CloudPaymentsNotification,
+} from '../cloudpayments';
+export type { DodoPaymentsEndpointOptions, DodoPaymentsProviderOptions } from '../dodo-payments';
+export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from '../gocardless';
+export type { HmacEndpointOptions, HmacProviderOptions, HmacSignatureEncoding } from '../hmac';
+export type { LemonSqueezyEndpointOptions, LemonSqueezyProviderOptions } from '../lemon-squeezy';
 export { MercadoPagoStatusClient } from '../mercado-pago';
 export type {
   MercadoPagoEndpointOptions,
+  MercadoPagoProviderOptions,
   MercadoPagoNotification,
   MercadoPagoStatusClientOptions,
+  MercadoPagoPayment,
 } from '../mercado-pago';
 export { MollieStatusClient } from '../mollie';
-export type { MollieEndpointOptions, MollieStatusClientOptions } from '../mollie';
-export type { PaddleEndpointOptions } from '../paddle';
+export type {
+  MollieEndpointOptions,
+  MollieProviderOptions,
+  MollieStatusClientOptions,
+  MolliePayment,
+} from '../mollie';
+export type { PaddleEndpointOptions, PaddleProviderOptions } from '../paddle';
 export {
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
   createPayPalCertificateResolver,
@@ -37,30 +50,56 @@ export {
 } from '../paypal';
 export type {
   PayPalEndpointOptions,
+  PayPalProviderOptions,
   PayPalCertificateResolver,
   PayPalCertificateResolverOptions,
   PayPalStatusClientOptions,
 } from '../paypal';
 export { PAYSTACK_IP_ADDRESSES } from '../paystack';
-export type { PaystackEndpointOptions } from '../paystack';
-export type { PolarEndpointOptions } from '../polar';
-export type { QvardEndpointOptions } from '../qvard';
+export type { PaystackEndpointOptions, PaystackProviderOptions } from '../paystack';
+export type { PolarEndpointOptions, PolarProviderOptions } from '../polar';
+export type { QvardEndpointOptions, QvardProviderOptions } from '../qvard';
 export { RazorpayStatusClient } from '../razorpay';
-export type { RazorpayEndpointOptions, RazorpayStatusClientOptions } from '../razorpay';
-export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from '../robokassa';
+export type {
+  RazorpayEndpointOptions,
+  RazorpayProviderOptions,
+  RazorpayStatusClientOptions,
+} from '../razorpay';
+export type {
+  RobokassaEndpointOptions,
+  RobokassaProviderOptions,
+  RobokassaHashAlgorithm,
+} from '../robokassa';
 export { SberStatusClient } from '../sber';
-export type { SberEndpointOptions, SberStatusClientOptions } from '../sber';
-export type { SquareEndpointOptions } from '../square';
-export type { StandardWebhooksEndpointOptions } from '../standard-webhooks';
+export type {
+  SberEndpointOptions,
+  SberProviderOptions,
+  SberStatusClientBaseOptions,
+  SberStatusClientOptions,
+} from '../sber';
+export type { SquareEndpointOptions, SquareProviderOptions } from '../square';
+export type {
+  StandardWebhooksEndpointOptions,
+  StandardWebhooksProviderOptions,
+} from '../standard-webhooks';
 export { StripeStatusClient } from '../stripe';
-export type { StripeEndpointOptions, StripeStatusClientOptions } from '../stripe';
+export type {
+  StripeEndpointOptions,
+  StripeProviderOptions,
+  StripeStatusClientOptions,
+} from '../stripe';
 export { tbankToken, TBankStatusClient } from '../tbank';
-export type { TBankEndpointOptions, TBankStatusClientOptions } from '../tbank';
+export type {
+  TBankEndpointOptions,
+  TBankProviderOptions,
+  TBankStatusClientOptions,
+} from '../tbank';
 export { YOOKASSA_API_URL, YOOKASSA_IP_RANGES, YooKassaStatusClient } from '../yookassa';
 export type {
   YooKassaEndpointOptions,
+  YooKassaProviderOptions,
   YooKassaNotification,
   YooKassaNotificationObject,
   YooKassaStatusClientOptions,
 } from '../yookassa';
-export type { YooMoneyEndpointOptions } from '../yoomoney';
+export type { YooMoneyEndpointOptions, YooMoneyProviderOptions } from '../yoomoney';

@@ -6,6 +6,9 @@
 
 /** @entries root express */
 export { checkoutComEndpoint } from './checkout-com.provider';
-/** @entries express providers */
-export type { CheckoutComEndpointOptions } from './checkout-com.provider';
+/** @entries root express providers */
+export type {
+  CheckoutComEndpointOptions,
+  CheckoutComProviderOptions,
+} from './checkout-com.provider';
 export { checkoutComDescriptor } from './checkout-com.descriptor';

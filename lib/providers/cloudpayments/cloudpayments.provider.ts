@@ -34,6 +34,15 @@ const X_CONTENT_HMAC = 'x-content-hmac';
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
 const SUCCEEDED_STATUSES = new Set(['Completed', 'Authorized']);
 
+/**
+ * One kind of CloudPayments notification.
+ *
+ * NOTE: spelled out rather than derived from `CLOUDPAYMENTS_NOTIFICATIONS`, which no entry
+ * exports; `_everyKindListed` below keeps the two the same.
+ */
+export type CloudPaymentsNotification =
+  'check' | 'pay' | 'fail' | 'confirm' | 'refund' | 'recurrent' | 'cancel';
+
 /** The notifications CloudPayments sends, each to the URL the site's settings give it. */
 export const CLOUDPAYMENTS_NOTIFICATIONS = [
   'check',
@@ -43,10 +52,13 @@ export const CLOUDPAYMENTS_NOTIFICATIONS = [
   'refund',
   'recurrent',
   'cancel',
-] as const;
+] as const satisfies readonly CloudPaymentsNotification[];
 
-/** One kind of CloudPayments notification. */
-export type CloudPaymentsNotification = (typeof CLOUDPAYMENTS_NOTIFICATIONS)[number];
+const _everyKindListed: [
+  Exclude<CloudPaymentsNotification, (typeof CLOUDPAYMENTS_NOTIFICATIONS)[number]>,
+] extends [never]
+  ? true
+  : never = true;
 
 /** Options of the CloudPayments protocol, shared by `cloudPaymentsEndpoint()` and the provider. */
 export interface CloudPaymentsProviderOptions {

@@ -6,9 +6,10 @@
 
 /** @entries root express */
 export { cloudPaymentsEndpoint } from './cloudpayments.provider';
-/** @entries express providers */
+/** @entries root express providers */
 export type {
   CloudPaymentsEndpointOptions,
+  CloudPaymentsProviderOptions,
   CloudPaymentsNotification,
 } from './cloudpayments.provider';
 export { cloudPaymentsDescriptor } from './cloudpayments.descriptor';

@@ -6,6 +6,9 @@
 
 /** @entries root express */
 export { dodoPaymentsEndpoint } from './dodo-payments.provider';
-/** @entries express providers */
-export type { DodoPaymentsEndpointOptions } from './dodo-payments.provider';
+/** @entries root express providers */
+export type {
+  DodoPaymentsEndpointOptions,
+  DodoPaymentsProviderOptions,
+} from './dodo-payments.provider';
 export { dodoPaymentsDescriptor } from './dodo-payments.descriptor';

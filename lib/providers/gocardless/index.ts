@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { goCardlessEndpoint } from './gocardless.provider';
-/** @entries express providers */
-export type { GoCardlessEndpointOptions } from './gocardless.provider';
+/** @entries root express providers */
+export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from './gocardless.provider';
 export { goCardlessDescriptor } from './gocardless.descriptor';

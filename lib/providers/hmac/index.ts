@@ -6,6 +6,10 @@
 
 /** @entries root express */
 export { hmacEndpoint } from './hmac.provider';
-/** @entries express providers */
-export type { HmacEndpointOptions, HmacSignatureEncoding } from './hmac.provider';
+/** @entries root express providers */
+export type {
+  HmacEndpointOptions,
+  HmacProviderOptions,
+  HmacSignatureEncoding,
+} from './hmac.provider';
 export { hmacDescriptor } from './hmac.descriptor';

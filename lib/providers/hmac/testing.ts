@@ -1,3 +1,5 @@
 // Generic HMAC's test pieces, exported by `nestjs-payment-webhooks/testing` alone: no other entry
 // hands out signers. lib/providers/catalog/testing-entry.ts lists this file.
 export * from './hmac.signer';
+// NOTE: types the signer's and the fixtures' signatures name, which /testing exports with them.
+export type { HmacSignatureEncoding } from './hmac.provider';

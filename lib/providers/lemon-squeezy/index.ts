@@ -6,6 +6,9 @@
 
 /** @entries root express */
 export { lemonSqueezyEndpoint } from './lemon-squeezy.provider';
-/** @entries express providers */
-export type { LemonSqueezyEndpointOptions } from './lemon-squeezy.provider';
+/** @entries root express providers */
+export type {
+  LemonSqueezyEndpointOptions,
+  LemonSqueezyProviderOptions,
+} from './lemon-squeezy.provider';
 export { lemonSqueezyDescriptor } from './lemon-squeezy.descriptor';

@@ -6,12 +6,17 @@
 
 /** @entries root express */
 export { mercadoPagoEndpoint } from './mercado-pago.provider';
-/** @entries express providers */
-export type { MercadoPagoEndpointOptions } from './mercado-pago.provider';
+/** @entries root express providers */
+export type {
+  MercadoPagoEndpointOptions,
+  MercadoPagoProviderOptions,
+} from './mercado-pago.provider';
 /** @entries providers */
 export type { MercadoPagoNotification } from './mercado-pago.notification';
 /** @entries providers */
 export { MercadoPagoStatusClient } from './mercado-pago-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { MercadoPagoStatusClientOptions } from './mercado-pago-status.client';
+/** @entries providers */
+export type { MercadoPagoPayment } from './mercado-pago-payment';
 export { mercadoPagoDescriptor } from './mercado-pago.descriptor';

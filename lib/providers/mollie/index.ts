@@ -6,10 +6,12 @@
 
 /** @entries root express */
 export { mollieEndpoint } from './mollie.provider';
-/** @entries express providers */
-export type { MollieEndpointOptions } from './mollie.provider';
+/** @entries root express providers */
+export type { MollieEndpointOptions, MollieProviderOptions } from './mollie.provider';
 /** @entries providers */
 export { MollieStatusClient } from './mollie-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { MollieStatusClientOptions } from './mollie-status.client';
+/** @entries providers */
+export type { MolliePayment } from './mollie-status.client';
 export { mollieDescriptor } from './mollie.descriptor';

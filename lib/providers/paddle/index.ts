@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { paddleEndpoint } from './paddle.provider';
-/** @entries express providers */
-export type { PaddleEndpointOptions } from './paddle.provider';
+/** @entries root express providers */
+export type { PaddleEndpointOptions, PaddleProviderOptions } from './paddle.provider';
 export { paddleDescriptor } from './paddle.descriptor';

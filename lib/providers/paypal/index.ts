@@ -6,19 +6,19 @@
 
 /** @entries root express */
 export { paypalEndpoint } from './paypal.provider';
-/** @entries express providers */
-export type { PayPalEndpointOptions } from './paypal.provider';
+/** @entries root express providers */
+export type { PayPalEndpointOptions, PayPalProviderOptions } from './paypal.provider';
 /** @entries providers */
 export { PAYPAL_DEFAULT_TOLERANCE_SECONDS } from './paypal.provider';
 /** @entries providers */
 export { createPayPalCertificateResolver } from './paypal-certificate.resolver';
-/** @entries express providers */
+/** @entries root express providers */
 export type {
   PayPalCertificateResolver,
   PayPalCertificateResolverOptions,
 } from './paypal-certificate.resolver';
 /** @entries providers */
 export { PayPalStatusClient } from './paypal-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { PayPalStatusClientOptions } from './paypal-status.client';
 export { paypalDescriptor } from './paypal.descriptor';

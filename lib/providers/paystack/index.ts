@@ -8,6 +8,6 @@
 export { paystackEndpoint } from './paystack.provider';
 /** @entries providers */
 export { PAYSTACK_IP_ADDRESSES } from './paystack.provider';
-/** @entries express providers */
-export type { PaystackEndpointOptions } from './paystack.provider';
+/** @entries root express providers */
+export type { PaystackEndpointOptions, PaystackProviderOptions } from './paystack.provider';
 export { paystackDescriptor } from './paystack.descriptor';

@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { polarEndpoint } from './polar.provider';
-/** @entries express providers */
-export type { PolarEndpointOptions } from './polar.provider';
+/** @entries root express providers */
+export type { PolarEndpointOptions, PolarProviderOptions } from './polar.provider';
 export { polarDescriptor } from './polar.descriptor';

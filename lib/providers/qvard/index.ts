@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { qvardEndpoint } from './qvard.provider';
-/** @entries express providers */
-export type { QvardEndpointOptions } from './qvard.provider';
+/** @entries root express providers */
+export type { QvardEndpointOptions, QvardProviderOptions } from './qvard.provider';
 export { qvardDescriptor } from './qvard.descriptor';

@@ -6,10 +6,10 @@
 
 /** @entries root express */
 export { razorpayEndpoint } from './razorpay.provider';
-/** @entries express providers */
-export type { RazorpayEndpointOptions } from './razorpay.provider';
+/** @entries root express providers */
+export type { RazorpayEndpointOptions, RazorpayProviderOptions } from './razorpay.provider';
 /** @entries providers */
 export { RazorpayStatusClient } from './razorpay-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { RazorpayStatusClientOptions } from './razorpay-status.client';
 export { razorpayDescriptor } from './razorpay.descriptor';

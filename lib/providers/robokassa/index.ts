@@ -6,6 +6,10 @@
 
 /** @entries root express */
 export { robokassaEndpoint } from './robokassa.provider';
-/** @entries express providers */
-export type { RobokassaEndpointOptions, RobokassaHashAlgorithm } from './robokassa.provider';
+/** @entries root express providers */
+export type {
+  RobokassaEndpointOptions,
+  RobokassaProviderOptions,
+  RobokassaHashAlgorithm,
+} from './robokassa.provider';
 export { robokassaDescriptor } from './robokassa.descriptor';

@@ -29,11 +29,21 @@ const WHAT = 'Robokassa ResultURL notification';
 const NATIVE_TYPE = 'result';
 const USER_PARAMETER = /^shp_/i;
 
-/** The hash functions a shop can choose in Robokassa's technical settings, by hex length. */
-const HEX_LENGTHS = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 } as const;
-
 /** The hash Robokassa computes `SignatureValue` with, as chosen in the shop's technical settings. */
-export type RobokassaHashAlgorithm = keyof typeof HEX_LENGTHS;
+export type RobokassaHashAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512';
+
+/**
+ * The hash functions a shop can choose in Robokassa's technical settings, by hex length.
+ * NOTE: typed by `RobokassaHashAlgorithm` rather than the type derived from it, as the entries
+ * that export the type do not export this table.
+ */
+const HEX_LENGTHS: Readonly<Record<RobokassaHashAlgorithm, number>> = {
+  md5: 32,
+  sha1: 40,
+  sha256: 64,
+  sha384: 96,
+  sha512: 128,
+};
 
 /** Options of the Robokassa protocol, shared by `robokassaEndpoint()` and the provider. */
 export interface RobokassaProviderOptions {

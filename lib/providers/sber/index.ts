@@ -6,10 +6,10 @@
 
 /** @entries root express */
 export { sberEndpoint } from './sber.provider';
-/** @entries express providers */
-export type { SberEndpointOptions } from './sber.provider';
+/** @entries root express providers */
+export type { SberEndpointOptions, SberProviderOptions } from './sber.provider';
 /** @entries providers */
 export { SberStatusClient } from './sber-status.client';
-/** @entries providers */
-export type { SberStatusClientOptions } from './sber-status.client';
+/** @entries root express providers */
+export type { SberStatusClientBaseOptions, SberStatusClientOptions } from './sber-status.client';
 export { sberDescriptor } from './sber.descriptor';

@@ -56,7 +56,7 @@ const NUMERIC_CURRENCIES: Readonly<Record<string, string>> = {
 };
 
 /** Options every `SberStatusClient` takes. */
-interface SberStatusClientBaseOptions {
+export interface SberStatusClientBaseOptions {
   /**
    * Base URL of the gateway's REST API; `https://3dsec.sberbank.ru/payment/rest` is the test
    * gateway, a local fake in tests.

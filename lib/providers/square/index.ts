@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { squareEndpoint } from './square.provider';
-/** @entries express providers */
-export type { SquareEndpointOptions } from './square.provider';
+/** @entries root express providers */
+export type { SquareEndpointOptions, SquareProviderOptions } from './square.provider';
 export { squareDescriptor } from './square.descriptor';

@@ -6,6 +6,9 @@
 
 /** @entries root express */
 export { standardWebhooksEndpoint } from './standard-webhooks.provider';
-/** @entries express providers */
-export type { StandardWebhooksEndpointOptions } from './standard-webhooks.provider';
+/** @entries root express providers */
+export type {
+  StandardWebhooksEndpointOptions,
+  StandardWebhooksProviderOptions,
+} from './standard-webhooks.provider';
 export { standardWebhooksDescriptor } from './standard-webhooks.descriptor';

@@ -6,10 +6,10 @@
 
 /** @entries root express */
 export { stripeEndpoint } from './stripe.provider';
-/** @entries express providers */
-export type { StripeEndpointOptions } from './stripe.provider';
+/** @entries root express providers */
+export type { StripeEndpointOptions, StripeProviderOptions } from './stripe.provider';
 /** @entries providers */
 export { StripeStatusClient } from './stripe-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { StripeStatusClientOptions } from './stripe-status.client';
 export { stripeDescriptor } from './stripe.descriptor';

@@ -134,6 +134,8 @@ function paymentIntentStage(status: StripePaymentIntentStatus): Record<string, u
   }
 }
 
+// NOTE: the builders `stripeFixtures` holds are arrow functions, so its declaration shows their
+// signatures rather than `typeof` of functions no entry exports.
 /**
  * A PaymentIntent of 25.00 EUR by card for `order-1042` (`metadata.orderId`) in `status`, with
  * the fields Stripe returns in it: `amount_received` and `latest_charge` once succeeded,
@@ -143,10 +145,10 @@ function paymentIntentStage(status: StripePaymentIntentStatus): Record<string, u
  * `cancellation_reason` once canceled.
  * @param overrides fields to set or replace, e.g. `{ amount: 1999, metadata: { orderId: 'o-7' } }`.
  */
-function paymentIntent(
+const paymentIntent = (
   status: StripePaymentIntentStatus = 'succeeded',
   overrides: StripeFixtureOverrides = {},
-): StripeFixtureObject {
+): StripeFixtureObject => {
   return fixture(
     {
       id: IDS.paymentIntent,
@@ -200,13 +202,13 @@ function paymentIntent(
     },
     overrides,
   );
-}
+};
 
 /**
  * The succeeded Charge of the fixtures' PaymentIntent: 25.00 EUR captured on a Visa card. Stripe
  * copies the PaymentIntent's metadata onto it, so it carries `metadata.orderId` too.
  */
-function charge(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
+const charge = (overrides: StripeFixtureOverrides = {}): StripeFixtureObject => {
   return fixture(
     {
       id: IDS.charge,
@@ -268,7 +270,7 @@ function charge(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
     },
     overrides,
   );
-}
+};
 
 /**
  * A succeeded Refund of the whole 25.00 EUR of the fixtures' PaymentIntent and Charge. Stripe
@@ -276,7 +278,7 @@ function charge(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
  * refund does when the app sets it in `refunds.create()`; pass `{ metadata: {} }` for one made
  * without it (its events then have no `merchantRef`).
  */
-function refund(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
+const refund = (overrides: StripeFixtureOverrides = {}): StripeFixtureObject => {
   return fixture(
     {
       id: IDS.refund,
@@ -305,14 +307,14 @@ function refund(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
     },
     overrides,
   );
-}
+};
 
 /**
  * A completed, paid Checkout Session (`mode: 'payment'`) that made the fixtures' PaymentIntent:
  * 25.00 EUR, `client_reference_id` and `metadata.orderId` both `order-1042`. For a delayed
  * method still pending, pass `{ payment_status: 'unpaid' }`.
  */
-function checkoutSession(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
+const checkoutSession = (overrides: StripeFixtureOverrides = {}): StripeFixtureObject => {
   return fixture(
     {
       id: IDS.checkoutSession,
@@ -397,7 +399,7 @@ function checkoutSession(overrides: StripeFixtureOverrides = {}): StripeFixtureO
     },
     overrides,
   );
-}
+};
 
 /**
  * A Dispute just opened on the fixtures' Charge (`needs_response`, reason `fraudulent`), for
@@ -405,7 +407,7 @@ function checkoutSession(overrides: StripeFixtureOverrides = {}): StripeFixtureO
  * Stripe opens disputes itself, so its `metadata` is empty: its events have a `paymentRef` but
  * no `merchantRef`.
  */
-function dispute(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
+const dispute = (overrides: StripeFixtureOverrides = {}): StripeFixtureObject => {
   return fixture(
     {
       id: IDS.dispute,
@@ -437,7 +439,7 @@ function dispute(overrides: StripeFixtureOverrides = {}): StripeFixtureObject {
     },
     overrides,
   );
-}
+};
 
 /**
  * Realistic Stripe API objects, one payment of 25.00 EUR for `order-1042`, ready to be the

@@ -6,12 +6,12 @@
 
 /** @entries root express */
 export { tbankEndpoint } from './tbank.provider';
-/** @entries express providers */
-export type { TBankEndpointOptions } from './tbank.provider';
+/** @entries root express providers */
+export type { TBankEndpointOptions, TBankProviderOptions } from './tbank.provider';
 /** @entries providers */
 export { tbankToken } from './tbank-token';
 /** @entries providers */
 export { TBankStatusClient } from './tbank-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { TBankStatusClientOptions } from './tbank-status.client';
 export { tbankDescriptor } from './tbank.descriptor';

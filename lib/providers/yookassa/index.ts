@@ -8,12 +8,12 @@
 export { yookassaEndpoint } from './yookassa.provider';
 /** @entries providers */
 export { YOOKASSA_API_URL, YOOKASSA_IP_RANGES } from './yookassa.provider';
-/** @entries express providers */
-export type { YooKassaEndpointOptions } from './yookassa.provider';
+/** @entries root express providers */
+export type { YooKassaEndpointOptions, YooKassaProviderOptions } from './yookassa.provider';
 /** @entries providers */
 export type { YooKassaNotification, YooKassaNotificationObject } from './yookassa.provider';
 /** @entries providers */
 export { YooKassaStatusClient } from './yookassa-status.client';
-/** @entries providers */
+/** @entries root express providers */
 export type { YooKassaStatusClientOptions } from './yookassa-status.client';
 export { yookassaDescriptor } from './yookassa.descriptor';

@@ -3,3 +3,5 @@
 export * from './yookassa.signer';
 export * from './yookassa.fixtures';
 export * from './yookassa-test-api';
+// NOTE: types the signer's and the fixtures' signatures name, which /testing exports with them.
+export type { YooKassaNotification, YooKassaNotificationObject } from './yookassa.provider';

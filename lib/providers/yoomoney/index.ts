@@ -6,6 +6,6 @@
 
 /** @entries root express */
 export { yoomoneyEndpoint } from './yoomoney.provider';
-/** @entries express providers */
-export type { YooMoneyEndpointOptions } from './yoomoney.provider';
+/** @entries root express providers */
+export type { YooMoneyEndpointOptions, YooMoneyProviderOptions } from './yoomoney.provider';
 export { yoomoneyDescriptor } from './yoomoney.descriptor';

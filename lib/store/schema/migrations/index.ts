@@ -1,3 +1,4 @@
+import type { MigrationInterface } from 'typeorm';
 import { CreateWebhooksTables1764400000000 } from './1764400000000-create-webhooks-tables';
 import { AddEventOutcomes1764500000000 } from './1764500000000-add-event-outcomes';
 import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhook-transmissions';
@@ -6,11 +7,19 @@ import { AddEventTenants1764800000000 } from './1764800000000-add-event-tenants'
 import { AddEventHistory1764900000000 } from './1764900000000-add-event-history';
 
 /**
+ * One of the classes in `webhooksMigrations`, which a data source's `migrations` takes. An app
+ * never names the classes themselves (the root entry does not export them), only the list.
+ */
+export interface WebhooksMigrationClass {
+  new (): MigrationInterface;
+}
+
+/**
  * The migrations of the inbox, the handler ledger, the signed transmissions seen, the events' history and the pauses of dispatch, for PostgreSQL and SQLite alike. Add
  * them to your data source's `migrations` (and set `migrationsRun: true`, or run them with the
  * TypeORM CLI). `IdempotencyModule` has its own: `idempotencyMigrations`.
  */
-export const webhooksMigrations = [
+export const webhooksMigrations: WebhooksMigrationClass[] = [
   CreateWebhooksTables1764400000000,
   AddEventOutcomes1764500000000,
   AddWebhookTransmissions1764600000000,
