@@ -41,6 +41,11 @@ export interface DodoPaymentsProviderOptions {
    * either direction; `0` switches the check off.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Key of the payment's `metadata` entry (set when you create the payment or checkout session)
@@ -133,7 +138,13 @@ export class DodoPaymentsWebhookProvider extends StandardWebhooksPlatformProvide
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: DodoPaymentsProviderOptions, endpointName = KIND) {
-    super(KIND, signingSecrets(options, endpointName), options, endpointName);
+    super(
+      KIND,
+      signingSecrets(options, endpointName),
+      options,
+      endpointName,
+      'dodoPaymentsEndpoint()',
+    );
   }
 
   /**

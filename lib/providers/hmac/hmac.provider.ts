@@ -91,6 +91,11 @@ export interface HmacProviderOptions {
    * direction; `0` switches the check off. Used only with `timestampHeader`.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Dotted JSON path of the event id (the dedup key). When neither this nor `eventIdHeader`
@@ -264,7 +269,7 @@ export class HmacWebhookProvider implements WebhookProvider {
     }
     this.encoding = encoding;
     this.timestampHeader = optionalHeader('timestampHeader', options.timestampHeader);
-    this.tolerance = resolveTolerance(endpointName, kind, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, kind, options, 'hmacEndpoint()');
     this.eventIdPath = path('eventIdPath', options.eventIdPath ?? HMAC_DEFAULTS.eventIdPath);
     this.eventIdHeader = optionalHeader('eventIdHeader', options.eventIdHeader);
     this.typePath = path('typePath', options.typePath ?? HMAC_DEFAULTS.typePath);

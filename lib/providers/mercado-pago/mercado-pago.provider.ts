@@ -79,6 +79,11 @@ export interface MercadoPagoProviderOptions {
    * its retries arrive refused as `timestamp_out_of_window`.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * The ISO 4217 code of your account's currency (one per country: ARS, BRL, CLP, COP, MXN,
@@ -205,7 +210,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       `Copy the secret signature from ${SECRET_PAGE}`,
     );
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'mercadoPagoEndpoint()');
     this.currency = resolveCurrency(endpointName, options.currency);
   }
 

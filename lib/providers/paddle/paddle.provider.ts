@@ -61,6 +61,11 @@ export interface PaddleProviderOptions {
    * for days, so it is a duplicate either way. Set 5 to refuse what the SDK refuses.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Key of the transaction's `custom_data` entry (set by your checkout) that holds your order id;
@@ -154,7 +159,7 @@ export class PaddleWebhookProvider implements WebhookProvider {
         'tools → Notifications',
     );
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'paddleEndpoint()');
     this.merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,

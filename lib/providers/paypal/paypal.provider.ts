@@ -1,3 +1,4 @@
+import { renamedOption, toleranceRename } from '../../core/deprecated-options';
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { crc32 } from '../../core/crc32';
@@ -83,6 +84,11 @@ export interface PayPalProviderOptions {
    * Largest distance in seconds between `PAYPAL-TRANSMISSION-TIME` and the receive time, in
    * either direction; `0` switches the check off.
    * @default 345600 (4 days; see `PAYPAL_DEFAULT_TOLERANCE_SECONDS`)
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -218,10 +224,16 @@ export class PayPalWebhookProvider implements WebhookProvider {
           'no spaces or line breaks); Webhooks Simulator events use "WEBHOOK_ID".',
       );
     }
-    const tolerance = options.tolerance ?? PAYPAL_DEFAULT_TOLERANCE_SECONDS;
+    const given = renamedOption(
+      options.toleranceSeconds,
+      options.tolerance,
+      toleranceRename('paypalEndpoint()'),
+      endpoint,
+    );
+    const tolerance = given ?? PAYPAL_DEFAULT_TOLERANCE_SECONDS;
     if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
       throw new WebhookConfigurationError(
-        `${endpoint}: tolerance must be a whole number of seconds, 0 or more (got ${String(options.tolerance)}); ` +
+        `${endpoint}: toleranceSeconds must be a whole number of seconds, 0 or more (got ${String(given)}); ` +
           `leave it out for the default ${PAYPAL_DEFAULT_TOLERANCE_SECONDS} (4 days, longer than PayPal's ` +
           'retry horizon), or use 0 to switch the transmission-time check off.',
       );

@@ -39,6 +39,11 @@ export interface PolarProviderOptions {
    * either direction; `0` switches the check off. Polar's SDK allows 300 s too.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Key of the order's `metadata` entry that holds your order id (Polar copies the checkout's
@@ -113,7 +118,7 @@ export class PolarWebhookProvider extends StandardWebhooksPlatformProvider {
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: PolarProviderOptions, endpointName = KIND) {
-    super(KIND, polarKeys(options, endpointName), options, endpointName);
+    super(KIND, polarKeys(options, endpointName), options, endpointName, 'polarEndpoint()');
   }
 
   /**

@@ -76,6 +76,11 @@ export interface StandardWebhooksProviderOptions {
    * direction; `0` switches the check off.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Provider kind, used in unmapped types (`'<kind>:<type>'`) and in the inbox. Set it to the
@@ -177,7 +182,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
         fail(standardPublicKeyFormatMessage(endpointName, kind, ...at))
       );
     });
-    this.tolerance = resolveTolerance(endpointName, kind, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, kind, options, 'standardWebhooksEndpoint()');
   }
 
   /**

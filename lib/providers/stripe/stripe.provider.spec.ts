@@ -157,13 +157,15 @@ describe('stripeEndpoint', () => {
       const header = officialHeader(PAYMENT, SECRET, NOW - 3600);
       expect(
         rejection(() =>
-          provider({ tolerance: 60 }).verify(delivery(PAYMENT, { 'stripe-signature': header })),
+          provider({ toleranceSeconds: 60 }).verify(
+            delivery(PAYMENT, { 'stripe-signature': header }),
+          ),
         ),
       ).toMatchObject({
         reason: 'timestamp_out_of_window',
       });
       expect(() =>
-        provider({ tolerance: 0 }).verify(delivery(PAYMENT, { 'stripe-signature': header })),
+        provider({ toleranceSeconds: 0 }).verify(delivery(PAYMENT, { 'stripe-signature': header })),
       ).not.toThrow();
     });
 
@@ -250,7 +252,7 @@ describe('stripeEndpoint', () => {
 
     it.each([-1, 1.5, Number.NaN])('refuses tolerance %p', (tolerance) => {
       expect(configError({ secret: SECRET, tolerance })).toMatch(
-        /tolerance must be a whole number/,
+        /toleranceSeconds must be a whole number/,
       );
     });
 

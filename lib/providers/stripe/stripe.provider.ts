@@ -54,6 +54,11 @@ export interface StripeProviderOptions {
    * direction; `0` switches the check off.
    * @default 300
    */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
+   */
   tolerance?: number;
   /**
    * Key of the `metadata` entry (set by your app when creating the PaymentIntent, Checkout
@@ -170,7 +175,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       }
     });
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'stripeEndpoint()');
     this.merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,
