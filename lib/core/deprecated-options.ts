@@ -78,3 +78,40 @@ export function toleranceRename(where: string): OptionRename {
     code: 'NPW_DEP_TOLERANCE',
   };
 }
+
+/**
+ * API options once given flat on a factory and now under `api: {…}`: the `api` object with each
+ * flat value read into it (each flat name warning once), or undefined when neither is given.
+ * @param codePrefix the warnings' code before the option's name: `NPW_DEP_MOLLIE`.
+ * @throws WebhookConfigurationError when a field is given in both places with different values.
+ */
+export function movedIntoApi<A extends object>(
+  flat: Partial<A> | undefined,
+  api: Partial<A> | undefined,
+  fields: readonly (keyof A & string)[],
+  where: string,
+  codePrefix: string,
+  context: string,
+): Partial<A> | undefined {
+  const moved: Partial<A> = { ...api };
+  let given = api !== undefined;
+  for (const field of fields) {
+    const value = renamedOption(
+      api?.[field],
+      flat?.[field],
+      {
+        from: field,
+        to: `api.${field}`,
+        where,
+        unit: field.endsWith('Ms') ? 'milliseconds, now under `api`' : 'now under `api`',
+        code: `${codePrefix}_${field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+      },
+      context,
+    );
+    if (value !== undefined) {
+      moved[field] = value;
+      given = true;
+    }
+  }
+  return given ? moved : undefined;
+}
