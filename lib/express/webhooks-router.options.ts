@@ -48,5 +48,10 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
    * way to run an instance that only stores and answers: that is `dispatch: { enabled: false }`.
    * @default true
    */
+  autoStart?: boolean;
+  /**
+   * Whether the background work starts with the router, under its name before 1.0.
+   * @deprecated use `autoStart` (the same boolean); read until 2.0. `router.start()` stays.
+   */
   start?: boolean;
 }

@@ -276,6 +276,11 @@ export interface WebhookReconciliationSchedule {
    * Only payments older than this many milliseconds.
    * @default 900000 (15 minutes)
    */
+  olderThanMs?: number;
+  /**
+   * The payments' least age in milliseconds, under its name before 1.0.
+   * @deprecated use `olderThanMs` (the same milliseconds); read until 2.0.
+   */
   olderThan?: number;
   /**
    * Most payments checked per run.

@@ -109,7 +109,12 @@ export interface WebhookObservabilityOptions {
    * alert. Endpoints not listed are never considered silent.
    * @default {}
    * @example
-   * expectDeliveryWithin: { stripe: 60 * 60 * 1000 } // a busy shop hears from Stripe hourly
+   * expectDeliveryWithinMs: { stripe: 60 * 60 * 1000 } // a busy shop hears from Stripe hourly
+   */
+  expectDeliveryWithinMs?: Readonly<Record<string, number>>;
+  /**
+   * The longest expected gaps in ms per endpoint, under their name before 1.0.
+   * @deprecated use `expectDeliveryWithinMs` (the same milliseconds); read until 2.0.
    */
   expectDeliveryWithin?: Readonly<Record<string, number>>;
   /**
