@@ -13,6 +13,7 @@ export interface WebhookAdminRoutesOptions {
   /**
    * Route prefix of the admin routes.
    * @default 'webhooks-admin'
+   * @advanced
    */
   path?: string;
 }
@@ -32,6 +33,7 @@ export interface WebhooksModuleExtras {
   /**
    * Name of the TypeORM data source holding the inbox.
    * @default the default data source
+   * @advanced
    */
   dataSource?: string;
   /**

@@ -40,6 +40,7 @@ export interface DodoPaymentsProviderOptions {
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time, in
    * either direction; `0` switches the check off.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

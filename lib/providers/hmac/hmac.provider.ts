@@ -90,6 +90,7 @@ export interface HmacProviderOptions {
    * Largest distance in seconds between the signed timestamp and the receive time, in either
    * direction; `0` switches the check off. Used only with `timestampHeader`.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

@@ -78,6 +78,7 @@ export interface MercadoPagoProviderOptions {
    * either direction; `0` switches the check off. Mercado Pago documents no window: raise it if
    * its retries arrive refused as `timestamp_out_of_window`.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**
@@ -125,6 +126,7 @@ export interface MercadoPagoEndpointOptions
    * calls about one payment at the same time are shared, and its answer is remembered for 2 s
    * (30 s for a payment the API does not know).
    * @default { perMinute: 300, burst: 60 }
+   * @advanced
    */
   apiCallBudget?: ApiCallBudgetOptions;
 }

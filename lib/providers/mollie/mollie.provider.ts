@@ -105,6 +105,7 @@ export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProvid
    * payment at the same time are shared, and its answer is remembered for 2 s (30 s for a
    * payment the API does not know).
    * @default { perMinute: 300, burst: 60 }
+   * @advanced
    */
   apiCallBudget?: ApiCallBudgetOptions;
 }

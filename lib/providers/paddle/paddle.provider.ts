@@ -60,6 +60,7 @@ export interface PaddleProviderOptions {
    * buys no safety here: within 300 s a replay carries an `event_id` whose dedup key is kept
    * for days, so it is a duplicate either way. Set 5 to refuse what the SDK refuses.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

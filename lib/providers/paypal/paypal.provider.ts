@@ -84,6 +84,7 @@ export interface PayPalProviderOptions {
    * Largest distance in seconds between `PAYPAL-TRANSMISSION-TIME` and the receive time, in
    * either direction; `0` switches the check off.
    * @default 345600 (4 days; see `PAYPAL_DEFAULT_TOLERANCE_SECONDS`)
+   * @advanced
    */
   toleranceSeconds?: number;
   /**
@@ -96,6 +97,7 @@ export interface PayPalProviderOptions {
    * the subject, chain and validity checks. Tests inject one that answers with a local
    * certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
    * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL, 4 downloads at once
+   * @advanced
    */
   certificateResolver?: PayPalCertificateResolver;
   /**
@@ -105,6 +107,7 @@ export interface PayPalProviderOptions {
    * Tests give `PAYPAL_TEST_CA_PEM` from the testing entry point; never give that CA in
    * production.
    * @default Node's bundled root certificates (`tls.rootCertificates`)
+   * @advanced
    */
   trustedRoots?: string | readonly string[];
 }

@@ -38,6 +38,7 @@ export interface PolarProviderOptions {
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time, in
    * either direction; `0` switches the check off. Polar's SDK allows 300 s too.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

@@ -13,6 +13,7 @@ export interface StandardWebhooksPlatformOptions {
   /**
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

@@ -75,6 +75,7 @@ export interface StandardWebhooksProviderOptions {
    * Largest distance in seconds between `webhook-timestamp` and the receive time, in either
    * direction; `0` switches the check off.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**

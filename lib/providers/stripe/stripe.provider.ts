@@ -53,6 +53,7 @@ export interface StripeProviderOptions {
    * Largest distance in seconds between the signed `t=` timestamp and the receive time, in either
    * direction; `0` switches the check off.
    * @default 300
+   * @advanced
    */
   toleranceSeconds?: number;
   /**
