@@ -84,7 +84,8 @@ const WINDOWS: Record<string, WindowCase> = {
     build: (window) => stripeEndpoint({ name: 'stripe', secret: 'whsec_window', ...window }),
     signed: () =>
       signStripeDelivery({
-        payload: '{"id":"evt_1"}',
+        type: 'payment_intent.succeeded',
+        object: { id: 'pi_1', object: 'payment_intent' },
         secret: 'whsec_window',
         timestamp: SIGNED_AT,
       }),
@@ -189,7 +190,7 @@ describe('tolerance, read as toleranceSeconds', () => {
 describe("GoCardless's webhookSecret, read as secret", () => {
   const SECRET = 'gc-old-name';
   const webhook = () =>
-    goCardlessFixtures.webhook([goCardlessFixtures.paymentConfirmed({ orderId: 'order-1' })]);
+    goCardlessFixtures.webhook(goCardlessFixtures.paymentConfirmed({ orderId: 'order-1' }));
 
   it('verifies with the old name, warns once, and refuses both with different values', async () => {
     const delivery = signGoCardlessDelivery({ payload: webhook(), secret: SECRET });
