@@ -82,7 +82,7 @@ export interface HmacProviderOptions {
   encoding?: HmacSignatureEncoding;
   /**
    * Header carrying a signed Unix-seconds timestamp. When set, the signed content is
-   * `${timestamp}.${rawBody}` and the timestamp must lie within `tolerance`.
+   * `${timestamp}.${rawBody}` and the timestamp must lie within `toleranceSeconds`.
    * @default none (the signed content is the raw body alone and there is no replay window)
    */
   timestampHeader?: string;

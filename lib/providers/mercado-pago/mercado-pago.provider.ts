@@ -252,7 +252,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   /**
    * The signed transmission, `x-request-id` with `ts`: the signature does not cover the body, so
    * the ingress refuses a second, different body under it. Remembered for twice the tolerance
-   * (`ts` may lie `tolerance` ahead, and a replay passes until `tolerance` after it).
+   * (`ts` may lie `toleranceSeconds` ahead, and a replay passes until `toleranceSeconds` after it).
    */
   signedTransmission(request: InboundWebhook): SignedTransmission {
     const requestId = request.headers[REQUEST_ID_HEADER]?.trim() ?? '';

@@ -312,8 +312,8 @@ export class PayPalWebhookProvider implements WebhookProvider {
   /**
    * The transmission a verified delivery came in: PayPal signs its id and time but only the
    * CRC-32 of the body, so the ingress refuses a second, different body under the same id. It
-   * is remembered for twice the tolerance (a transmission time may lie up to `tolerance` ahead
-   * of the receive time, and a replay passes until `tolerance` after it); with the time check
+   * is remembered for twice the tolerance (a transmission time may lie up to `toleranceSeconds` ahead
+   * of the receive time, and a replay passes until `toleranceSeconds` after it); with the time check
    * off, for twice the default.
    */
   signedTransmission(request: InboundWebhook): SignedTransmission {
