@@ -301,8 +301,8 @@ describe('mercadoPagoEndpoint', () => {
       expect(message).not.toContain(SECRET);
     });
 
-    it.each([[-1], [1.5]])('refuses a tolerance of %s', (tolerance) => {
-      expect(configError({ verifyWithProvider: false, secret: SECRET, tolerance })).toMatch(
+    it.each([[-1], [1.5]])('refuses a tolerance of %s', (toleranceSeconds) => {
+      expect(configError({ verifyWithProvider: false, secret: SECRET, toleranceSeconds })).toMatch(
         /tolerance/,
       );
     });

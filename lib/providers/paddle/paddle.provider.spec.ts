@@ -252,8 +252,8 @@ describe('paddleEndpoint', () => {
       expect(message).not.toContain(OTHER_SECRET);
     });
 
-    it.each([-1, 1.5])('refuses tolerance %p', (tolerance) => {
-      expect(configError({ secret: SECRET, tolerance })).toMatch(
+    it.each([-1, 1.5])('refuses toleranceSeconds %p', (toleranceSeconds) => {
+      expect(configError({ secret: SECRET, toleranceSeconds })).toMatch(
         /toleranceSeconds must be a whole number/,
       );
     });
