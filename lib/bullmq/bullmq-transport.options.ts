@@ -17,6 +17,7 @@ export interface BullmqTransportOptions {
   /**
    * The queue's name; with {@link queue}, its name.
    * @default 'payment-webhooks'
+   * @advanced
    */
   queueName?: string;
   /**
@@ -30,12 +31,14 @@ export interface BullmqTransportOptions {
    * `WorkerHost` processor calls `process(job)` of the open transport (`WEBHOOKS_TRANSPORT`),
    * or where only the relay runs.
    * @default true
+   * @advanced
    */
   worker?: boolean;
   /**
    * Move due events from the inbox to the queue in this process, and look for events whose
    * job vanished. Any number of processes may relay at once: each claims its own events.
    * @default true
+   * @advanced
    */
   relay?: boolean;
   /**

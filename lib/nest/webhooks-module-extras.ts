@@ -40,6 +40,7 @@ export interface WebhooksModuleExtras {
    * Decorators applied to the webhook controller, e.g. a `@Public()` marker for a global
    * auth guard or `@SkipThrottle()`.
    * @default []
+   * @advanced
    */
   controllerDecorators?: ClassDecorator[];
   /**

@@ -149,6 +149,7 @@ export interface WebhookDispatchOptions {
    * --handler …`, `POST /webhooks-admin/resume` or `WebhookAdmin.resume()`), and raises a
    * `dispatch_paused` alert. Left out or 0: never.
    * @default 0
+   * @advanced
    */
   pauseAfterFailures?: number;
   /**

@@ -20,6 +20,7 @@ export interface WebhookMetricsOptions {
   /**
    * Registry the metrics are registered on.
    * @default prom-client's default registry (`register`)
+   * @advanced
    */
   registry?: WebhookMetricsRegistry;
   /**

@@ -110,6 +110,7 @@ export interface HmacProviderOptions {
    * `timestampHeader` are signed), so it is refused at startup unless `trustUnsignedHeaders` is
    * set: a resent body with a new value there is a new event.
    * @default none
+   * @advanced
    */
   eventIdHeader?: string;
   /**
@@ -125,6 +126,7 @@ export interface HmacProviderOptions {
    * `trustUnsignedHeaders` is set, and a type read from it is always native
    * (`'<kind>:<value>'`), never a normalized one.
    * @default none
+   * @advanced
    */
   typeHeader?: string;
   /**
@@ -132,6 +134,7 @@ export interface HmacProviderOptions {
    * holds one captured delivery can resend it with a new id (a new event, its handlers run again)
    * or another native type. Without it such headers are refused at startup.
    * @default false
+   * @advanced
    */
   trustUnsignedHeaders?: boolean;
   /**
