@@ -10,6 +10,15 @@ export interface OptionRow {
   /** The `@default` tag, `required` for a required option without one, else empty. */
   readonly default: string;
   readonly description: string;
+  /** Tagged `@advanced`, or reached through an option that is: a tuning knob. */
+  readonly advanced: boolean;
+}
+
+/** An old name still read until the next major, tagged `@deprecated`: listed, not tabled. */
+export interface DeprecatedRow {
+  readonly path: string;
+  /** The `@deprecated` tag's text: what to use instead. */
+  readonly instead: string;
 }
 
 /** One options interface: a table of the reference. */
@@ -21,6 +30,7 @@ export interface OptionsTable {
   /** Parents given a table of their own, named instead of repeated. */
   readonly alsoTakes: readonly string[];
   readonly rows: readonly OptionRow[];
+  readonly deprecated: readonly DeprecatedRow[];
 }
 
 /** Where options are declared: an interface, or a type alias of unions and object literals. */
@@ -100,19 +110,30 @@ export class OptionsModel {
     return found[0];
   }
 
-  /** The table of an options shape, each followed by those of the nested options it reaches. */
-  tables(shape: OptionsShape, at = '', partial = false): OptionsTable[] {
+  /**
+   * The table of an options shape, each followed by those of the nested options it reaches. An
+   * option tagged `@deprecated` is listed apart, its nested options not followed; the options
+   * under one tagged `@advanced` are all advanced.
+   */
+  tables(shape: OptionsShape, at = '', partial = false, advanced = false): OptionsTable[] {
     const name = shape.name.text;
     if (this.documented.has(name)) return [];
     this.documented.add(name);
     const rows: OptionRow[] = [];
+    const deprecated: DeprecatedRow[] = [];
     const nested: OptionsTable[] = [];
     for (const member of this.members(shape)) {
       const option = at ? `${at}.${memberName(member)}` : memberName(member);
-      rows.push(this.row(name, member, option, partial));
+      const instead = tagText(member, 'deprecated');
+      if (instead !== undefined) {
+        deprecated.push({ path: option, instead });
+        continue;
+      }
+      const knob = advanced || tagText(member, 'advanced') !== undefined;
+      rows.push(this.row(name, member, option, partial, knob));
       for (const inner of this.nestedOptions(member)) {
         const path = inner.element ? `${option}[]` : option;
-        nested.push(...this.tables(inner.shape, path, inner.partial));
+        nested.push(...this.tables(inner.shape, path, inner.partial, knob));
       }
     }
     const alsoTakes = ts.isInterfaceDeclaration(shape)
@@ -120,7 +141,7 @@ export class OptionsModel {
           .map((parent) => parent.name.text)
           .filter((p) => this.standalone.has(p))
       : [];
-    return [{ name, at, summary: jsDocText(shape), alsoTakes, rows }, ...nested];
+    return [{ name, at, summary: jsDocText(shape), alsoTakes, rows, deprecated }, ...nested];
   }
 
   private row(
@@ -128,6 +149,7 @@ export class OptionsModel {
     member: ts.PropertySignature,
     option: string,
     partial: boolean,
+    advanced: boolean,
   ): OptionRow {
     const description = jsDocText(member);
     if (!description) {
@@ -144,6 +166,7 @@ export class OptionsModel {
       type: oneLine(member.type?.getText() ?? 'unknown'),
       default: tagged || (member.questionToken || partial ? '' : this.required(member)),
       description,
+      advanced,
     };
   }
 
@@ -272,8 +295,13 @@ function jsDocText(node: ts.Node): string {
 }
 
 function defaultTag(node: ts.Node): string {
-  const tag = ts.getJSDocTags(node).find((t) => t.tagName.text === 'default');
-  return tag ? oneLine(renderLinks(ts.getTextOfJSDocComment(tag.comment) ?? '')) : '';
+  return tagText(node, 'default') ?? '';
+}
+
+/** The text of a JSDoc tag on one line (empty for a bare tag), or undefined without the tag. */
+function tagText(node: ts.Node, name: string): string | undefined {
+  const tag = ts.getJSDocTags(node).find((t) => t.tagName.text === name);
+  return tag ? oneLine(renderLinks(ts.getTextOfJSDocComment(tag.comment) ?? '')) : undefined;
 }
 
 function renderLinks(text: string): string {

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OptionsModel, OptionsTable } from './options-model';
+import { OptionRow, OptionsModel, OptionsTable } from './options-model';
 import { argValue, codeSpan, firstDifference, tableCell } from './docs-support';
 
 const OUTPUT = 'docs/configuration.md';
@@ -84,9 +84,24 @@ function renderTable(table: OptionsTable): string[] {
   for (const parent of table.alsoTakes) {
     lines.push(`Also takes every option of [${codeSpan(parent)}](#${parent.toLowerCase()}).`, '');
   }
-  if (table.rows.length === 0) return lines;
-  lines.push('| Option | Type | Default | Description |', '| --- | --- | --- | --- |');
-  for (const row of table.rows) {
+  const first = table.rows.filter((row) => !row.advanced);
+  const knobs = table.rows.filter((row) => row.advanced);
+  if (first.length > 0) lines.push(...renderRows(first));
+  if (knobs.length > 0) {
+    const lead = first.length > 0 ? '**Advanced**' : '**Advanced** (every option here)';
+    lines.push(`${lead}: tuning knobs whose defaults suit most apps.`, '', ...renderRows(knobs));
+  }
+  if (table.deprecated.length > 0) {
+    lines.push('**Deprecated**, still read until 2.0 with a one-time `DeprecationWarning`:', '');
+    for (const row of table.deprecated) lines.push(`- ${codeSpan(row.path)}: ${row.instead}`);
+    lines.push('');
+  }
+  return lines;
+}
+
+function renderRows(rows: readonly OptionRow[]): string[] {
+  const lines = ['| Option | Type | Default | Description |', '| --- | --- | --- | --- |'];
+  for (const row of rows) {
     const cells = [codeSpan(row.path), codeSpan(row.type), row.default, row.description];
     lines.push(`| ${cells.map(tableCell).join(' | ')} |`);
   }
@@ -103,6 +118,9 @@ export function renderReference(model: OptionsModel): string {
     '',
     'Every option the package takes, with its type as declared, its default and what it does.',
     'Paths are dotted from the options object the section names (`dispatch.retry.maxAttempts`).',
+    "Each table's first rows are what a first setup gives; the **Advanced** rows below them are",
+    'tuning knobs (`@advanced` in the JSDoc) whose defaults suit most apps, and **Deprecated** lists',
+    'old names still read until 2.0 (see [Renamed options](migration.md#renamed-options)).',
     '',
   ];
   for (const section of sections(model)) {

@@ -76,9 +76,9 @@ const quietLogger = {
 
 /**
  * Options of `createWebhooksRouter()` for the benchmark.
- * @param {{ dataSource: object, handlerMs: number, dispatch: object, start?: boolean }} options
+ * @param {{ dataSource: object, handlerMs: number, dispatch: object, autoStart?: boolean }} options
  */
-function routerOptions({ dataSource, handlerMs, dispatch, start = false }) {
+function routerOptions({ dataSource, handlerMs, dispatch, autoStart = false }) {
   const { stripeEndpoint } = express();
   return {
     dataSource,
@@ -86,7 +86,7 @@ function routerOptions({ dataSource, handlerMs, dispatch, start = false }) {
     handlers: drainHandlers(handlerMs),
     logger: quietLogger,
     dispatch,
-    start,
+    autoStart,
   };
 }
 

@@ -2,7 +2,7 @@
 /**
  * One worker process of the workers benchmark, forked by `bench/workers.js`: the built
  * package's `createWebhooksRouter()`, never mounted, on the run's inbox, with the in-process
- * worker or the BullMQ transport. It boots with `start: false` and says `ready`; on `start` it
+ * worker or the BullMQ transport. It boots with `autoStart: false` and says `ready`; on `start` it
  * starts the router (the worker, or the relay and BullMQ worker) and says `started`; on `stop`
  * (or SIGTERM) it stops the router, closes the data source and exits.
  *

@@ -17,11 +17,13 @@ export interface BullmqTransportOptions {
   /**
    * The queue's name; with {@link queue}, its name.
    * @default 'payment-webhooks'
+   * @advanced
    */
   queueName?: string;
   /**
    * BullMQ's key prefix in Redis (ignored with {@link queue}, which has its own).
    * @default 'bull'
+   * @advanced
    */
   prefix?: string;
   /**
@@ -29,25 +31,32 @@ export interface BullmqTransportOptions {
    * `WorkerHost` processor calls `process(job)` of the open transport (`WEBHOOKS_TRANSPORT`),
    * or where only the relay runs.
    * @default true
+   * @advanced
    */
   worker?: boolean;
   /**
    * Move due events from the inbox to the queue in this process, and look for events whose
    * job vanished. Any number of processes may relay at once: each claims its own events.
    * @default true
+   * @advanced
    */
   relay?: boolean;
   /**
    * Jobs this process's worker runs at once. On PostgreSQL each holds a pooled connection
    * while its handler's transaction is open.
    * @default dispatch.concurrency
+   * @advanced
    */
   concurrency?: number;
-  /** BullMQ's rate limit for this worker: at most `max` jobs per `duration` ms. */
+  /**
+   * BullMQ's rate limit for this worker: at most `max` jobs per `duration` ms.
+   * @advanced
+   */
   limiter?: RateLimiterOptions;
   /**
    * Which completed jobs BullMQ keeps (the inbox keeps every event in any case).
    * @default { age: 3600, count: 1000 }
+   * @advanced
    */
   removeOnComplete?: boolean | number | KeepJobs;
   /**
@@ -55,17 +64,20 @@ export interface BullmqTransportOptions {
    * BullMQ never retries them; the inbox does (a new job for the next attempt), and keeps each
    * failure in the event's history and its failure group whatever BullMQ removes.
    * @default { age: 86400, count: 5000 }
+   * @advanced
    */
   removeOnFail?: boolean | number | KeepJobs;
   /**
    * How long an event handed to the queue waits before the relay checks its job is still
    * there, in ms: a job lost to a Redis flush or eviction is added again after at most this.
    * @default 60000
+   * @advanced
    */
   redeliverAfterMs?: number;
   /**
    * Most events moved to the queue in one claim (one `addBulk`).
    * @default 500
+   * @advanced
    */
   relayBatch?: number;
 }

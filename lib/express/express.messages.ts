@@ -55,5 +55,5 @@ export const MOUNT_PATH_UNKNOWN =
   'router) makes <mount> /webhooks): the router is not told it';
 
 export const NOT_STARTED =
-  'the router was created with start: false, and nothing runs in the background (worker, ' +
+  'the router was created with autoStart: false, and nothing runs in the background (worker, ' +
   'schedules) until router.start()';

@@ -22,6 +22,7 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
    * stores, claims, settles and lists goes through it. The router initializes it before use
    * and closes it in `router.stop()`.
    * @default the TypeORM store on `dataSource`
+   * @advanced
    */
   store?: WebhookStore;
   /**
@@ -47,6 +48,12 @@ export interface WebhooksRouterOptions extends WebhooksModuleOptions {
    * `router.start()`: for registering more handlers with `router.register()` first. Not the
    * way to run an instance that only stores and answers: that is `dispatch: { enabled: false }`.
    * @default true
+   * @advanced
+   */
+  autoStart?: boolean;
+  /**
+   * Whether the background work starts with the router, under its name before 1.0.
+   * @deprecated use `autoStart` (the same boolean); read until 2.0. `router.start()` stays.
    */
   start?: boolean;
 }

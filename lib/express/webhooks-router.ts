@@ -1,3 +1,4 @@
+import { OptionRename, renamedOption } from '../core/deprecated-options';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookHandlerDefinition } from '../handlers/webhook-handler.registry';
@@ -25,6 +26,14 @@ import { WebhooksRouterOptions } from './webhooks-router.options';
  * (`app.use('/webhooks', router)`, before `express.json()`), with the worker's controls and
  * the health, metrics and admin pieces beside it.
  */
+const ROUTER_START: OptionRename = {
+  from: 'start',
+  to: 'autoStart',
+  where: 'createWebhooksRouter()',
+  unit: 'a boolean, as before; router.start() stays',
+  code: 'NPW_DEP_ROUTER_START',
+};
+
 export interface WebhooksRouter extends RequestHandler {
   /** Lists, shows, redelivers, replays, settles and purges stored events. */
   readonly admin: WebhookAdmin;
@@ -34,7 +43,7 @@ export interface WebhooksRouter extends RequestHandler {
    */
   readonly transactions: WebhookTransactions;
   /**
-   * Registers one more handler, as `handlers` does. Before `start()` (with `start: false`) it
+   * Registers one more handler, as `handlers` does. Before `start()` (with `autoStart: false`) it
    * also runs for the events already waiting; the name is its ledger key, unique per router.
    * @throws WebhookConfigurationError for an invalid or duplicate handler
    */
@@ -51,7 +60,7 @@ export interface WebhooksRouter extends RequestHandler {
   readonly metricsHandler: RequestHandler;
   /**
    * Starts the worker and schedules, and logs the startup summary (endpoints, handlers, where
-   * they run); done by `createWebhooksRouter()` unless `start: false`. Waits for no broker.
+   * they run); done by `createWebhooksRouter()` unless `autoStart: false`. Waits for no broker.
    */
   start(): Promise<void>;
   /**
@@ -73,7 +82,7 @@ export interface WebhooksRouter extends RequestHandler {
 
 /**
  * Builds the webhooks of a plain Express app on its TypeORM data source: checks the options
- * and the inbox's tables, registers the handlers, and starts the worker (unless `start: false`).
+ * and the inbox's tables, registers the handlers, and starts the worker (unless `autoStart: false`).
  *
  * @example
  * ```ts
@@ -96,9 +105,12 @@ export async function createWebhooksRouter(
     handlers = [],
     logger,
     pendingPayments,
-    start = true,
+    autoStart: given,
+    start: deprecated,
     ...module
   } = options;
+  const autoStart =
+    renamedOption(given, deprecated, ROUTER_START, 'createWebhooksRouter() options') ?? true;
   if (!store) {
     if (!dataSource?.isInitialized) {
       throw new WebhookConfigurationError(DATA_SOURCE_NOT_INITIALIZED);
@@ -126,7 +138,7 @@ export async function createWebhooksRouter(
   const router = routerOf(engine);
   try {
     handlers.forEach((handler) => engine.registry.register(handler));
-    if (start) {
+    if (autoStart) {
       await router.start();
     } else {
       logRouterSummary(engine, false);

@@ -11,7 +11,7 @@ export interface OptionalObservabilityParts {
 
 /**
  * Metrics (`WebhooksMetrics`) when `observability.metrics` is on; alerts (`WebhookAlerts`)
- * when `observability.alerts` or `expectDeliveryWithin` is given. Options known only at startup
+ * when `observability.alerts` or `expectDeliveryWithinMs` is given. Options known only at startup
  * (`forRootAsync()`) register both, and each then stays idle (no registry, no subscription, no
  * timer) when the options turn it off.
  * @param observability `undefined` with `known: false` when the options come from a factory.

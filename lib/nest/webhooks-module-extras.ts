@@ -13,6 +13,7 @@ export interface WebhookAdminRoutesOptions {
   /**
    * Route prefix of the admin routes.
    * @default 'webhooks-admin'
+   * @advanced
    */
   path?: string;
 }
@@ -32,12 +33,14 @@ export interface WebhooksModuleExtras {
   /**
    * Name of the TypeORM data source holding the inbox.
    * @default the default data source
+   * @advanced
    */
   dataSource?: string;
   /**
    * Decorators applied to the webhook controller, e.g. a `@Public()` marker for a global
    * auth guard or `@SkipThrottle()`.
    * @default []
+   * @advanced
    */
   controllerDecorators?: ClassDecorator[];
   /**

@@ -43,7 +43,7 @@ export interface InboxSample {
   readonly paused: readonly DispatchPause[];
 }
 
-/** An endpoint that has had no acknowledged delivery for longer than its `expectDeliveryWithin`. */
+/** An endpoint that has had no acknowledged delivery for longer than its `expectDeliveryWithinMs`. */
 export interface SilentEndpoint {
   readonly endpoint: string;
   /** The last acknowledged delivery known, or null when none is. */
@@ -131,12 +131,12 @@ export class InboxSampler {
   }
 
   /**
-   * Endpoints silent for longer than their `expectDeliveryWithin`, as far as this process knows
+   * Endpoints silent for longer than their `expectDeliveryWithinMs`, as far as this process knows
    * (call `sample()` first to learn what other instances stored).
    */
   silentEndpoints(now = Date.now()): SilentEndpoint[] {
     const silent: SilentEndpoint[] = [];
-    for (const [endpoint, within] of this.options.observability.expectDeliveryWithin) {
+    for (const [endpoint, within] of this.options.observability.expectDeliveryWithinMs) {
       const lastDeliveryAt = this.lastDeliveryAt(endpoint);
       const silentForMs = now - (lastDeliveryAt ?? this.startedAt).getTime();
       if (silentForMs > within) {

@@ -29,7 +29,7 @@ export type WebhooksHealthDetails = {
   readonly oldestPendingAgeMs: WebhooksHealthMeasure;
   /** Events in the dead-letter state. */
   readonly deadLetters: WebhooksHealthMeasure;
-  /** Endpoints silent for longer than their `expectDeliveryWithin`. */
+  /** Endpoints silent for longer than their `expectDeliveryWithinMs`. */
   readonly silentEndpoints: readonly SilentEndpoint[];
   /**
    * The pauses of dispatch in force (see `WebhookAdmin.pause()`): deliberate, so not a problem
@@ -86,7 +86,7 @@ function writesOf(
  * Reports whether the inbox is reachable, can be written and keeps up: the database answers
  * and takes the package's writes, the pending backlog and the oldest pending event's age are
  * under their thresholds, dead letters are under theirs (when set), and no endpoint has been
- * silent longer than its `expectDeliveryWithin`. Reads a cached database sample
+ * silent longer than its `expectDeliveryWithinMs`. Reads a cached database sample
  * (`observability.sampleCacheMs`), so frequent probes are cheap.
  *
  * Meant for monitoring, not for a liveness or readiness probe of the instances that receive

@@ -21,7 +21,7 @@ describe('observability options', () => {
         signatureFailureWindowMs: 600_000,
         paymentEventThreshold: 20,
       },
-      expectDeliveryWithin: new Map(),
+      expectDeliveryWithinMs: new Map(),
       sampleCacheMs: 5000,
     });
   });
@@ -39,11 +39,11 @@ describe('observability options', () => {
   it('keeps the expected gaps per endpoint and the thresholds given', () => {
     const onAlert = () => undefined;
     const resolved = resolve({
-      expectDeliveryWithin: { stripe: 3_600_000 },
+      expectDeliveryWithinMs: { stripe: 3_600_000 },
       health: { maxDeadLetters: 0, maxPendingBacklog: 50 },
       alerts: { onAlert, paymentEventThreshold: 3 },
     });
-    expect(resolved.expectDeliveryWithin).toEqual(new Map([['stripe', 3_600_000]]));
+    expect(resolved.expectDeliveryWithinMs).toEqual(new Map([['stripe', 3_600_000]]));
     expect(resolved.health).toEqual({
       maxPendingBacklog: 50,
       maxOldestPendingMs: 900_000,
@@ -56,10 +56,10 @@ describe('observability options', () => {
   it.each<[string, WebhookObservabilityOptions, RegExp]>([
     [
       'an unknown endpoint',
-      { expectDeliveryWithin: { strpe: 60_000 } },
+      { expectDeliveryWithinMs: { strpe: 60_000 } },
       /"strpe".*endpoints: stripe/,
     ],
-    ['a gap under a second', { expectDeliveryWithin: { stripe: 500 } }, /at least 1000/],
+    ['a gap under a second', { expectDeliveryWithinMs: { stripe: 500 } }, /at least 1000/],
     ['a prefix that is not a metric name', { metrics: { prefix: '9-shop' } }, /metrics.prefix/],
     ['a registry that is not one', { metrics: { registry: {} as never } }, /prom-client Registry/],
     ['a fractional threshold', { health: { maxPendingBacklog: 1.5 } }, /maxPendingBacklog/],

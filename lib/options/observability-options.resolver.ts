@@ -1,8 +1,9 @@
+import { OptionRename, renamedOption } from '../core/deprecated-options';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { INVALID_OPTION } from './options.messages';
 import type { WebhookAlert } from '../telemetry/webhook-alert.interface';
-import { UNKNOWN_SILENCE_ENDPOINT } from './options.messages';
+import { MODULE_OPTIONS, UNKNOWN_SILENCE_ENDPOINT } from './options.messages';
 import type {
   WebhookJournalFormat,
   WebhookMetricsRegistry,
@@ -38,7 +39,7 @@ export interface ResolvedObservabilityOptions {
     readonly paymentEventThreshold: number;
   };
   /** Endpoint name to the longest expected gap between deliveries, in ms. */
-  readonly expectDeliveryWithin: ReadonlyMap<string, number>;
+  readonly expectDeliveryWithinMs: ReadonlyMap<string, number>;
   readonly sampleCacheMs: number;
 }
 
@@ -107,10 +108,24 @@ function resolveMetrics(
   return { registry: metrics.registry, prefix };
 }
 
+const EXPECT_DELIVERY_WITHIN: OptionRename = {
+  from: 'observability.expectDeliveryWithin',
+  to: 'observability.expectDeliveryWithinMs',
+  where: MODULE_OPTIONS,
+  unit: 'milliseconds per endpoint',
+  code: 'NPW_DEP_EXPECT_DELIVERY_WITHIN',
+};
+
 function resolveSilence(
-  expect: WebhookObservabilityOptions['expectDeliveryWithin'],
+  options: WebhookObservabilityOptions | undefined,
   endpoints: ReadonlyMap<string, WebhookEndpoint>,
 ): Map<string, number> {
+  const expect = renamedOption(
+    options?.expectDeliveryWithinMs,
+    options?.expectDeliveryWithin,
+    EXPECT_DELIVERY_WITHIN,
+    'WebhooksModule option observability',
+  );
   const resolved = new Map<string, number>();
   if (expect === undefined) {
     return resolved;
@@ -118,7 +133,7 @@ function resolveSilence(
   if (!isObject(expect)) {
     throw new WebhookConfigurationError(
       INVALID_OPTION(
-        'observability.expectDeliveryWithin',
+        'observability.expectDeliveryWithinMs',
         'an object of endpoint name to milliseconds',
         expect,
       ),
@@ -128,7 +143,7 @@ function resolveSilence(
     if (!endpoints.has(name)) {
       throw new WebhookConfigurationError(UNKNOWN_SILENCE_ENDPOINT(name, [...endpoints.keys()]));
     }
-    resolved.set(name, integer(`observability.expectDeliveryWithin.${name}`, ms, 0, 1000));
+    resolved.set(name, integer(`observability.expectDeliveryWithinMs.${name}`, ms, 0, 1000));
   }
   return resolved;
 }
@@ -144,7 +159,8 @@ export function metricsConfigured(options: WebhookObservabilityOptions | undefin
  */
 export function alertsConfigured(options: WebhookObservabilityOptions | undefined): boolean {
   return (
-    options?.alerts !== undefined || Object.keys(options?.expectDeliveryWithin ?? {}).length > 0
+    options?.alerts !== undefined ||
+    Object.keys(options?.expectDeliveryWithinMs ?? options?.expectDeliveryWithin ?? {}).length > 0
   );
 }
 
@@ -208,7 +224,7 @@ export function resolveObservabilityOptions(
         1,
       ),
     },
-    expectDeliveryWithin: resolveSilence(options?.expectDeliveryWithin, endpoints),
+    expectDeliveryWithinMs: resolveSilence(options, endpoints),
     sampleCacheMs: integer('observability.sampleCacheMs', options?.sampleCacheMs, 5000, 0),
   };
 }

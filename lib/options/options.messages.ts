@@ -14,5 +14,8 @@ export const INVALID_OPTION = (option: string, rule: string, value: unknown) =>
   `WebhooksModule option \`${option}\` must be ${rule} (got ${JSON.stringify(value)}).`;
 
 export const UNKNOWN_SILENCE_ENDPOINT = (name: string, configured: readonly string[]) =>
-  `WebhooksModule option \`observability.expectDeliveryWithin\` names endpoint "${name}", which is ` +
+  `WebhooksModule option \`observability.expectDeliveryWithinMs\` names endpoint "${name}", which is ` +
   `not configured (endpoints: ${configured.join(', ')}). Use the endpoint's \`name\`.`;
+
+/** Where the module's options are given, as deprecation warnings name it. */
+export const MODULE_OPTIONS = 'WebhooksModule.forRoot() / createWebhooksRouter()';

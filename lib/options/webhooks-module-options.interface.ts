@@ -13,11 +13,13 @@ export interface WebhookRetryOptions {
   /**
    * Delay before the second attempt, in ms; doubles on each later one.
    * @default 5000
+   * @advanced
    */
   baseDelayMs?: number;
   /**
    * Longest delay between attempts, in ms.
    * @default 10800000 (3 hours)
+   * @advanced
    */
   maxDelayMs?: number;
 }
@@ -87,22 +89,26 @@ export interface WebhookDispatchOptions {
    * listens for other instances' events, so more than the pool's size minus three makes events
    * wait for connections. SQLite runs one handler transaction at a time.
    * @default 4
+   * @advanced
    */
   concurrency?: number;
   /**
    * How often to look for due events when nothing woke the dispatcher, in ms.
    * @default 1000
+   * @advanced
    */
   pollIntervalMs?: number;
   /**
    * How long a claimed event stays reserved for this worker, in ms; renewed while handlers run.
    * A crashed worker's events are reclaimed after it.
    * @default 30000
+   * @advanced
    */
   leaseMs?: number;
   /**
    * On shutdown, how long to let running handlers finish before giving their events back, in ms.
    * @default 10000
+   * @advanced
    */
   shutdownTimeoutMs?: number;
   /** Retry policy. */
@@ -115,6 +121,7 @@ export interface WebhookDispatchOptions {
    * connection: turn this on when they write through `ctx.manager` and call out little; keep it
    * off when they spend most of their time waiting on other services. `true` takes the defaults.
    * @default false
+   * @advanced
    */
   batch?: boolean | WebhookBatchOptions;
   /**
@@ -131,6 +138,7 @@ export interface WebhookDispatchOptions {
    * handlers hand the event to a reader outside `ctx.manager`, or wait on slow services (the
    * answer waits for them, up to the bound). `true` takes the defaults.
    * @default false
+   * @advanced
    */
   inline?: boolean | WebhookInlineOptions;
   /**
@@ -141,6 +149,7 @@ export interface WebhookDispatchOptions {
    * --handler …`, `POST /webhooks-admin/resume` or `WebhookAdmin.resume()`), and raises a
    * `dispatch_paused` alert. Left out or 0: never.
    * @default 0
+   * @advanced
    */
   pauseAfterFailures?: number;
   /**
@@ -174,6 +183,7 @@ export interface WebhooksModuleOptions {
    * database locked by another connection is tried again until then. Between 100 and 30000:
    * a value outside is taken for seconds or microseconds given as milliseconds.
    * @default 2000 (well under the 5 s Paddle gives, the shortest of the supported providers)
+   * @advanced
    */
   storeTimeoutMs?: number;
   /**
@@ -199,6 +209,7 @@ export interface WebhooksModuleOptions {
    * How the inbox uses the database: where it keeps what it needs besides the data source's
    * own tables, and whether its statements run prepared.
    * @default the intake next to the SQLite file; prepared statements on PostgreSQL
+   * @advanced
    */
   storage?: WebhookStorageOptions;
 }
@@ -257,11 +268,13 @@ export interface WebhookRetentionOptions {
    * Milliseconds between runs, from startup; 0 turns the schedule off (call
    * `WebhookRetention.run()` yourself, or run `npx nestjs-payment-webhooks retention run`).
    * @default 3600000 (1 hour)
+   * @advanced
    */
   intervalMs?: number;
   /**
    * Rows changed per transaction; each batch is its own short transaction.
    * @default 500
+   * @advanced
    */
   batchSize?: number;
 }
@@ -275,11 +288,18 @@ export interface WebhookReconciliationSchedule {
   /**
    * Only payments older than this many milliseconds.
    * @default 900000 (15 minutes)
+   * @advanced
+   */
+  olderThanMs?: number;
+  /**
+   * The payments' least age in milliseconds, under its name before 1.0.
+   * @deprecated use `olderThanMs` (the same milliseconds); read until 2.0.
    */
   olderThan?: number;
   /**
    * Most payments checked per run.
    * @default 100
+   * @advanced
    */
   limit?: number;
 }

@@ -20,11 +20,13 @@ export interface WebhookMetricsOptions {
   /**
    * Registry the metrics are registered on.
    * @default prom-client's default registry (`register`)
+   * @advanced
    */
   registry?: WebhookMetricsRegistry;
   /**
    * Prefix of every metric name.
    * @default 'payment_webhooks_'
+   * @advanced
    */
   prefix?: string;
 }
@@ -34,18 +36,21 @@ export interface WebhookHealthOptions {
   /**
    * Most events waiting to run for the first time (status `pending`), over all endpoints.
    * @default 1000
+   * @advanced
    */
   maxPendingBacklog?: number;
   /**
    * Longest an event may wait in `pending` before its first run, in ms. Events in `retrying`
    * wait on purpose (backoff) and are not counted.
    * @default 900000 (15 minutes)
+   * @advanced
    */
   maxOldestPendingMs?: number;
   /**
    * Most events in the dead-letter state. Dead letters stay until replayed or purged by hand,
    * so with a limit the check stays down until someone acts.
    * @default undefined (not checked)
+   * @advanced
    */
   maxDeadLetters?: number;
 }
@@ -61,17 +66,20 @@ export interface WebhookAlertOptions {
    * Consecutive deliveries refused for a bad signature on one endpoint that raise a
    * `signature_failures` alert (a rotated secret or someone probing the endpoint).
    * @default 5
+   * @advanced
    */
   signatureFailureThreshold?: number;
   /**
    * The refusals of one run must fall within this many ms.
    * @default 600000 (10 minutes)
+   * @advanced
    */
   signatureFailureWindowMs?: number;
   /**
    * Events stored for one payment (per endpoint) above which a `payment_event_storm` alert is
    * raised: a provider or a loop resending about one payment.
    * @default 20
+   * @advanced
    */
   paymentEventThreshold?: number;
 }
@@ -97,6 +105,7 @@ export interface WebhookObservabilityOptions {
    * - `false`: no line; `WebhookTelemetry` still publishes every delivery, for an app that
    *   routes them to its own log.
    * @default 'line'
+   * @advanced
    */
   journal?: WebhookJournalFormat;
   /** Health thresholds. */
@@ -109,7 +118,12 @@ export interface WebhookObservabilityOptions {
    * alert. Endpoints not listed are never considered silent.
    * @default {}
    * @example
-   * expectDeliveryWithin: { stripe: 60 * 60 * 1000 } // a busy shop hears from Stripe hourly
+   * expectDeliveryWithinMs: { stripe: 60 * 60 * 1000 } // a busy shop hears from Stripe hourly
+   */
+  expectDeliveryWithinMs?: Readonly<Record<string, number>>;
+  /**
+   * The longest expected gaps in ms per endpoint, under their name before 1.0.
+   * @deprecated use `expectDeliveryWithinMs` (the same milliseconds); read until 2.0.
    */
   expectDeliveryWithin?: Readonly<Record<string, number>>;
   /**
@@ -117,6 +131,7 @@ export interface WebhookObservabilityOptions {
    * metric scrapes, health checks and the silence check, in ms. Keeps frequent scrapes and
    * probes from querying the database each time.
    * @default 5000
+   * @advanced
    */
   sampleCacheMs?: number;
 }

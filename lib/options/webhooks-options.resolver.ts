@@ -1,3 +1,4 @@
+import { OptionRename, renamedOption } from '../core/deprecated-options';
 import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
@@ -17,17 +18,27 @@ import {
   DUPLICATE_ENDPOINT,
   INVALID_OPTION,
   NOT_AN_ENDPOINT,
+  MODULE_OPTIONS,
   NO_ENDPOINTS,
 } from './options.messages';
 import type { InlineSettings, ResolvedDispatchOptions } from '../dispatch/dispatch-settings';
 import type { WebhookTransport } from '../dispatch/webhook-transport';
 
 /** Options with every default filled in, checked once at startup. */
+/** A reconciliation schedule after the startup checks, as `reconcile()` takes it. */
+export interface ResolvedReconciliationSchedule {
+  readonly endpoint: string;
+  readonly intervalMs: number;
+  /** Milliseconds. */
+  readonly olderThan?: number;
+  readonly limit?: number;
+}
+
 export interface ResolvedWebhooksOptions {
   readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
   readonly trustProxy: boolean;
   readonly storeTimeoutMs: number;
-  readonly reconciliation: readonly WebhookReconciliationSchedule[];
+  readonly reconciliation: readonly ResolvedReconciliationSchedule[];
   readonly retention: ResolvedRetentionOptions;
   readonly dispatch: ResolvedDispatchOptions & {
     /** Null: the in-process claim loop. */
@@ -263,7 +274,7 @@ function resolveStorage(storage: WebhooksModuleOptions['storage']): {
 function resolveReconciliation(
   schedules: WebhookReconciliationSchedule[] | undefined,
   endpoints: ReadonlyMap<string, WebhookEndpoint>,
-): WebhookReconciliationSchedule[] {
+): ResolvedReconciliationSchedule[] {
   if (schedules === undefined) {
     return [];
   }
@@ -302,14 +313,31 @@ function resolveReconciliation(
     return {
       endpoint: endpoint.name,
       intervalMs,
-      olderThan:
-        schedule.olderThan === undefined
-          ? undefined
-          : positiveInteger(`reconciliation[${index}].olderThan`, schedule.olderThan, 0),
+      olderThan: olderThanMs(schedule, index),
       limit:
         schedule.limit === undefined
           ? undefined
           : positiveInteger(`reconciliation[${index}].limit`, schedule.limit, 0),
     };
   });
+}
+
+const OLDER_THAN: OptionRename = {
+  from: 'reconciliation[].olderThan',
+  to: 'reconciliation[].olderThanMs',
+  where: MODULE_OPTIONS,
+  unit: 'milliseconds',
+  code: 'NPW_DEP_RECONCILIATION_OLDER_THAN',
+};
+
+function olderThanMs(schedule: WebhookReconciliationSchedule, index: number): number | undefined {
+  const value = renamedOption(
+    schedule.olderThanMs,
+    schedule.olderThan,
+    OLDER_THAN,
+    `WebhooksModule option reconciliation[${index}]`,
+  );
+  return value === undefined
+    ? undefined
+    : positiveInteger(`reconciliation[${index}].olderThanMs`, value, 0);
 }

@@ -1,8 +1,10 @@
+import { renamedOption, toleranceRename } from '../core/deprecated-options';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
   invalidHeaderNameMessage,
   invalidJsonPathMessage,
   invalidKindMessage,
+  endpointLabel,
   invalidToleranceMessage,
   nonEmptyStringOptionMessage,
 } from './providers.messages';
@@ -14,11 +16,34 @@ const KIND = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 // NOTE: RFC 9110 token characters; anything else can never arrive as a header name.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** The tolerance in seconds (default 300), or a startup error. */
-export function resolveTolerance(name: unknown, kind: string, value: number | undefined): number {
-  const tolerance = value ?? DEFAULT_TOLERANCE_SECONDS;
+/** A factory's timestamp window, under its name and its name before 1.0. */
+export interface ToleranceOptions {
+  toleranceSeconds?: number;
+  /** @deprecated read until 2.0 as `toleranceSeconds`. */
+  tolerance?: number;
+}
+
+/**
+ * The timestamp window in seconds (default 300), from `toleranceSeconds` or the deprecated
+ * `tolerance`, or a startup error.
+ * @param where the factory, named in the deprecation warning: `stripeEndpoint()`.
+ */
+export function resolveTolerance(
+  name: unknown,
+  kind: string,
+  options: ToleranceOptions | undefined,
+  where: string,
+  fallback = DEFAULT_TOLERANCE_SECONDS,
+): number {
+  const value = renamedOption(
+    options?.toleranceSeconds,
+    options?.tolerance,
+    toleranceRename(where),
+    endpointLabel(name, kind),
+  );
+  const tolerance = value ?? fallback;
   if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
-    throw new WebhookConfigurationError(invalidToleranceMessage(name, kind, value));
+    throw new WebhookConfigurationError(invalidToleranceMessage(name, kind, value, fallback));
   }
   return tolerance;
 }

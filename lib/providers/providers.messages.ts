@@ -12,11 +12,16 @@ function ordinal(index: number, count: number): string {
   return count > 1 ? `secret[${index}]` : 'secret';
 }
 
-/** `tolerance` is not a whole, non-negative number of seconds. */
-export function invalidToleranceMessage(name: unknown, kind: string, value: unknown): string {
+/** `toleranceSeconds` is not a whole, non-negative number of seconds. */
+export function invalidToleranceMessage(
+  name: unknown,
+  kind: string,
+  value: unknown,
+  fallback = 300,
+): string {
   return (
-    `${endpointLabel(name, kind)}: tolerance must be a whole number of seconds, 0 or more ` +
-    `(got ${String(value)}); use the default 300, or 0 to switch the timestamp check off.`
+    `${endpointLabel(name, kind)}: toleranceSeconds must be a whole number of seconds, 0 or more ` +
+    `(got ${String(value)}); use the default ${fallback}, or 0 to switch the timestamp check off.`
   );
 }
 

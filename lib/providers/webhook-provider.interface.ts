@@ -167,11 +167,13 @@ export interface BaseEndpointOptions {
   /**
    * Overrides the provider's success answer for this endpoint.
    * @default the provider's documented answer
+   * @advanced
    */
   acknowledgement?: Partial<WebhookAcknowledgement>;
   /**
    * Largest accepted body in bytes; larger deliveries get 413.
    * @default 1048576 (1 MiB)
+   * @advanced
    */
   maxBodyBytes?: number;
   /**
@@ -181,6 +183,7 @@ export interface BaseEndpointOptions {
    * bodies of a few kilobytes at once; 10 s leaves room for a 1 MiB body on a slow link, and is
    * twice the 5 s Paddle gives for the whole answer. Between 100 and 120000.
    * @default 10000 (10 s)
+   * @advanced
    */
   bodyTimeoutMs?: number;
   /**

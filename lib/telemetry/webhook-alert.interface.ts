@@ -85,7 +85,7 @@ export interface SignatureFailuresAlert extends WebhookAlertBase {
 }
 
 /**
- * No acknowledged delivery on an endpoint for longer than its `expectDeliveryWithin`.
+ * No acknowledged delivery on an endpoint for longer than its `expectDeliveryWithinMs`.
  * Raised once per silence; the next delivery ends it.
  */
 export interface EndpointSilentAlert extends WebhookAlertBase {

@@ -170,7 +170,7 @@ describe('tenantEndpoint()', () => {
     const endpoint = tenantEndpoint(stripeEndpoint, {
       name: 'merchants',
       maxBodyBytes: 4_096,
-      tolerance: 60,
+      toleranceSeconds: 60,
       merchantRefKey: 'cart',
       resolveTenant: () =>
         ({ secret: 'whsec_acme', merchantRefKey: 'order', maxBodyBytes: 1 }) as never,

@@ -63,12 +63,14 @@ export interface TenantResolution<O extends BaseEndpointOptions> {
   /**
    * How long and how many resolved tenants are kept.
    * @default { ttlMs: 60000, unknownTtlMs: 5000, maxTenants: 1000 }
+   * @advanced
    */
   tenantCache?: TenantCacheOptions;
   /**
    * Longest `resolveTenant` may take, in ms, before the delivery is answered 503. Between 10
    * and 60000.
    * @default 3000
+   * @advanced
    */
   resolveTimeoutMs?: number;
 }

@@ -63,9 +63,11 @@ export function webhookEndpoints(
     paddleEndpoint({ name: 'paddle', secret: secret('PADDLE_WEBHOOK_SECRET') }),
     yookassaEndpoint({
       name: 'yookassa',
-      shopId: secret('YOOKASSA_SHOP_ID'),
-      secretKey: secret('YOOKASSA_SECRET_KEY'),
-      apiUrl: setting('YOOKASSA_API_URL', YOOKASSA_API_URL),
+      api: {
+        shopId: secret('YOOKASSA_SHOP_ID'),
+        secretKey: secret('YOOKASSA_SECRET_KEY'),
+        apiUrl: setting('YOOKASSA_API_URL', YOOKASSA_API_URL),
+      },
       allowedIps:
         yookassaIps === ''
           ? YOOKASSA_IP_RANGES

@@ -63,10 +63,12 @@ export function webhookEndpoints(
     paddleEndpoint({ name: 'paddle', secret: secret('PADDLE_WEBHOOK_SECRET') }),
     yookassaEndpoint({
       name: 'yookassa',
-      shopId: secret('YOOKASSA_SHOP_ID'),
-      secretKey: secret('YOOKASSA_SECRET_KEY'),
-      // NOTE: YooKassa's own API unless YOOKASSA_API_URL points elsewhere (a test double).
-      apiUrl: setting('YOOKASSA_API_URL', '') || undefined,
+      api: {
+        shopId: secret('YOOKASSA_SHOP_ID'),
+        secretKey: secret('YOOKASSA_SECRET_KEY'),
+        // NOTE: YooKassa's own API unless YOOKASSA_API_URL points elsewhere (a test double).
+        apiUrl: setting('YOOKASSA_API_URL', '') || undefined,
+      },
       allowedIps:
         yookassaIps === ''
           ? YOOKASSA_IP_RANGES

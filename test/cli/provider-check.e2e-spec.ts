@@ -90,9 +90,7 @@ describe.each<Database>(['sqlite', 'postgres'])('asking the provider on %s', (da
         endpoints: [
           yookassaEndpoint({
             name: 'yookassa',
-            shopId: api.shopId,
-            secretKey: api.secretKey,
-            apiUrl: api.apiUrl,
+            api: { shopId: api.shopId, secretKey: api.secretKey, apiUrl: api.apiUrl },
             allowedIps: ['127.0.0.1', '::1'],
           }),
         ],

@@ -29,7 +29,7 @@ ${FENCE}
 
 ${FENCE}ts
 // fragment
-const router = await createWebhooksRouter({ ...options, start: false });
+const router = await createWebhooksRouter({ ...options, autoStart: false });
 router.register({ on: 'payment.succeeded', name: 'fulfil', handle: async () => {} });
 ${FENCE}
 `;

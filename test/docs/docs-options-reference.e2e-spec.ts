@@ -91,7 +91,7 @@ describe('options reference (npm run docs:options)', () => {
     edit(
       root,
       'lib/bullmq/bullmq-transport.options.ts',
-      "  /** BullMQ's rate limit for this worker: at most `max` jobs per `duration` ms. */\n",
+      "  /**\n   * BullMQ's rate limit for this worker: at most `max` jobs per `duration` ms.\n   * @advanced\n   */\n",
       '',
     );
 

@@ -22,22 +22,22 @@ function pages(): [string, string][] {
 
 /**
  * One documented way to run an instance that only stores and answers: `dispatch: { enabled:
- * false }`, in Nest and in Express alike. The router's `start: false` only delays the background
+ * false }`, in Nest and in Express alike. The router's `autoStart: false` only delays the background
  * work until `router.start()`, so no page may offer it as that switch.
  */
 describe('the documented way to run an ingress-only instance', () => {
   it("is dispatch.enabled in the receiving guide's Plain Express app, switched by WEBHOOK_WORKER", () => {
     const example = docBlock('docs/receiving.md', 'Plain Express', 'ts') ?? '';
     expect(example).toContain("dispatch: { enabled: process.env.WEBHOOK_WORKER !== 'off' },");
-    expect(example).not.toMatch(/^\s*start:/m);
+    expect(example).not.toMatch(/^\s*(autoStart|start):/m);
   });
 
-  it.each(pages())('is never start: false on %s', (_path, text) => {
-    expect(text).not.toMatch(/start:\s*process\.env\.WEBHOOK_WORKER/);
+  it.each(pages())('is never autoStart: false on %s', (_path, text) => {
+    expect(text).not.toMatch(/(autoStart|start):\s*process\.env\.WEBHOOK_WORKER/);
     const paragraphs = text.split(/\n\s*\n/);
     const offered = paragraphs.filter(
       (paragraph) =>
-        /start: false/.test(paragraph) &&
+        /(autoStart|\bstart): false/.test(paragraph) &&
         /ingress-only|only (stores|receives)|WEBHOOK_WORKER/.test(paragraph) &&
         !/dispatch: \{ enabled: false/.test(paragraph),
     );

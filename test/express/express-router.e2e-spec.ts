@@ -251,7 +251,7 @@ describe('the plain Express router across a restart', () => {
       const first = await startRouterApp({
         database,
         control,
-        webhooks: webhooks({ start: false }),
+        webhooks: webhooks({ autoStart: false }),
       });
       const event = stripeEvent();
       const second = await (async () => {
@@ -442,7 +442,7 @@ async function createRouterOn(
 ): Promise<void> {
   const { createWebhooksRouter } = await import('nestjs-payment-webhooks/express');
   const router = await createWebhooksRouter({
-    ...webhooks({ start: false }),
+    ...webhooks({ autoStart: false }),
     ...extra,
     dataSource: t.dataSource,
   });

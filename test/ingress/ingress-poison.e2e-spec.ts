@@ -136,9 +136,7 @@ async function startPoisonApp(
         paddleEndpoint({ name: 'paddle', secret: PADDLE_SECRET }),
         yookassaEndpoint({
           name: 'yookassa',
-          shopId: api.shopId,
-          secretKey: api.secretKey,
-          apiUrl: api.apiUrl,
+          api: { shopId: api.shopId, secretKey: api.secretKey, apiUrl: api.apiUrl },
           allowedIps: ['127.0.0.1', '::1'],
         }),
         defineEndpoint({ name: 'bytes' }, new BytesProvider()),

@@ -102,7 +102,7 @@ describe.each<[MatrixPlatform, Database]>([
 
   beforeAll(async () => {
     api = await FakePaymentLookups.start();
-    const mollie = (name: string) => mollieEndpoint({ name, ...api.mollieOptions() });
+    const mollie = (name: string) => mollieEndpoint({ name, api: api.mollieApi() });
     app = await startMatrixApp({
       platform,
       database,

@@ -50,7 +50,10 @@ describe('a classic Mollie webhook while the Mollie API is down', () => {
       database: 'sqlite',
       webhooks: {
         endpoints: [
-          mollieEndpoint({ name: 'mollie', apiKey: API_KEY, apiUrl: api.url, timeoutMs: 2000 }),
+          mollieEndpoint({
+            name: 'mollie',
+            api: { apiKey: API_KEY, apiUrl: api.url, timeoutMs: 2000 },
+          }),
         ],
         dispatch: { pollIntervalMs: 50 },
       },

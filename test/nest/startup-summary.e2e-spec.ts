@@ -262,11 +262,11 @@ describe('the startup summary of the Express router', () => {
     });
   });
 
-  it('says nothing runs before router.start() with start: false, and logs the summary again when it starts', async () => {
+  it('says nothing runs before router.start() with autoStart: false, and logs the summary again when it starts', async () => {
     const { logger, lines } = routerLogger();
     const t = await startRouterApp({
       database: 'sqlite',
-      webhooks: { endpoints: ROUTER_ENDPOINTS, logger, start: false },
+      webhooks: { endpoints: ROUTER_ENDPOINTS, logger, autoStart: false },
       handlers: [ROUTER_HANDLERS[0]],
     });
     try {
@@ -275,7 +275,7 @@ describe('the startup summary of the Express router', () => {
           ROUTER_ENDPOINT_LINES[0],
           'Endpoint "stripe" (stripe) at POST <mount>/stripe runs ship (payment.succeeded)',
           'Endpoint "sber" (sber) at GET|POST <mount>/sber runs no handler',
-          'Handlers do not run yet: the router was created with start: false, and nothing runs ' +
+          'Handlers do not run yet: the router was created with autoStart: false, and nothing runs ' +
             'in the background (worker, schedules) until router.start()',
         ].map((text) => ({ level: 'log', text })),
       ]);

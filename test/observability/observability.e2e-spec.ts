@@ -27,7 +27,7 @@ import { Database, eventually, startTestApp, TestApp } from '../support/test-app
 
 const SECRET = 'whsec_observability_secret';
 const QUIET_SECRET = 'whsec_observability_quiet';
-/** The shortest `expectDeliveryWithin` the package takes: its silence is checked every 500 ms. */
+/** The shortest `expectDeliveryWithinMs` the package takes: its silence is checked every 500 ms. */
 const QUIET_WITHIN_MS = 1000;
 
 interface Delivery {
@@ -128,7 +128,7 @@ describe.each<Database>(['sqlite', 'postgres'])('metrics and alerts on %s', (dat
             signatureFailureThreshold: 3,
             paymentEventThreshold: 3,
           },
-          expectDeliveryWithin: { quiet: QUIET_WITHIN_MS },
+          expectDeliveryWithinMs: { quiet: QUIET_WITHIN_MS },
         },
       },
     });
@@ -455,7 +455,7 @@ async function startObservedApp(database: Database): Promise<ObservedApp> {
             maxOldestPendingMs: MAX_OLDEST_PENDING_MS,
             maxDeadLetters: 0,
           },
-          expectDeliveryWithin: { stripe: STRIPE_WITHIN_MS },
+          expectDeliveryWithinMs: { stripe: STRIPE_WITHIN_MS },
         },
       }),
     ],

@@ -83,7 +83,7 @@ export const kit: ProviderKit = {
   answer: { status: 204, body: '' },
   refusedStatus: 498,
   endpoint: (name, secrets = 'right') =>
-    goCardlessEndpoint({ name, webhookSecret: secrets === 'right' ? SECRET : WRONG_SECRET }),
+    goCardlessEndpoint({ name, secret: secrets === 'right' ? SECRET : WRONG_SECRET }),
   paid,
   tampered(orderId) {
     const { delivery } = paid(orderId);

@@ -79,7 +79,7 @@ describe.each<Platform>(['express', 'fastify'])(
           endpoints: [
             yookassaEndpoint({
               name: 'yookassa',
-              ...api.clientOptions,
+              api: api.clientOptions,
               allowedIps: ['127.0.0.1', '::1'],
             }),
           ],

@@ -31,7 +31,7 @@ export interface LookupRequest {
  * @example
  * const api = await FakePaymentLookups.start();
  * api.setPayment('mollie', payment.id, payment);
- * mollieEndpoint({ name: 'mollie', ...api.mollieOptions() });
+ * mollieEndpoint({ name: 'mollie', api: api.mollieApi() });
  * api.count('mollie'); // lookups made so far
  */
 export class FakePaymentLookups {
@@ -56,8 +56,8 @@ export class FakePaymentLookups {
     return api;
   }
 
-  /** The `apiKey` and `apiUrl` of a Mollie endpoint that asks this fake. */
-  mollieOptions(): { apiKey: string; apiUrl: string } {
+  /** The `api` of a Mollie endpoint that asks this fake. */
+  mollieApi(): { apiKey: string; apiUrl: string } {
     return { apiKey: LOOKUP_API_CREDENTIALS.mollie, apiUrl: `${this.url}/mollie/v2` };
   }
 

@@ -101,7 +101,7 @@ export class WebhookAlertMonitor {
       attempt: (record) => this.onAttempt(record),
       settled: (record) => this.onSettled(record),
     });
-    const expected = [...this.options.observability.expectDeliveryWithin.values()];
+    const expected = [...this.options.observability.expectDeliveryWithinMs.values()];
     if (expected.length === 0) {
       return;
     }
@@ -121,7 +121,7 @@ export class WebhookAlertMonitor {
   }
 
   /**
-   * Raises `endpoint_silent` for each endpoint silent longer than its `expectDeliveryWithin`,
+   * Raises `endpoint_silent` for each endpoint silent longer than its `expectDeliveryWithinMs`,
    * once per silence. Runs on a timer; skipped while the inbox cannot be read.
    */
   async checkSilence(): Promise<void> {
@@ -137,7 +137,7 @@ export class WebhookAlertMonitor {
       const silent = new Map(
         this.sampler.silentEndpoints().map((entry) => [entry.endpoint, entry] as const),
       );
-      for (const endpoint of this.options.observability.expectDeliveryWithin.keys()) {
+      for (const endpoint of this.options.observability.expectDeliveryWithinMs.keys()) {
         const entry = silent.get(endpoint);
         if (!entry) {
           this.silences.delete(endpoint);

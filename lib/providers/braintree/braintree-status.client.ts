@@ -77,11 +77,13 @@ export interface BraintreeStatusClientOptions {
   /**
    * URL of the GraphQL endpoint, in place of the environment's; a local fake in tests.
    * @default the environment's
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for each whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

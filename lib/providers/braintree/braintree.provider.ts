@@ -44,6 +44,7 @@ export interface BraintreeProviderOptions {
    * More API keys accepted besides `publicKey`/`privateKey`, while replacing one: a notification
    * is accepted when the signature for any of them matches.
    * @default none
+   * @advanced
    */
   additionalKeys?: readonly BraintreeApiKey[];
 }

@@ -40,6 +40,12 @@ export interface DodoPaymentsProviderOptions {
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time, in
    * either direction; `0` switches the check off.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -133,7 +139,13 @@ export class DodoPaymentsWebhookProvider extends StandardWebhooksPlatformProvide
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: DodoPaymentsProviderOptions, endpointName = KIND) {
-    super(KIND, signingSecrets(options, endpointName), options, endpointName);
+    super(
+      KIND,
+      signingSecrets(options, endpointName),
+      options,
+      endpointName,
+      'dodoPaymentsEndpoint()',
+    );
   }
 
   /**

@@ -4,7 +4,7 @@ import { goCardlessEndpoint } from './gocardless.provider';
 describe('goCardlessDescriptor', () => {
   // NOTE: retention and the CLI find a provider's descriptor by the kind its endpoints carry.
   it('describes the kind goCardlessEndpoint() makes by default', () => {
-    const endpoint = goCardlessEndpoint({ name: 'gocardless', webhookSecret: 'gc-descriptor' });
+    const endpoint = goCardlessEndpoint({ name: 'gocardless', secret: 'gc-descriptor' });
     expect(endpoint.provider.kind).toBe(goCardlessDescriptor.kind);
   });
 
@@ -18,7 +18,7 @@ describe('goCardlessDescriptor', () => {
       options: {},
       readFile: () => '',
     });
-    const endpoint = goCardlessEndpoint({ name: 'gocardless', webhookSecret: 'gc-descriptor' });
+    const endpoint = goCardlessEndpoint({ name: 'gocardless', secret: 'gc-descriptor' });
     expect(delivery.body).toBe(text);
     expect(() =>
       endpoint.provider.verify({

@@ -22,7 +22,7 @@ export const goCardlessDescriptor: ProviderDescriptor = {
     sign: (input) =>
       signGoCardlessDelivery({
         payload: input.text,
-        webhookSecret: requireSecret('gocardless', input),
+        secret: requireSecret('gocardless', input),
       }),
   },
 };

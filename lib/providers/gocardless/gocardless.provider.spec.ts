@@ -79,7 +79,7 @@ function signed(body: string | Buffer, secret = SECRET): InboundWebhook {
 }
 
 function provider(options: Partial<GoCardlessEndpointOptions> = {}): WebhookProvider {
-  return goCardlessEndpoint({ name: 'gocardless', webhookSecret: SECRET, ...options }).provider;
+  return goCardlessEndpoint({ name: 'gocardless', secret: SECRET, ...options }).provider;
 }
 
 const CONFIRMED = goCardlessFixtures.paymentConfirmed({
@@ -95,7 +95,7 @@ describe('goCardlessEndpoint', () => {
     it('accepts the official SDK test vector, as the SDK does', () => {
       expect(signature(SDK_VECTOR.body, SDK_VECTOR.secret)).toBe(SDK_VECTOR.signature);
       expect(parse(SDK_VECTOR.body, SDK_VECTOR.secret, SDK_VECTOR.signature)).toHaveLength(2);
-      const gocardless = provider({ webhookSecret: SDK_VECTOR.secret });
+      const gocardless = provider({ secret: SDK_VECTOR.secret });
       expect(() =>
         gocardless.verify(delivery(SDK_VECTOR.body, { 'webhook-signature': SDK_VECTOR.signature })),
       ).not.toThrow();
@@ -120,7 +120,7 @@ describe('goCardlessEndpoint', () => {
     });
 
     it('accepts either secret while two are configured (rotation)', () => {
-      const rotating = provider({ webhookSecret: [OTHER_SECRET, SECRET] });
+      const rotating = provider({ secret: [OTHER_SECRET, SECRET] });
       expect(() => rotating.verify(signed(WEBHOOK, SECRET))).not.toThrow();
       expect(() => rotating.verify(signed(WEBHOOK, OTHER_SECRET))).not.toThrow();
     });
@@ -176,7 +176,7 @@ describe('goCardlessEndpoint', () => {
     }
 
     it('answers 204 No Content, and refuses a bad signature with 498 Token Invalid', () => {
-      const endpoint = goCardlessEndpoint({ name: 'gocardless', webhookSecret: SECRET });
+      const endpoint = goCardlessEndpoint({ name: 'gocardless', secret: SECRET });
       expect(endpoint.acknowledgement).toMatchObject({ status: 204, body: '' });
       expect(endpoint.provider).toBeInstanceOf(GoCardlessWebhookProvider);
       expect(endpoint.provider.signatureRefusalStatus).toBe(498);
@@ -184,19 +184,19 @@ describe('goCardlessEndpoint', () => {
     });
 
     it('requires a secret', () => {
-      expect(configError({})).toMatch(/"gocardless" \(gocardless\) has no usable webhookSecret/);
-      expect(configError({ webhookSecret: [SECRET, ''] })).toMatch(/no usable webhookSecret/);
+      expect(configError({})).toMatch(/"gocardless" \(gocardless\) has no usable secret/);
+      expect(configError({ secret: [SECRET, ''] })).toMatch(/no usable secret/);
     });
 
     it('refuses a secret with whitespace without quoting it, and says where to copy it', () => {
-      const message = configError({ webhookSecret: `${SECRET}\n` });
-      expect(message).toMatch(/webhookSecret contains whitespace/);
+      const message = configError({ secret: `${SECRET}\n` });
+      expect(message).toMatch(/secret contains whitespace/);
       expect(message).toMatch(/Webhook endpoints/);
       expect(message).not.toContain(SECRET);
     });
 
     it('refuses an empty merchantRefKey', () => {
-      expect(configError({ webhookSecret: SECRET, merchantRefKey: '' })).toMatch(/merchantRefKey/);
+      expect(configError({ secret: SECRET, merchantRefKey: '' })).toMatch(/merchantRefKey/);
     });
   });
 

@@ -1,3 +1,4 @@
+import { OptionRename, renamedOption } from '../../core/deprecated-options';
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { assertBodySignature, BodySignatureHeader } from '../body-signature';
@@ -12,6 +13,7 @@ import {
   readString,
 } from '../parse-payload';
 import { resolveNonEmptyString } from '../provider-options';
+import { endpointLabel } from '../providers.messages';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -31,6 +33,13 @@ const GOCARDLESS_SIGNATURE: BodySignatureHeader = {
 };
 /** GoCardless's status for a webhook whose signature does not match: "498 Token Invalid". */
 const TOKEN_INVALID = 498;
+const GOCARDLESS_WEBHOOK_SECRET: OptionRename = {
+  from: 'webhookSecret',
+  to: 'secret',
+  where: 'goCardlessEndpoint()',
+  unit: 'a secret or a list of them, as before',
+  code: 'NPW_DEP_GOCARDLESS_WEBHOOK_SECRET',
+};
 
 /** Options of the GoCardless protocol, shared by `goCardlessEndpoint()` and the provider. */
 export interface GoCardlessProviderOptions {
@@ -39,7 +48,12 @@ export interface GoCardlessProviderOptions {
    * Secret), used verbatim as the HMAC key. Pass a list while replacing a secret: a delivery is
    * accepted when any secret matches. Required.
    */
-  webhookSecret: string | readonly string[];
+  secret?: string | readonly string[];
+  /**
+   * The webhook endpoint's secret, under its name before 1.0.
+   * @deprecated use `secret` (the same value or list); read until 2.0.
+   */
+  webhookSecret?: string | readonly string[];
   /**
    * Key of the resource's metadata (`resource_metadata`, the payment's `metadata` as your
    * integration set it when creating the payment) that holds your order id; it becomes
@@ -122,11 +136,17 @@ export class GoCardlessWebhookProvider implements WebhookProvider {
    * @throws WebhookConfigurationError when a secret or `merchantRefKey` cannot work.
    */
   constructor(options: GoCardlessProviderOptions, endpointName = KIND) {
-    const secrets = requireSecrets(endpointName, KIND, 'webhookSecret', options?.webhookSecret);
+    const secret = renamedOption(
+      options?.secret,
+      options?.webhookSecret,
+      GOCARDLESS_WEBHOOK_SECRET,
+      endpointLabel(endpointName, KIND),
+    );
+    const secrets = requireSecrets(endpointName, KIND, 'secret', secret);
     assertNoWhitespaceInSecrets(
       endpointName,
       KIND,
-      'webhookSecret',
+      'secret',
       secrets,
       'Copy the secret from the GoCardless Dashboard → Developers → Webhook endpoints → your endpoint',
     );
@@ -184,7 +204,7 @@ export class GoCardlessWebhookProvider implements WebhookProvider {
  * A GoCardless webhook endpoint (Dashboard → Developers → Webhook endpoints).
  * @throws WebhookConfigurationError at startup when an option cannot work.
  * @example
- * goCardlessEndpoint({ name: 'gocardless', webhookSecret: process.env.GOCARDLESS_WEBHOOK_SECRET! })
+ * goCardlessEndpoint({ name: 'gocardless', secret: process.env.GOCARDLESS_WEBHOOK_SECRET! })
  */
 export function goCardlessEndpoint(options: GoCardlessEndpointOptions): WebhookEndpoint {
   return defineEndpoint(options, new GoCardlessWebhookProvider(options, options?.name));

@@ -48,7 +48,7 @@ describe('signGoCardlessDelivery', () => {
     });
     const delivery = signGoCardlessDelivery({
       payload,
-      webhookSecret: 'ED7D658C-D8EB-4941-948B-3973214F2D49',
+      secret: 'ED7D658C-D8EB-4941-948B-3973214F2D49',
     });
     expect(delivery.headers['webhook-signature']).toBe(
       '2693754819d3e32d7e8fcb13c729631f316c6de8dc1cf634d6527f1c07276e7e',
@@ -60,7 +60,7 @@ describe('signGoCardlessDelivery', () => {
       goCardlessFixtures.paymentConfirmed({ orderId: 'order-42' }),
       goCardlessFixtures.refundPaid(),
     );
-    const delivery = signGoCardlessDelivery({ payload: webhook, webhookSecret: SECRET });
+    const delivery = signGoCardlessDelivery({ payload: webhook, secret: SECRET });
     const header = delivery.headers['webhook-signature'];
     expect(header).toBe(createHmac('sha256', SECRET).update(delivery.body).digest('hex'));
     expect(parse(delivery.body, SECRET, header)).toEqual(webhook.events);
@@ -80,9 +80,9 @@ describe('signGoCardlessDelivery', () => {
     ];
     const delivery = signGoCardlessDelivery({
       payload: goCardlessFixtures.webhook(...events),
-      webhookSecret: SECRET,
+      secret: SECRET,
     });
-    const endpoint = goCardlessEndpoint({ name: 'gocardless', webhookSecret: SECRET });
+    const endpoint = goCardlessEndpoint({ name: 'gocardless', secret: SECRET });
     const ids = events.map((event) => event.id);
     expect(await storedEventIds(endpoint, delivery)).toEqual(ids);
     expect(delivery).toMatchObject({ eventId: ids[0], eventIds: ids });

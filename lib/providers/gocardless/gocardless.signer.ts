@@ -1,7 +1,15 @@
+import { OptionRename, renamedOption } from '../../core/deprecated-options';
 import { hmacSha256 } from '../../core/hmac';
 import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
 import { GoCardlessWebhookProvider } from './gocardless.provider';
+
+const SIGNER_WEBHOOK_SECRET: OptionRename = {
+  from: 'webhookSecret',
+  to: 'secret',
+  where: 'signGoCardlessDelivery()',
+  code: 'NPW_DEP_GOCARDLESS_SIGNER_WEBHOOK_SECRET',
+};
 
 /** Options of `signGoCardlessDelivery()`. */
 export interface SignGoCardlessDeliveryOptions {
@@ -10,8 +18,13 @@ export interface SignGoCardlessDeliveryOptions {
    * `JSON.stringify(payload)`.
    */
   payload: string | object;
-  /** The webhook endpoint's secret, used verbatim. */
-  webhookSecret: string;
+  /** The webhook endpoint's secret, used verbatim: the endpoint's `secret`. Required. */
+  secret?: string;
+  /**
+   * The webhook endpoint's secret, under its name before 1.0.
+   * @deprecated use `secret`; read until 2.0.
+   */
+  webhookSecret?: string;
 }
 
 /**
@@ -22,11 +35,19 @@ export interface SignGoCardlessDeliveryOptions {
  * @example
  * signGoCardlessDelivery({
  *   payload: goCardlessFixtures.webhook(goCardlessFixtures.paymentConfirmed({ orderId: 'order-42' })),
- *   webhookSecret: process.env.GOCARDLESS_WEBHOOK_SECRET!,
+ *   secret: process.env.GOCARDLESS_WEBHOOK_SECRET!,
  * })
  */
 export function signGoCardlessDelivery(options: SignGoCardlessDeliveryOptions): SignedDelivery {
-  const { webhookSecret } = options;
+  const secret = renamedOption(
+    options.secret,
+    options.webhookSecret,
+    SIGNER_WEBHOOK_SECRET,
+    'signGoCardlessDelivery()',
+  );
+  if (typeof secret !== 'string' || secret.length === 0) {
+    throw new TypeError("signGoCardlessDelivery() needs secret: the webhook endpoint's secret");
+  }
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
   const delivery: SignedDelivery = {
@@ -35,8 +56,8 @@ export function signGoCardlessDelivery(options: SignGoCardlessDeliveryOptions): 
     body,
     headers: {
       'content-type': 'application/json',
-      'webhook-signature': hmacSha256(webhookSecret, [body]).toString('hex'),
+      'webhook-signature': hmacSha256(secret, [body]).toString('hex'),
     },
   };
-  return withEventIds(delivery, () => new GoCardlessWebhookProvider({ webhookSecret }));
+  return withEventIds(delivery, () => new GoCardlessWebhookProvider({ secret }));
 }

@@ -202,11 +202,11 @@ describe('hmacEndpoint', () => {
       it('honours a custom tolerance, and 0 switches the window off', () => {
         const request = delivery(PAYMENT, timed(NOW - 3600));
         expect(
-          rejection(() => provider({ ...options, tolerance: 60 }).verify(request)),
+          rejection(() => provider({ ...options, toleranceSeconds: 60 }).verify(request)),
         ).toMatchObject({
           reason: 'timestamp_out_of_window',
         });
-        expect(() => provider({ ...options, tolerance: 0 }).verify(request)).not.toThrow();
+        expect(() => provider({ ...options, toleranceSeconds: 0 }).verify(request)).not.toThrow();
       });
 
       it('rejects a missing timestamp header as missing_signature', () => {
@@ -314,7 +314,7 @@ describe('hmacEndpoint', () => {
         /signaturePrefix must be a non-empty string/,
       );
       expect(configError({ kind: 'my:kind' })).toMatch(/kind must be/);
-      expect(configError({ tolerance: -1 })).toMatch(/tolerance must be/);
+      expect(configError({ toleranceSeconds: -1 })).toMatch(/toleranceSeconds must be/);
     });
 
     it('refuses an endpoint name that cannot be used in a URL', () => {

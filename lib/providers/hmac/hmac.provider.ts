@@ -82,7 +82,7 @@ export interface HmacProviderOptions {
   encoding?: HmacSignatureEncoding;
   /**
    * Header carrying a signed Unix-seconds timestamp. When set, the signed content is
-   * `${timestamp}.${rawBody}` and the timestamp must lie within `tolerance`.
+   * `${timestamp}.${rawBody}` and the timestamp must lie within `toleranceSeconds`.
    * @default none (the signed content is the raw body alone and there is no replay window)
    */
   timestampHeader?: string;
@@ -90,6 +90,12 @@ export interface HmacProviderOptions {
    * Largest distance in seconds between the signed timestamp and the receive time, in either
    * direction; `0` switches the check off. Used only with `timestampHeader`.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -104,6 +110,7 @@ export interface HmacProviderOptions {
    * `timestampHeader` are signed), so it is refused at startup unless `trustUnsignedHeaders` is
    * set: a resent body with a new value there is a new event.
    * @default none
+   * @advanced
    */
   eventIdHeader?: string;
   /**
@@ -119,6 +126,7 @@ export interface HmacProviderOptions {
    * `trustUnsignedHeaders` is set, and a type read from it is always native
    * (`'<kind>:<value>'`), never a normalized one.
    * @default none
+   * @advanced
    */
   typeHeader?: string;
   /**
@@ -126,6 +134,7 @@ export interface HmacProviderOptions {
    * holds one captured delivery can resend it with a new id (a new event, its handlers run again)
    * or another native type. Without it such headers are refused at startup.
    * @default false
+   * @advanced
    */
   trustUnsignedHeaders?: boolean;
   /**
@@ -264,7 +273,7 @@ export class HmacWebhookProvider implements WebhookProvider {
     }
     this.encoding = encoding;
     this.timestampHeader = optionalHeader('timestampHeader', options.timestampHeader);
-    this.tolerance = resolveTolerance(endpointName, kind, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, kind, options, 'hmacEndpoint()');
     this.eventIdPath = path('eventIdPath', options.eventIdPath ?? HMAC_DEFAULTS.eventIdPath);
     this.eventIdHeader = optionalHeader('eventIdHeader', options.eventIdHeader);
     this.typePath = path('typePath', options.typePath ?? HMAC_DEFAULTS.typePath);

@@ -40,11 +40,13 @@ export interface MercadoPagoStatusClientOptions {
   /**
    * Base URL of the Mercado Pago API; point it at a local fake in tests.
    * @default 'https://api.mercadopago.com'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

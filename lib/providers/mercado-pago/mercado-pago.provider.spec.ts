@@ -235,8 +235,8 @@ describe('mercadoPagoEndpoint', () => {
         reason: 'timestamp_out_of_window',
       });
       expect(() => provider().verify(inside)).not.toThrow();
-      expect(() => provider({ tolerance: 600 }).verify(late)).not.toThrow();
-      expect(() => provider({ tolerance: 0 }).verify(late)).not.toThrow();
+      expect(() => provider({ toleranceSeconds: 600 }).verify(late)).not.toThrow();
+      expect(() => provider({ toleranceSeconds: 0 }).verify(late)).not.toThrow();
     });
 
     it('throws WebhookPayloadError for a body that is no notification', () => {
@@ -257,9 +257,9 @@ describe('mercadoPagoEndpoint', () => {
         id: `${REQUEST_ID} ${NOW_SECONDS}`,
         replayableSeconds: 600,
       });
-      expect(provider({ tolerance: 0 }).signedTransmission?.(request)?.replayableSeconds).toBe(
-        8 * 24 * 60 * 60,
-      );
+      expect(
+        provider({ toleranceSeconds: 0 }).signedTransmission?.(request)?.replayableSeconds,
+      ).toBe(8 * 24 * 60 * 60);
     });
   });
 
@@ -301,8 +301,8 @@ describe('mercadoPagoEndpoint', () => {
       expect(message).not.toContain(SECRET);
     });
 
-    it.each([[-1], [1.5]])('refuses a tolerance of %s', (tolerance) => {
-      expect(configError({ verifyWithProvider: false, secret: SECRET, tolerance })).toMatch(
+    it.each([[-1], [1.5]])('refuses a tolerance of %s', (toleranceSeconds) => {
+      expect(configError({ verifyWithProvider: false, secret: SECRET, toleranceSeconds })).toMatch(
         /tolerance/,
       );
     });

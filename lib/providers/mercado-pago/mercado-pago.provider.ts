@@ -78,6 +78,12 @@ export interface MercadoPagoProviderOptions {
    * either direction; `0` switches the check off. Mercado Pago documents no window: raise it if
    * its retries arrive refused as `timestamp_out_of_window`.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -120,6 +126,7 @@ export interface MercadoPagoEndpointOptions
    * calls about one payment at the same time are shared, and its answer is remembered for 2 s
    * (30 s for a payment the API does not know).
    * @default { perMinute: 300, burst: 60 }
+   * @advanced
    */
   apiCallBudget?: ApiCallBudgetOptions;
 }
@@ -205,7 +212,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       `Copy the secret signature from ${SECRET_PAGE}`,
     );
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'mercadoPagoEndpoint()');
     this.currency = resolveCurrency(endpointName, options.currency);
   }
 
@@ -245,7 +252,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   /**
    * The signed transmission, `x-request-id` with `ts`: the signature does not cover the body, so
    * the ingress refuses a second, different body under it. Remembered for twice the tolerance
-   * (`ts` may lie `tolerance` ahead, and a replay passes until `tolerance` after it).
+   * (`ts` may lie `toleranceSeconds` ahead, and a replay passes until `toleranceSeconds` after it).
    */
   signedTransmission(request: InboundWebhook): SignedTransmission {
     const requestId = request.headers[REQUEST_ID_HEADER]?.trim() ?? '';

@@ -261,8 +261,9 @@ describe('MollieStatusClient', () => {
   });
 });
 
-describe('mollieEndpoint with apiKey (classic webhooks)', () => {
-  const endpoint = () => mollieEndpoint({ name: 'mollie', apiKey: API_KEY, apiUrl: api.url });
+describe('mollieEndpoint with api (classic webhooks)', () => {
+  const endpoint = () =>
+    mollieEndpoint({ name: 'mollie', api: { apiKey: API_KEY, apiUrl: api.url } });
 
   function classic(id: string): InboundWebhook {
     return {

@@ -37,11 +37,13 @@ export interface MollieStatusClientOptions {
   /**
    * Base URL of the Mollie API, version included; point it at a local fake in tests.
    * @default 'https://api.mollie.com/v2'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -116,13 +116,13 @@ describe('mollieEndpoint', () => {
       expect(error.message).toMatch(/^Malformed X-Mollie-Signature header/);
     });
 
-    it('rejects an event without a signature at an endpoint without apiKey', async () => {
+    it('rejects an event without a signature at an endpoint without api', async () => {
       const error = await refused(delivery(PAID));
       expect(error.reason).toBe('missing_signature');
-      expect(error.message).toMatch(/Missing X-Mollie-Signature header .*apiKey/);
+      expect(error.message).toMatch(/Missing X-Mollie-Signature header .*api: \{ apiKey \}/);
     });
 
-    it('rejects a classic webhook at an endpoint without apiKey, saying what it needs', async () => {
+    it('rejects a classic webhook at an endpoint without api, saying what it needs', async () => {
       const error = await refused(delivery('id=tr_5B8cwPMGnU6qLbRvo7qEZo'));
       expect(error.reason).toBe('missing_signature');
     });
@@ -130,7 +130,7 @@ describe('mollieEndpoint', () => {
     it('refuses a signed delivery at an endpoint with no signingSecret', async () => {
       const error = await refused(signed(PAID), {
         signingSecret: undefined,
-        apiKey: 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM',
+        api: { apiKey: 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM' },
       });
       expect(error.reason).toBe('bad_signature');
       expect(error.message).toMatch(/no signingSecret/);
@@ -146,7 +146,7 @@ describe('mollieEndpoint', () => {
       return error.message;
     }
 
-    it('answers 200 with an empty body; no API check without apiKey', () => {
+    it('answers 200 with an empty body; no API check without api', () => {
       const built = endpoint();
       expect(built).toMatchObject({
         acknowledgement: { status: 200, body: '' },
@@ -156,17 +156,19 @@ describe('mollieEndpoint', () => {
       expect(built.provider.kind).toBe('mollie');
     });
 
-    it('asks the API before handlers by default once apiKey is set', () => {
-      const built = endpoint({ apiKey: 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM' });
+    it('asks the API before handlers by default once api is set', () => {
+      const built = endpoint({ api: { apiKey: 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM' } });
       expect(built.verifyWithProvider).toBe(true);
       expect(built.statusClient?.kind).toBe('mollie');
-      expect(endpoint({ apiKey: 'test_x1', verifyWithProvider: false }).verifyWithProvider).toBe(
-        false,
-      );
+      expect(
+        endpoint({ api: { apiKey: 'test_x1' }, verifyWithProvider: false }).verifyWithProvider,
+      ).toBe(false);
     });
 
     it('needs a signing secret or an API key', () => {
-      expect(configError({})).toMatch(/takes no Mollie webhook: set signingSecret .* apiKey/);
+      expect(configError({})).toMatch(
+        /takes no Mollie webhook: set signingSecret .* api: \{ apiKey \}/,
+      );
     });
 
     it('refuses a secret with whitespace without quoting it', () => {
@@ -176,14 +178,14 @@ describe('mollieEndpoint', () => {
     });
 
     it('refuses an API key that is none, without quoting it', () => {
-      const message = configError({ apiKey: 'sk_test_not_mollie' });
+      const message = configError({ api: { apiKey: 'sk_test_not_mollie' } });
       expect(message).toMatch(/apiKey must be a Mollie API key/);
       expect(message).not.toContain('sk_test_not_mollie');
     });
 
     it('refuses an API wait Mollie would not allow for', () => {
-      expect(configError({ apiKey: 'test_x1', timeoutMs: 15_000 })).toMatch(
-        /timeoutMs 15000 .* at most 12000/,
+      expect(configError({ api: { apiKey: 'test_x1', timeoutMs: 15_000 } })).toMatch(
+        /api.timeoutMs 15000 .* at most 12000/,
       );
     });
   });

@@ -1,3 +1,4 @@
+import { movedIntoApi } from '../../core/deprecated-options';
 import { hmacSha256 } from '../../core/hmac';
 import {
   WebhookConfigurationError,
@@ -26,7 +27,11 @@ import {
 } from '../webhook-provider.interface';
 import { normalizeMollieEvent, normalizeMolliePayment } from './mollie-event';
 import { DEFAULT_MERCHANT_REF_KEY } from './mollie-payment';
-import { MolliePayment, MollieStatusClient } from './mollie-status.client';
+import {
+  MolliePayment,
+  MollieStatusClient,
+  MollieStatusClientOptions,
+} from './mollie-status.client';
 
 const KIND = 'mollie';
 const SIGNATURE_HEADER = 'x-mollie-signature';
@@ -57,33 +62,39 @@ export interface MollieProviderOptions {
 /**
  * Options of `mollieEndpoint()`. One endpoint takes both kinds of Mollie webhook: next-gen
  * webhooks (signed with `signingSecret`) and classic webhooks (`id=tr_…`, confirmed with the API
- * through `apiKey`). Give at least one of the two.
+ * through `api`). Give at least one of the two.
  */
 export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProviderOptions {
   /**
-   * A Mollie API key (`live_…` or `test_…`, Dashboard → Developers → API keys) or an organization
-   * access token (`access_…`) of the account the payments belong to, in the same mode as the
-   * webhooks. Required to take classic webhooks, which carry only the payment's id: the payment
-   * is fetched while the call is answered, and its state is what is stored. Also the status
-   * client of `verifyWithProvider` and `ctx.fetchStatus()`.
+   * Mollie API access: an API key (`live_…` or `test_…`, Dashboard → Developers → API keys) or an
+   * organization access token (`access_…`) of the account the payments belong to, in the same
+   * mode as the webhooks. Required to take classic webhooks, which carry only the payment's id:
+   * the payment is fetched while the call is answered, and its state is what is stored. Also the
+   * status client of `verifyWithProvider` and `ctx.fetchStatus()`. A classic webhook waits for
+   * the API before it is answered, and Mollie waits 15 s for that answer, so its `timeoutMs` is
+   * at most 12000.
+   */
+  api?: MollieStatusClientOptions;
+  /**
+   * The API key, given flat before 1.0.
+   * @deprecated use `api: { apiKey }`; read until 2.0.
    */
   apiKey?: string;
   /**
-   * Base URL of the Mollie API, version included.
-   * @default 'https://api.mollie.com/v2'
+   * The API's base URL, given flat before 1.0.
+   * @deprecated use `api: { apiUrl }`; read until 2.0.
    */
   apiUrl?: string;
   /**
-   * Milliseconds to wait for the Mollie API. A classic webhook waits for it before it is
-   * answered, and Mollie waits 15 s for that answer, so at most 12000.
-   * @default 10000
+   * The API's timeout in milliseconds, given flat before 1.0.
+   * @deprecated use `api: { timeoutMs }` (the same milliseconds); read until 2.0.
    */
   timeoutMs?: number;
   /**
    * Asks the Mollie API for the payment's status before handlers run (`event.verified`). A
    * classic webhook's event is the payment the API returned while the call was answered: that
    * answer is its `event.verified`, and the API is not asked again.
-   * @default true when `apiKey` is set, false otherwise
+   * @default true when `api` is set, false otherwise
    */
   verifyWithProvider?: boolean;
   /**
@@ -94,6 +105,7 @@ export interface MollieEndpointOptions extends BaseEndpointOptions, MollieProvid
    * payment at the same time are shared, and its answer is remembered for 2 s (30 s for a
    * payment the API does not know).
    * @default { perMinute: 300, burst: 60 }
+   * @advanced
    */
   apiCallBudget?: ApiCallBudgetOptions;
 }
@@ -174,7 +186,7 @@ export class MollieWebhookProvider implements WebhookProvider {
       throw new WebhookConfigurationError(
         `${endpointLabel(endpointName)} takes no Mollie webhook: set signingSecret (the next-gen ` +
           "webhook's signing secret, Dashboard → Developers → Webhooks) for signed webhooks, " +
-          'apiKey (Dashboard → Developers → API keys) for classic webhooks (id=tr_…), or both.',
+          'api: { apiKey } (Dashboard → Developers → API keys) for classic webhooks (id=tr_…), or both.',
       );
     }
     if (options.signingSecret !== undefined) {
@@ -217,7 +229,7 @@ export class MollieWebhookProvider implements WebhookProvider {
       throw new WebhookVerificationError(
         'missing_signature',
         'Missing X-Mollie-Signature header (a classic Mollie webhook, id=…, is taken only by an ' +
-          'endpoint with apiKey, which confirms it with the Mollie API)',
+          'endpoint with api: { apiKey }, which confirms it with the Mollie API)',
       );
     }
     this.confirmations.set(request, await this.confirmClassic(this.api, request.rawBody));
@@ -308,35 +320,39 @@ export class MollieWebhookProvider implements WebhookProvider {
   }
 }
 
-/** The status client of `apiKey`, or none; a startup error for a wait Mollie would not allow. */
+/** The status client of `api`, or none; a startup error for a wait Mollie would not allow. */
 function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | undefined {
-  if (options?.apiKey === undefined) {
+  const api = movedIntoApi<MollieStatusClientOptions>(
+    options,
+    options?.api,
+    ['apiKey', 'apiUrl', 'timeoutMs'],
+    'mollieEndpoint()',
+    'NPW_DEP_MOLLIE',
+    endpointLabel(options?.name),
+  );
+  if (api === undefined) {
     return undefined;
   }
-  if (typeof options.timeoutMs === 'number' && options.timeoutMs > LONGEST_API_WAIT_MS) {
+  if (typeof api.timeoutMs === 'number' && api.timeoutMs > LONGEST_API_WAIT_MS) {
     throw new WebhookConfigurationError(
-      `${endpointLabel(options.name)}: timeoutMs ${options.timeoutMs} is longer than a classic ` +
+      `${endpointLabel(options.name)}: api.timeoutMs ${api.timeoutMs} is longer than a classic ` +
         `webhook can wait for the Mollie API (Mollie waits 15 s for the answer); use at most ` +
         `${LONGEST_API_WAIT_MS}, or leave it out for 10000.`,
     );
   }
-  return new MollieStatusClient({
-    apiKey: options.apiKey,
-    apiUrl: options.apiUrl,
-    timeoutMs: options.timeoutMs,
-  });
+  return new MollieStatusClient(api as MollieStatusClientOptions);
 }
 
 /**
  * A Mollie webhook endpoint for next-gen webhooks (`signingSecret`), classic webhooks
- * (`apiKey`), or both at one URL.
+ * (`api: { apiKey }`), or both at one URL.
  * @throws WebhookConfigurationError at startup when an option cannot work, or neither
- * `signingSecret` nor `apiKey` is given.
+ * `signingSecret` nor `api` is given.
  * @example
  * mollieEndpoint({
  *   name: 'mollie',
  *   signingSecret: process.env.MOLLIE_WEBHOOK_SECRET!,
- *   apiKey: process.env.MOLLIE_API_KEY!,
+ *   api: { apiKey: process.env.MOLLIE_API_KEY! },
  * })
  */
 export function mollieEndpoint(options: MollieEndpointOptions): WebhookEndpoint {

@@ -178,7 +178,7 @@ describe('paddleEndpoint', () => {
       const now = Math.floor(Date.now() / 1000);
       const request = delivery(COMPLETED, { 'paddle-signature': header }, now);
       expect(() => provider().verify(request)).not.toThrow();
-      expect(rejection(() => provider({ tolerance: 5 }).verify(request))).toMatchObject({
+      expect(rejection(() => provider({ toleranceSeconds: 5 }).verify(request))).toMatchObject({
         reason: 'timestamp_out_of_window',
       });
     });
@@ -186,9 +186,11 @@ describe('paddleEndpoint', () => {
     it('honours a custom tolerance, and 0 switches the window off', () => {
       const header = { 'paddle-signature': independentHeader(COMPLETED, SECRET, NOW - 3600) };
       expect(
-        rejection(() => provider({ tolerance: 60 }).verify(delivery(COMPLETED, header))),
+        rejection(() => provider({ toleranceSeconds: 60 }).verify(delivery(COMPLETED, header))),
       ).toMatchObject({ reason: 'timestamp_out_of_window' });
-      expect(() => provider({ tolerance: 0 }).verify(delivery(COMPLETED, header))).not.toThrow();
+      expect(() =>
+        provider({ toleranceSeconds: 0 }).verify(delivery(COMPLETED, header)),
+      ).not.toThrow();
     });
 
     it.each([
@@ -250,9 +252,9 @@ describe('paddleEndpoint', () => {
       expect(message).not.toContain(OTHER_SECRET);
     });
 
-    it.each([-1, 1.5])('refuses tolerance %p', (tolerance) => {
-      expect(configError({ secret: SECRET, tolerance })).toMatch(
-        /tolerance must be a whole number/,
+    it.each([-1, 1.5])('refuses toleranceSeconds %p', (toleranceSeconds) => {
+      expect(configError({ secret: SECRET, toleranceSeconds })).toMatch(
+        /toleranceSeconds must be a whole number/,
       );
     });
 

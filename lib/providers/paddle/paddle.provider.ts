@@ -60,6 +60,12 @@ export interface PaddleProviderOptions {
    * buys no safety here: within 300 s a replay carries an `event_id` whose dedup key is kept
    * for days, so it is a duplicate either way. Set 5 to refuse what the SDK refuses.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -154,7 +160,7 @@ export class PaddleWebhookProvider implements WebhookProvider {
         'tools → Notifications',
     );
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'paddleEndpoint()');
     this.merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,

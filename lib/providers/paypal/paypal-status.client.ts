@@ -55,11 +55,13 @@ export interface PayPalStatusClientOptions {
   /**
    * Base URL of the PayPal API, in place of the environment's; a local fake in tests.
    * @default the environment's
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for each answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -350,10 +350,10 @@ describe('paypalEndpoint', () => {
     it('honours a custom tolerance, and 0 switches the window off', async () => {
       const time = new Date(NOW.getTime() - 3600 * 1000).toISOString();
       const request = delivery(CAPTURE, headers(CAPTURE, { 'paypal-transmission-time': time }));
-      expect(await rejection(provider({ tolerance: 300 }).provider.verify(request))).toMatchObject({
-        reason: 'timestamp_out_of_window',
-      });
-      await expect(provider({ tolerance: 0 }).provider.verify(request)).resolves.toBeUndefined();
+      const verify = (toleranceSeconds: number) =>
+        provider({ toleranceSeconds }).provider.verify(request);
+      expect(await rejection(verify(300))).toMatchObject({ reason: 'timestamp_out_of_window' });
+      await expect(verify(0)).resolves.toBeUndefined();
     });
 
     it('turns a failing certificate download into a clear verification error', async () => {
@@ -383,7 +383,7 @@ describe('paypalEndpoint', () => {
 
     it('rejects a certificate that has expired or is not valid yet at the receive time', async () => {
       const { provider: paypal } = provider(
-        { tolerance: 0 },
+        { toleranceSeconds: 0 },
         { [PAYPAL_TEST_CERT_URL]: shortLivedCertificate.certPem },
       );
       const signed = headers(CAPTURE, {}, shortLivedCertificate.keyPem);
@@ -398,7 +398,7 @@ describe('paypalEndpoint', () => {
 
     it('rejects a certificate without an RSA key', async () => {
       const { provider: paypal } = provider(
-        { tolerance: 0 },
+        { toleranceSeconds: 0 },
         { [PAYPAL_TEST_CERT_URL]: ecCertificate.certPem },
       );
       const error = await rejection(paypal.verify(delivery(CAPTURE, headers(CAPTURE), new Date())));
@@ -519,9 +519,9 @@ describe('paypalEndpoint', () => {
       expect(message).toMatch(/WEBHOOK_ID/);
     });
 
-    it.each([-1, 1.5, Number.NaN])('refuses tolerance %p', (tolerance) => {
-      expect(configError({ webhookId: WEBHOOK_ID, tolerance })).toMatch(
-        /tolerance must be a whole number of seconds.*345600/,
+    it.each([-1, 1.5, Number.NaN])('refuses toleranceSeconds %p', (toleranceSeconds) => {
+      expect(configError({ webhookId: WEBHOOK_ID, toleranceSeconds })).toMatch(
+        /toleranceSeconds must be a whole number of seconds.*345600/,
       );
     });
 

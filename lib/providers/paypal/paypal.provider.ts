@@ -1,3 +1,4 @@
+import { renamedOption, toleranceRename } from '../../core/deprecated-options';
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
 import { decodeCanonicalBase64 } from '../../core/base64';
 import { crc32 } from '../../core/crc32';
@@ -83,6 +84,12 @@ export interface PayPalProviderOptions {
    * Largest distance in seconds between `PAYPAL-TRANSMISSION-TIME` and the receive time, in
    * either direction; `0` switches the check off.
    * @default 345600 (4 days; see `PAYPAL_DEFAULT_TOLERANCE_SECONDS`)
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -90,6 +97,7 @@ export interface PayPalProviderOptions {
    * the subject, chain and validity checks. Tests inject one that answers with a local
    * certificate (see `PAYPAL_TEST_CERTIFICATE_PEM` in the testing entry point).
    * @default createPayPalCertificateResolver(): Node's fetch, 5 s timeout, no redirects, cached by URL, 4 downloads at once
+   * @advanced
    */
   certificateResolver?: PayPalCertificateResolver;
   /**
@@ -99,6 +107,7 @@ export interface PayPalProviderOptions {
    * Tests give `PAYPAL_TEST_CA_PEM` from the testing entry point; never give that CA in
    * production.
    * @default Node's bundled root certificates (`tls.rootCertificates`)
+   * @advanced
    */
   trustedRoots?: string | readonly string[];
 }
@@ -218,10 +227,16 @@ export class PayPalWebhookProvider implements WebhookProvider {
           'no spaces or line breaks); Webhooks Simulator events use "WEBHOOK_ID".',
       );
     }
-    const tolerance = options.tolerance ?? PAYPAL_DEFAULT_TOLERANCE_SECONDS;
+    const given = renamedOption(
+      options.toleranceSeconds,
+      options.tolerance,
+      toleranceRename('paypalEndpoint()'),
+      endpoint,
+    );
+    const tolerance = given ?? PAYPAL_DEFAULT_TOLERANCE_SECONDS;
     if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
       throw new WebhookConfigurationError(
-        `${endpoint}: tolerance must be a whole number of seconds, 0 or more (got ${String(options.tolerance)}); ` +
+        `${endpoint}: toleranceSeconds must be a whole number of seconds, 0 or more (got ${String(given)}); ` +
           `leave it out for the default ${PAYPAL_DEFAULT_TOLERANCE_SECONDS} (4 days, longer than PayPal's ` +
           'retry horizon), or use 0 to switch the transmission-time check off.',
       );
@@ -297,8 +312,8 @@ export class PayPalWebhookProvider implements WebhookProvider {
   /**
    * The transmission a verified delivery came in: PayPal signs its id and time but only the
    * CRC-32 of the body, so the ingress refuses a second, different body under the same id. It
-   * is remembered for twice the tolerance (a transmission time may lie up to `tolerance` ahead
-   * of the receive time, and a replay passes until `tolerance` after it); with the time check
+   * is remembered for twice the tolerance (a transmission time may lie up to `toleranceSeconds` ahead
+   * of the receive time, and a replay passes until `toleranceSeconds` after it); with the time check
    * off, for twice the default.
    */
   signedTransmission(request: InboundWebhook): SignedTransmission {

@@ -171,10 +171,10 @@ describe('polarEndpoint', () => {
 
     it('takes another tolerance, and 0 for none', () => {
       const late = delivery(ORDER_PAID, polarHeaders(ORDER_PAID), NOW + 3600);
-      expect(rejection(() => provider({ tolerance: 600 }).verify(late)).reason).toBe(
+      expect(rejection(() => provider({ toleranceSeconds: 600 }).verify(late)).reason).toBe(
         'timestamp_out_of_window',
       );
-      expect(() => provider({ tolerance: 0 }).verify(late)).not.toThrow();
+      expect(() => provider({ toleranceSeconds: 0 }).verify(late)).not.toThrow();
     });
   });
 
@@ -212,7 +212,7 @@ describe('polarEndpoint', () => {
     });
 
     it('refuses a tolerance that is not whole seconds', () => {
-      expect(configError({ secret: UTF8_SECRET, tolerance: -1 })).toMatch(/tolerance/);
+      expect(configError({ secret: UTF8_SECRET, toleranceSeconds: -1 })).toMatch(/tolerance/);
     });
   });
 

@@ -38,6 +38,12 @@ export interface PolarProviderOptions {
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time, in
    * either direction; `0` switches the check off. Polar's SDK allows 300 s too.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -113,7 +119,7 @@ export class PolarWebhookProvider extends StandardWebhooksPlatformProvider {
    * @throws WebhookConfigurationError when a secret or option cannot work.
    */
   constructor(options: PolarProviderOptions, endpointName = KIND) {
-    super(KIND, polarKeys(options, endpointName), options, endpointName);
+    super(KIND, polarKeys(options, endpointName), options, endpointName, 'polarEndpoint()');
   }
 
   /**

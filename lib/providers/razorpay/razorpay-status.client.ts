@@ -59,11 +59,13 @@ export interface RazorpayStatusClientOptions {
   /**
    * Base URL of the Razorpay API; point it at a local fake in tests.
    * @default 'https://api.razorpay.com'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -61,11 +61,13 @@ export interface SberStatusClientBaseOptions {
    * Base URL of the gateway's REST API; `https://3dsec.sberbank.ru/payment/rest` is the test
    * gateway, a local fake in tests.
    * @default 'https://securepayments.sberbank.ru/payment/rest'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -1,5 +1,5 @@
 import { plainTextAcknowledgement } from '../define-endpoint';
-import { resolveNonEmptyString } from '../provider-options';
+import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
 import {
   InboundWebhook,
   NormalizedNotification,
@@ -13,6 +13,12 @@ export interface StandardWebhooksPlatformOptions {
   /**
    * Largest distance in seconds between the signed `webhook-timestamp` and the receive time.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -45,6 +51,7 @@ export abstract class StandardWebhooksPlatformProvider implements WebhookProvide
    * checked and derived from the platform's own secrets.
    * @param options the platform's timestamp window and `merchantRefKey`, checked here.
    * @param endpointName names the endpoint in configuration errors.
+   * @param factory the platform's endpoint factory, named in deprecation warnings.
    * @throws WebhookConfigurationError when an option cannot work.
    */
   protected constructor(
@@ -52,9 +59,14 @@ export abstract class StandardWebhooksPlatformProvider implements WebhookProvide
     keys: readonly string[],
     options: StandardWebhooksPlatformOptions,
     endpointName: string,
+    factory: string,
   ) {
     this.standard = new StandardWebhooksProvider(
-      { secret: keys, tolerance: options.tolerance, kind },
+      {
+        secret: keys,
+        toleranceSeconds: resolveTolerance(endpointName, kind, options, factory),
+        kind,
+      },
       endpointName,
     );
     this.storedHeaders = this.standard.storedHeaders;

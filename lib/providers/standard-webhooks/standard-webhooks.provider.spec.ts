@@ -177,10 +177,10 @@ describe('standardWebhooksEndpoint', () => {
 
     it('honours a custom tolerance, and 0 switches the window off', () => {
       const request = delivery(PAYMENT, officialHeaders(PAYMENT, SECRET, NOW - 3600));
-      expect(rejection(() => provider({ tolerance: 60 }).verify(request))).toMatchObject({
+      expect(rejection(() => provider({ toleranceSeconds: 60 }).verify(request))).toMatchObject({
         reason: 'timestamp_out_of_window',
       });
-      expect(() => provider({ tolerance: 0 }).verify(request)).not.toThrow();
+      expect(() => provider({ toleranceSeconds: 0 }).verify(request)).not.toThrow();
     });
 
     it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])(
@@ -265,7 +265,9 @@ describe('standardWebhooksEndpoint', () => {
     });
 
     it('refuses a negative tolerance', () => {
-      expect(configError({ secret: SECRET, tolerance: -5 })).toMatch(/tolerance must be/);
+      expect(configError({ secret: SECRET, toleranceSeconds: -5 })).toMatch(
+        /toleranceSeconds must be/,
+      );
     });
 
     it('refuses an endpoint name that cannot be used in a URL', () => {

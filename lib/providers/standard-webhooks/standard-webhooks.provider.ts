@@ -75,6 +75,12 @@ export interface StandardWebhooksProviderOptions {
    * Largest distance in seconds between `webhook-timestamp` and the receive time, in either
    * direction; `0` switches the check off.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -177,7 +183,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
         fail(standardPublicKeyFormatMessage(endpointName, kind, ...at))
       );
     });
-    this.tolerance = resolveTolerance(endpointName, kind, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, kind, options, 'standardWebhooksEndpoint()');
   }
 
   /**

@@ -46,11 +46,13 @@ export interface StripeStatusClientOptions {
   /**
    * Base URL of the Stripe API; point it at a sandbox or a local fake in tests.
    * @default 'https://api.stripe.com'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

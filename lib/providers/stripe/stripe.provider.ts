@@ -53,6 +53,12 @@ export interface StripeProviderOptions {
    * Largest distance in seconds between the signed `t=` timestamp and the receive time, in either
    * direction; `0` switches the check off.
    * @default 300
+   * @advanced
+   */
+  toleranceSeconds?: number;
+  /**
+   * The timestamp window in seconds, under its name before 1.0.
+   * @deprecated use `toleranceSeconds` (the same number of seconds); read until 2.0.
    */
   tolerance?: number;
   /**
@@ -170,7 +176,7 @@ export class StripeWebhookProvider implements WebhookProvider {
       }
     });
     this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options.tolerance);
+    this.tolerance = resolveTolerance(endpointName, KIND, options, 'stripeEndpoint()');
     this.merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,

@@ -61,11 +61,13 @@ export interface TBankStatusClientOptions {
   /**
    * Base URL of the acquiring API, version included; point it at a local fake in tests.
    * @default 'https://securepay.tinkoff.ru/v2'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -32,11 +32,13 @@ export interface YooKassaStatusClientOptions {
   /**
    * Base URL of the YooKassa API, version included; point it at a local fake in tests.
    * @default 'https://api.yookassa.ru/v3'
+   * @advanced
    */
   apiUrl?: string;
   /**
    * Longest wait for the whole answer, in milliseconds; then the lookup fails with `timeout`.
    * @default 10000
+   * @advanced
    */
   timeoutMs?: number;
 }

@@ -39,7 +39,7 @@ export interface YooKassaTestApiRequest {
   readonly status: number;
 }
 
-/** The options a YooKassa status client needs to ask the test API, as `yookassaEndpoint()` takes them. */
+/** The options a YooKassa status client needs to ask the test API: `yookassaEndpoint()`'s `api`. */
 export interface YooKassaTestApiClientOptions {
   /** The shop id the test API accepts. */
   readonly shopId: string;
@@ -54,7 +54,7 @@ export interface YooKassaTestApi {
   /** Base URL with the version, e.g. `http://127.0.0.1:41234/v3`: the `apiUrl` to give. */
   readonly url: string;
   /**
-   * `{ shopId, secretKey, apiUrl }`, to spread into `yookassaEndpoint()` or pass to
+   * `{ shopId, secretKey, apiUrl }`, to give as `yookassaEndpoint()`'s `api` or pass to
    * `new YooKassaStatusClient()`.
    */
   readonly clientOptions: YooKassaTestApiClientOptions;
@@ -165,7 +165,7 @@ async function listening(server: Server): Promise<number> {
  * const api = await startYooKassaTestApi({ payments: [yookassaPayment('succeeded')] });
  * const endpoint = yookassaEndpoint({
  *   name: 'yookassa',
- *   ...api.clientOptions,
+ *   api: api.clientOptions,
  *   allowedIps: ['127.0.0.1', '::1'],
  * });
  * // … deliver yookassaDelivery({ event: 'payment.succeeded', object: yookassaPayment() })

@@ -19,10 +19,11 @@ import {
 } from './yookassa.provider';
 import { rejection } from '../../spec-support/rejection';
 
-const CREDENTIALS = {
+const API = {
   shopId: '100500',
   secretKey: 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0',
 };
+const CREDENTIALS = { api: API };
 const LOCAL = { verifyWithProvider: false, allowedIps: ['127.0.0.1', '::1'] };
 
 function delivery(body: string | Buffer): InboundWebhook {
@@ -122,7 +123,7 @@ describe('yookassaEndpoint', () => {
   });
 
   describe('configuration', () => {
-    function configError(options: Partial<YooKassaEndpointOptions>): string {
+    function configError(options: object): string {
       const error = rejection(() =>
         yookassaEndpoint({ name: 'yookassa', ...options } as YooKassaEndpointOptions),
       );
@@ -148,13 +149,13 @@ describe('yookassaEndpoint', () => {
 
     it.each([
       ['neither', {}],
-      ['no secretKey', { shopId: '100500' }],
-      ['no shopId', { secretKey: CREDENTIALS.secretKey }],
+      ['no secretKey', { api: { shopId: '100500' } }],
+      ['no shopId', { api: { secretKey: API.secretKey } }],
     ])(
-      'asks for shopId and secretKey (or verifyWithProvider: false) when %s is set',
+      'asks for api: { shopId, secretKey } (or verifyWithProvider: false) when %s is set',
       (_label, options) => {
         const message = configError(options);
-        expect(message).toMatch(/set shopId and secretKey/);
+        expect(message).toMatch(/set api: \{ shopId, secretKey \}/);
         expect(message).toMatch(/verifyWithProvider: false/);
         expect(configError({ ...options, verifyWithProvider: true })).toBe(message);
       },
@@ -171,8 +172,8 @@ describe('yookassaEndpoint', () => {
       ['a numeric shopId', { shopId: 100500 as unknown as string, secretKey: 'test_x' }],
       ['an empty secretKey', { shopId: '100500', secretKey: '' }],
       ['a secretKey with a trailing line break', { shopId: '100500', secretKey: 'test_x\n' }],
-    ])('refuses %s without quoting the secret', (_label, options) => {
-      const message = configError({ ...options, verifyWithProvider: false });
+    ])('refuses %s without quoting the secret', (_label, api) => {
+      const message = configError({ api, verifyWithProvider: false });
       expect(message).toMatch(/must be a non-empty string/);
       expect(message).not.toContain('test_x');
     });
@@ -180,21 +181,21 @@ describe('yookassaEndpoint', () => {
     it.each([['ftp://api.yookassa.ru/v3'], ['api.yookassa.ru/v3'], [42]])(
       'refuses apiUrl %p',
       (apiUrl) => {
-        expect(configError({ ...CREDENTIALS, apiUrl: apiUrl as string })).toMatch(
-          /apiUrl must be an http\(s\) URL/,
+        expect(configError({ api: { ...API, apiUrl } })).toMatch(
+          /api.apiUrl must be an http\(s\) URL/,
         );
       },
     );
 
     it('accepts an apiUrl of a local stub server', () => {
       expect(() =>
-        yookassaEndpoint({ name: 'yookassa', ...CREDENTIALS, apiUrl: 'http://127.0.0.1:8089/v3' }),
+        yookassaEndpoint({ name: 'yookassa', api: { ...API, apiUrl: 'http://127.0.0.1:8089/v3' } }),
       ).not.toThrow();
     });
 
     it('names the credentials when the options are missing altogether', () => {
       expect(() => yookassaEndpoint(undefined as unknown as YooKassaEndpointOptions)).toThrow(
-        /set shopId and secretKey/,
+        /set api: \{ shopId, secretKey \}/,
       );
     });
 

@@ -1,4 +1,5 @@
-import { YooKassaStatusClient } from './yookassa-status.client';
+import { movedIntoApi } from '../../core/deprecated-options';
+import { YooKassaStatusClient, YooKassaStatusClientOptions } from './yookassa-status.client';
 import { currencyExponent, toMinorUnits } from '../../core/minor-units';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
@@ -70,29 +71,36 @@ export interface YooKassaProviderOptions {
  */
 export interface YooKassaEndpointOptions extends BaseEndpointOptions, YooKassaProviderOptions {
   /**
-   * The shop's id (YooKassa merchant profile → Integration → API keys), the user name of HTTP Basic
-   * authentication to the API. Required unless `verifyWithProvider` is `false`.
+   * YooKassa API access for "ask the provider" (`verifyWithProvider`, `ctx.fetchStatus()`,
+   * reconciliation): the shop's id and a secret key (YooKassa merchant profile → Integration →
+   * API keys), the user name and password of HTTP Basic authentication. Required unless
+   * `verifyWithProvider` is `false`.
+   */
+  api?: YooKassaStatusClientOptions;
+  /**
+   * The shop's id, given flat before 1.0.
+   * @deprecated use `api: { shopId }`; read until 2.0.
    */
   shopId?: string;
   /**
-   * The shop's secret API key (`live_…` or `test_…`), the password of HTTP Basic authentication
-   * to the API. Required unless `verifyWithProvider` is `false`.
+   * The shop's secret API key, given flat before 1.0.
+   * @deprecated use `api: { secretKey }`; read until 2.0.
    */
   secretKey?: string;
   /**
-   * Base URL of the YooKassa API.
-   * @default 'https://api.yookassa.ru/v3'
+   * The API's base URL, given flat before 1.0.
+   * @deprecated use `api: { apiUrl }`; read until 2.0.
    */
   apiUrl?: string;
   /**
-   * Milliseconds to wait for the YooKassa API before the check is retried later.
-   * @default 10000
+   * The API's timeout in milliseconds, given flat before 1.0.
+   * @deprecated use `api: { timeoutMs }` (the same milliseconds); read until 2.0.
    */
   timeoutMs?: number;
   /**
    * Asks the YooKassa API for the payment's (or refund's) status before handlers run; handlers
-   * act on the API's answer, not on the unsigned notification's claim. Needs `shopId` and
-   * `secretKey`. Set it to `false` only to rely on the source-address allowlist alone.
+   * act on the API's answer, not on the unsigned notification's claim. Needs `api`. Set it to
+   * `false` only to rely on the source-address allowlist alone.
    * @default true
    */
   verifyWithProvider?: boolean;
@@ -225,14 +233,14 @@ function credentialsMessage(name: unknown): string {
   return (
     `Webhook endpoint ${JSON.stringify(name)} (yookassa) asks the YooKassa API about every ` +
     'notification (verifyWithProvider, on by default, because YooKassa does not sign them) but ' +
-    'has no API credentials: set shopId and secretKey (YooKassa merchant profile → Integration → API keys), ' +
+    'has no API credentials: set api: { shopId, secretKey } (YooKassa merchant profile → Integration → API keys), ' +
     'or set verifyWithProvider: false to rely on the source-address allowlist alone.'
   );
 }
 
 function apiUrlMessage(name: unknown): string {
   return (
-    `Webhook endpoint ${JSON.stringify(name)} (yookassa): apiUrl must be an http(s) URL, ` +
+    `Webhook endpoint ${JSON.stringify(name)} (yookassa): api.apiUrl must be an http(s) URL, ` +
     `e.g. apiUrl: "${YOOKASSA_API_URL}" (the default).`
   );
 }
@@ -243,14 +251,24 @@ interface YooKassaApiOptions {
   readonly shopId?: string;
   readonly secretKey?: string;
   readonly apiUrl: string;
+  readonly timeoutMs?: number;
 }
 
 function resolveApiOptions(options: YooKassaEndpointOptions): YooKassaApiOptions {
-  const { name, shopId, secretKey } = options ?? {};
+  const name = options?.name;
+  const api = movedIntoApi<YooKassaStatusClientOptions>(
+    options,
+    options?.api,
+    ['shopId', 'secretKey', 'apiUrl', 'timeoutMs'],
+    'yookassaEndpoint()',
+    'NPW_DEP_YOOKASSA',
+    `Webhook endpoint ${JSON.stringify(name)} (yookassa)`,
+  );
+  const { shopId, secretKey } = api ?? {};
   const verifyWithProvider = options?.verifyWithProvider ?? true;
   for (const [option, value] of [
-    ['shopId', shopId],
-    ['secretKey', secretKey],
+    ['api.shopId', shopId],
+    ['api.secretKey', secretKey],
   ] as const) {
     if (
       value !== undefined &&
@@ -266,11 +284,11 @@ function resolveApiOptions(options: YooKassaEndpointOptions): YooKassaApiOptions
   if (verifyWithProvider !== false && (shopId === undefined || secretKey === undefined)) {
     throw new WebhookConfigurationError(credentialsMessage(name));
   }
-  const apiUrl = options?.apiUrl ?? YOOKASSA_API_URL;
+  const apiUrl = api?.apiUrl ?? YOOKASSA_API_URL;
   if (!isHttpUrl(apiUrl)) {
     throw new WebhookConfigurationError(apiUrlMessage(name));
   }
-  return { verifyWithProvider, shopId, secretKey, apiUrl };
+  return { verifyWithProvider, shopId, secretKey, apiUrl, timeoutMs: api?.timeoutMs };
 }
 
 function isHttpUrl(value: unknown): boolean {
@@ -351,12 +369,11 @@ export class YooKassaWebhookProvider implements WebhookProvider {
  * (`YOOKASSA_IP_RANGES`) may deliver unless `allowedIps` says otherwise; behind a proxy, turn
  * on the module's `trustProxy` so the client address is the one YooKassa connected from.
  * @throws WebhookConfigurationError at startup when an option cannot work, in particular when
- * `verifyWithProvider` is on (the default) without `shopId` and `secretKey`.
+ * `verifyWithProvider` is on (the default) without `api: { shopId, secretKey }`.
  * @example
  * yookassaEndpoint({
  *   name: 'yookassa',
- *   shopId: process.env.YOOKASSA_SHOP_ID,
- *   secretKey: process.env.YOOKASSA_SECRET_KEY,
+ *   api: { shopId: process.env.YOOKASSA_SHOP_ID!, secretKey: process.env.YOOKASSA_SECRET_KEY! },
  * })
  */
 export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpoint {
@@ -369,7 +386,7 @@ export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpo
           shopId: api.shopId,
           secretKey: api.secretKey,
           apiUrl: api.apiUrl,
-          timeoutMs: options.timeoutMs,
+          timeoutMs: api.timeoutMs,
         })
       : undefined;
   return defineEndpoint(options, provider, {
