@@ -79,6 +79,18 @@ export function toleranceRename(where: string): OptionRename {
   };
 }
 
+/** `ttl` → `ttlMs` or `lease` → `leaseMs`, in `@Idempotent()` or `IdempotentCall.run()`. */
+export function idempotencyRename(where: string, from: 'ttl' | 'lease'): OptionRename {
+  const scope = where.startsWith('@') ? 'IDEMPOTENT' : 'IDEMPOTENT_CALL';
+  return {
+    from,
+    to: `${from}Ms`,
+    where,
+    unit: 'milliseconds',
+    code: `NPW_DEP_${scope}_${from.toUpperCase()}`,
+  };
+}
+
 /**
  * API options once given flat on a factory and now under `api: {…}`: the `api` object with each
  * flat value read into it (each flat name warning once), or undefined when neither is given.

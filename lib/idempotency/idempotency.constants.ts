@@ -18,11 +18,11 @@ export const MIN_IDEMPOTENCY_TTL_MS = HOUR_MS;
 /** Longest key lifetime `@Idempotent` and `IdempotentCall` accept: 30 days. */
 export const MAX_IDEMPOTENCY_TTL_MS = 30 * 24 * HOUR_MS;
 
-/** How long a completed request's key is kept when `ttl` is not given: 24 hours. */
+/** How long a completed request's key is kept when `ttlMs` is not given: 24 hours. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * HOUR_MS;
 
 /**
- * How long an outgoing call's outcome is kept when `ttl` is not given: 30 days, so a retry
+ * How long an outgoing call's outcome is kept when `ttlMs` is not given: 30 days, so a retry
  * within any provider's key window finds the stored result instead of calling out again.
  */
 export const DEFAULT_IDEMPOTENT_CALL_TTL_MS = MAX_IDEMPOTENCY_TTL_MS;

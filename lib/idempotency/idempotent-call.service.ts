@@ -1,3 +1,4 @@
+import { idempotencyRename, renamedOption } from '../core/deprecated-options';
 import { Inject, Injectable } from '@nestjs/common';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
@@ -28,12 +29,16 @@ export interface IdempotentCallOptions {
    * operation may be retried: after it, a call with the key runs again.
    * @default 2592000000 (30 days)
    */
+  ttlMs?: number;
+  /** @deprecated since 1.0, removed in 2.0: use `ttlMs` (the same milliseconds). */
   ttl?: number;
   /**
    * How long the call stays locked without renewal, in ms (1 s to 1 hour). Renewed while `fn`
    * runs, so only a crashed process lets it lapse; then another attempt may take it over.
    * @default 30000
    */
+  leaseMs?: number;
+  /** @deprecated since 1.0, removed in 2.0: use `leaseMs` (the same milliseconds). */
   lease?: number;
 }
 
@@ -116,16 +121,16 @@ export class IdempotentCall {
     }
     const ttlMs = resolveMillisecondsOption(
       WHERE,
-      'ttl',
-      options.ttl,
+      'ttlMs',
+      renamedOption(options.ttlMs, options.ttl, idempotencyRename(WHERE, 'ttl'), WHERE),
       DEFAULT_IDEMPOTENT_CALL_TTL_MS,
       MIN_IDEMPOTENCY_TTL_MS,
       MAX_IDEMPOTENCY_TTL_MS,
     );
     const leaseMs = resolveMillisecondsOption(
       WHERE,
-      'lease',
-      options.lease,
+      'leaseMs',
+      renamedOption(options.leaseMs, options.lease, idempotencyRename(WHERE, 'lease'), WHERE),
       DEFAULT_IDEMPOTENCY_LEASE_MS,
       MIN_IDEMPOTENCY_LEASE_MS,
       MAX_IDEMPOTENCY_LEASE_MS,

@@ -31,7 +31,13 @@ describe('@Idempotent', () => {
   it('keeps the given options', () => {
     const principal = (request: { user: { id: string } }) => request.user.id;
     class RefundsController {
-      @Idempotent({ scope: 'refund', required: true, ttl: 30 * 24 * HOUR, lease: 1000, principal })
+      @Idempotent({
+        scope: 'refund',
+        required: true,
+        ttlMs: 30 * 24 * HOUR,
+        leaseMs: 1000,
+        principal,
+      })
       refund(): void {}
     }
     expect(Reflect.getMetadata(IDEMPOTENT_METADATA, RefundsController.prototype.refund)).toEqual({
@@ -51,25 +57,25 @@ describe('@Idempotent', () => {
   ])('fails when the class is defined with a ttl %s', (_label, ttl) => {
     const define = () => {
       class BadController {
-        @Idempotent({ ttl })
+        @Idempotent({ ttlMs: ttl })
         create(): void {}
       }
       return BadController;
     };
     expect(define).toThrow(WebhookConfigurationError);
     expect(define).toThrow(
-      /`ttl` must be a whole number of milliseconds from 3600000 \(1 hour\) to 2592000000 \(30 days\)/,
+      /`ttlMs` must be a whole number of milliseconds from 3600000 \(1 hour\) to 2592000000 \(30 days\)/,
     );
   });
 
   it('accepts the ttl bounds themselves', () => {
-    expect(() => Idempotent({ ttl: HOUR })).not.toThrow();
-    expect(() => Idempotent({ ttl: 30 * 24 * HOUR })).not.toThrow();
+    expect(() => Idempotent({ ttlMs: HOUR })).not.toThrow();
+    expect(() => Idempotent({ ttlMs: 30 * 24 * HOUR })).not.toThrow();
   });
 
   it.each([
-    ['a lease under a second', { lease: 999 }, /`lease` must be/],
-    ['a lease over an hour', { lease: HOUR + 1 }, /`lease` must be/],
+    ['a lease under a second', { leaseMs: 999 }, /`leaseMs` must be/],
+    ['a lease over an hour', { leaseMs: HOUR + 1 }, /`leaseMs` must be/],
     ['a scope with a space', { scope: 'my scope' }, /`scope` must be at most 64/],
     ['a scope of 65 characters', { scope: 's'.repeat(65) }, /`scope` must be/],
     ['a principal that is not a function', { principal: 'user' }, /`principal` must be a function/],

@@ -1,3 +1,4 @@
+import { idempotencyRename, renamedOption } from '../core/deprecated-options';
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
@@ -28,6 +29,8 @@ export interface IdempotentOptions<TRequest = Record<string, unknown>> {
    * it, the key is forgotten (a request with it is new) and the retention job purges it.
    * @default 86400000 (24 hours)
    */
+  ttlMs?: number;
+  /** @deprecated since 1.0, removed in 2.0: use `ttlMs` (the same milliseconds). */
   ttl?: number;
   /**
    * Namespace of the route's keys, e.g. `'pay'` or `'refund'`: the same key sent to routes of
@@ -49,6 +52,8 @@ export interface IdempotentOptions<TRequest = Record<string, unknown>> {
    * lapse; then an identical request may take the key over.
    * @default 30000
    */
+  leaseMs?: number;
+  /** @deprecated since 1.0, removed in 2.0: use `leaseMs` (the same milliseconds). */
   lease?: number;
 }
 
@@ -88,8 +93,8 @@ export function resolveIdempotentOptions<TRequest>(
   }
   const ttlMs = resolveMillisecondsOption(
     where,
-    'ttl',
-    options.ttl,
+    'ttlMs',
+    renamedOption(options.ttlMs, options.ttl, idempotencyRename(where, 'ttl'), where),
     DEFAULT_IDEMPOTENCY_TTL_MS,
     MIN_IDEMPOTENCY_TTL_MS,
     MAX_IDEMPOTENCY_TTL_MS,
@@ -97,8 +102,8 @@ export function resolveIdempotentOptions<TRequest>(
   );
   const leaseMs = resolveMillisecondsOption(
     where,
-    'lease',
-    options.lease,
+    'leaseMs',
+    renamedOption(options.leaseMs, options.lease, idempotencyRename(where, 'lease'), where),
     DEFAULT_IDEMPOTENCY_LEASE_MS,
     MIN_IDEMPOTENCY_LEASE_MS,
     MAX_IDEMPOTENCY_LEASE_MS,
@@ -125,7 +130,7 @@ export function resolveIdempotentOptions<TRequest>(
  * - a 5xx answer or an unhandled error is not stored: the key is released for a retry.
  *   Every other answer, 4xx included, is stored.
  *
- * Options are checked when the decorator is applied: a bad `ttl`, `lease` or `scope` fails
+ * Options are checked when the decorator is applied: a bad `ttlMs`, `leaseMs` or `scope` fails
  * at startup with a {@link WebhookConfigurationError}. The keys live in the tables of
  * `IdempotencyModule`: the app needs `IdempotencyModule.forRoot()` somewhere (the route's own
  * module need not import it), or startup fails naming it. The route's guards run before the key is looked at; its pipes run after, so a

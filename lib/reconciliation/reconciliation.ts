@@ -9,6 +9,7 @@ import { InboxWriter } from '../store/ports/inbox-writer.port';
 import { ResolvedWebhooksOptions } from '../options/webhooks-options.resolver';
 import { PendingPayment, PendingPaymentsSource } from './pending-payments.source';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { renamedOption } from '../core/deprecated-options';
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_OLDER_THAN_MS = 15 * 60_000;
@@ -20,10 +21,15 @@ export interface ReconcileOptions {
   /** The endpoint whose provider is asked. Required. */
   endpoint: string;
   /**
-   * Only payments older than this many milliseconds (or started before this Date).
-   * @default 15 minutes
+   * Only payments older than this many milliseconds.
+   * @default 900000 (15 minutes)
    */
-  olderThan?: number | Date;
+  olderThanMs?: number;
+  /**
+   * Only payments started before this time (instead of `olderThanMs`). A number here is
+   * deprecated since 1.0 and removed in 2.0: give milliseconds as `olderThanMs`.
+   */
+  olderThan?: Date | number;
   /**
    * Most payments checked in this run.
    * @default 100
@@ -107,10 +113,7 @@ export class ReconciliationService {
     if (!Number.isSafeInteger(limit) || limit < 1) {
       throw new RangeError(`limit must be a positive integer (got ${String(limit)})`);
     }
-    const olderThan =
-      options.olderThan instanceof Date
-        ? options.olderThan
-        : new Date(Date.now() - (options.olderThan ?? DEFAULT_OLDER_THAN_MS));
+    const olderThan = cutoffOf(options);
     const source = this.source();
     this.running.add(endpoint.name);
     try {
@@ -257,4 +260,31 @@ export class ReconciliationService {
     }
     return source;
   }
+}
+
+const RECONCILE = 'ReconciliationService.reconcile()';
+
+/** The time before which a payment counts as unfinished: `olderThan`'s Date, or the age's. */
+function cutoffOf(options: ReconcileOptions): Date {
+  if (options.olderThan instanceof Date) {
+    if (options.olderThanMs !== undefined) {
+      throw new WebhookConfigurationError(
+        `${RECONCILE}: \`olderThan\` (a time) and \`olderThanMs\` (an age) are both given: keep one.`,
+      );
+    }
+    return options.olderThan;
+  }
+  const ageMs = renamedOption(
+    options.olderThanMs,
+    options.olderThan,
+    {
+      from: 'olderThan',
+      to: 'olderThanMs',
+      where: RECONCILE,
+      unit: 'milliseconds; a Date stays `olderThan`',
+      code: 'NPW_DEP_RECONCILE_OLDER_THAN',
+    },
+    RECONCILE,
+  );
+  return new Date(Date.now() - (ageMs ?? DEFAULT_OLDER_THAN_MS));
 }

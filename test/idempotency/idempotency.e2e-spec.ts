@@ -201,7 +201,7 @@ class PaymentsApiController {
   }
 
   @Post('slow')
-  @Idempotent({ scope: 'slow', lease: 1000 })
+  @Idempotent({ scope: 'slow', leaseMs: 1000 })
   async slow(@Headers('idempotency-key') key: string | undefined) {
     this.ledger.record(key);
     await this.ledger.gate?.opened;
@@ -674,11 +674,11 @@ describe('@Idempotent options', () => {
       @Controller()
       class ShortLivedController {
         @Post()
-        @Idempotent({ ttl: 60_000 })
+        @Idempotent({ ttlMs: 60_000 })
         create(): void {}
       }
       return ShortLivedController;
-    }).toThrow(/`ttl` must be .*3600000 \(1 hour\) to 2592000000 \(30 days\)/);
+    }).toThrow(/`ttlMs` must be .*3600000 \(1 hour\) to 2592000000 \(30 days\)/);
   });
 });
 

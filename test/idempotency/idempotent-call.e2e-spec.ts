@@ -160,7 +160,7 @@ describe.each([
     const provider = new ProviderRefunds();
     const gate = (provider.gate = new Gate());
     const key = nextKey();
-    const first = calls.run(key, (k) => provider.refund(k, 100), { lease: 5000 });
+    const first = calls.run(key, (k) => provider.refund(k, 100), { leaseMs: 5000 });
     await eventually(() => provider.keys.length === 1);
     const second = await calls.run(key, (k) => provider.refund(k, 100)).catch((e: unknown) => e);
     expect(second).toBeInstanceOf(IdempotencyKeyInProgressError);
@@ -199,7 +199,7 @@ describe.each([
     const provider = new ProviderRefunds();
     const gate = (provider.gate = new Gate());
     const key = nextKey();
-    const first = calls.run(key, (k) => provider.refund(k, 300), { lease: 1000 });
+    const first = calls.run(key, (k) => provider.refund(k, 300), { leaseMs: 1000 });
     await eventually(() => provider.keys.length === 1);
     // The claim was made before the call went out: its lease of 1 s ends before this.
     const claimedLeaseEnd = Date.now() + 1000;
@@ -281,10 +281,10 @@ describe.each([
       IdempotencyKeyFormatError,
     );
     await expect(calls.run('', async () => 1)).rejects.toBeInstanceOf(IdempotencyKeyFormatError);
-    await expect(calls.run(nextKey(), async () => 1, { ttl: 1000 })).rejects.toThrow(
+    await expect(calls.run(nextKey(), async () => 1, { ttlMs: 1000 })).rejects.toThrow(
       WebhookConfigurationError,
     );
-    await expect(calls.run(nextKey(), async () => 1, { lease: 10 })).rejects.toThrow(/`lease`/);
+    await expect(calls.run(nextKey(), async () => 1, { leaseMs: 10 })).rejects.toThrow(/`leaseMs`/);
   });
 
   it('purges expired calls in batches and keeps running ones', async () => {

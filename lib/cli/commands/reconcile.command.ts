@@ -23,7 +23,7 @@ ${WHY.replace('reconcile runs', 'It runs')}
 Example (in the app):
   @Cron('*/15 * * * *')
   reconcile() {
-    return this.reconciliation.reconcile({ endpoint: 'stripe', olderThan: 15 * 60_000 });
+    return this.reconciliation.reconcile({ endpoint: 'stripe', olderThanMs: 15 * 60_000 });
   }`,
   async run() {
     throw new CliUsageError(WHY, this.name);
