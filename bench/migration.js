@@ -209,7 +209,7 @@ const n = (value) => value.toLocaleString('en');
 
 async function measure(upgrade, kind, options, rows) {
   const { DataSource } = require(join(ROOT, 'node_modules', 'typeorm'));
-  const { webhooksMigrations } = require(join(ROOT, 'dist', 'store', 'migrations'));
+  const { webhooksMigrations } = require(join(ROOT, 'dist', 'store', 'schema', 'migrations'));
   const timed = webhooksMigrations.findIndex((m) => m.name === upgrade.migration);
   const old = await new DataSource({
     ...options,
