@@ -1,14 +1,8 @@
 import { resolveIdempotentOptions } from './idempotent.decorator';
+import { catchDeprecationWarnings } from '../spec-support/deprecation-warnings';
 
-// NOTE: jest gives each spec file its own module registry, so "once per process" starts here.
-const warnings = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+const warned = catchDeprecationWarnings();
 const HOUR = 3_600_000;
-
-function warned(code: string): string[] {
-  return warnings.mock.calls
-    .filter(([, options]) => typeof options === 'object' && options?.code === code)
-    .map(([message]) => String(message));
-}
 
 describe("@Idempotent()'s ttl and lease, read as ttlMs and leaseMs", () => {
   it('keeps an answer and locks a key for as long as the old names say, warning once each', () => {

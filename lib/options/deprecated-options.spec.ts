@@ -11,18 +11,9 @@ import { webhooksMigrations } from '../store/schema/migrations';
 import { alertsConfigured } from './observability-options.resolver';
 import { WebhooksModuleOptions } from './webhooks-module-options.interface';
 import { resolveWebhooksOptions } from './webhooks-options.resolver';
+import { catchDeprecationWarnings } from '../spec-support/deprecation-warnings';
 
-// NOTE: jest gives each spec file its own module registry, so "once per process" starts here.
-const warnings = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-
-function warned(code: string): string[] {
-  return warnings.mock.calls
-    .filter(([, options]) => typeof options === 'object' && options?.code === code)
-    .map(([message, options]) => {
-      expect(options).toMatchObject({ type: 'DeprecationWarning' });
-      return String(message);
-    });
-}
+const warned = catchDeprecationWarnings();
 
 function startupError(fn: () => unknown): Error {
   try {

@@ -31,19 +31,9 @@ import { InboundWebhook, WebhookEndpoint } from './webhook-provider.interface';
 import { YOOKASSA_PAYMENT_ID, yookassaPayment } from './yookassa/yookassa.fixtures';
 import { YooKassaEndpointOptions, yookassaEndpoint } from './yookassa/yookassa.provider';
 import { YooKassaTestApi, startYooKassaTestApi } from './yookassa/yookassa-test-api';
+import { catchDeprecationWarnings } from '../spec-support/deprecation-warnings';
 
-// NOTE: jest gives each spec file its own module registry, so "once per process" starts here.
-const warnings = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-
-/** The deprecation warnings emitted so far under a code, as `[message, options]`. */
-function warned(code: string): string[] {
-  return warnings.mock.calls
-    .filter(([, options]) => typeof options === 'object' && options?.code === code)
-    .map(([message, options]) => {
-      expect(options).toMatchObject({ type: 'DeprecationWarning' });
-      return String(message);
-    });
-}
+const warned = catchDeprecationWarnings();
 
 const NOW = Math.floor(Date.now() / 1000);
 /** Signed two minutes before it arrives: inside the default window of 300 s. */

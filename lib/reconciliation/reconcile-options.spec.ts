@@ -2,16 +2,10 @@ import { stripeEndpoint } from '../providers/endpoints';
 import { resolveWebhooksOptions } from '../options/webhooks-options.resolver';
 import { PendingPaymentsQuery } from './pending-payments.source';
 import { ReconciliationService } from './reconciliation';
+import { catchDeprecationWarnings } from '../spec-support/deprecation-warnings';
 
-// NOTE: jest gives each spec file its own module registry, so "once per process" starts here.
-const warnings = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+const warned = catchDeprecationWarnings();
 const NOW = new Date('2026-06-01T12:00:00Z');
-
-function warned(code: string): string[] {
-  return warnings.mock.calls
-    .filter(([, options]) => typeof options === 'object' && options?.code === code)
-    .map(([message]) => String(message));
-}
 
 /** A service over a Stripe endpoint with API credentials, and the queries its source was asked. */
 function reconciliation(): { service: ReconciliationService; queries: PendingPaymentsQuery[] } {
