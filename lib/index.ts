@@ -188,50 +188,6 @@ export type { WebhookEntityClass } from './store/schema/entities';
 export { WebhookStore } from './store/ports/webhook-store.port';
 export type { WebhookEventStatus } from './store/ports/webhook-event-status';
 export { InboxWriter, InboxWorker, InboxQueries } from './store/ports';
-// NOTE: what the ports' methods take and return, for a store of an app's own.
-export type {
-  ClaimOptions,
-  DeletedEvents,
-  DispatchPause,
-  DispatchPauseScope,
-  EventHistoryEntry,
-  EventHistoryKind,
-  ExpiredLease,
-  FailedAttempt,
-  FailureGroup,
-  FailureGroupFilter,
-  HandlerRunOutcome,
-  HandlerRunRecord,
-  HandlerSettlement,
-  InboxEvent,
-  InboxSampleRows,
-  InlineEnd,
-  InlineRecordResult,
-  InlineRequest,
-  InlineRun,
-  InlineSession,
-  NewReplayJob,
-  NewTransmission,
-  NewWebhookEvent,
-  OperatorAction,
-  PaymentEventTime,
-  ProcessedResult,
-  PrunedPayload,
-  RecordResult,
-  RecordedNames,
-  RecordedTransmission,
-  ReleaseOptions,
-  ReplayBatch,
-  ReplayJob,
-  SettledEventSelection,
-  StoredValues,
-  WorkLease,
-  EventOutcomes,
-  EventQueries,
-  OperatorActions,
-  PauseQueries,
-  ReplayJobs,
-  RetentionQueries,
-  RunLedger,
-  WorkQueue,
-} from './store/ports';
+// NOTE: what the ports' methods take and return, for a store of an app's own; lib/store/ports/index.ts
+// is the one list of them.
+export type * from './store/ports';
