@@ -40,8 +40,10 @@ interface EntryExports {
 export interface ProviderFolder {
   /** The folder's name, which is also its module path below lib/providers/. */
   readonly name: string;
-  /** The export holding the folder's ProviderDescriptor. */
+  /** The export holding the folder's ProviderDescriptor, or its DefinedProvider. */
   readonly descriptor: string;
+  /** Whether `descriptor` is a DefinedProvider (defineProvider()) rather than a descriptor. */
+  readonly defined: boolean;
   /** The module index.ts re-exports the descriptor from, relative to lib/providers/catalog/. */
   readonly descriptorModule: string;
   readonly entries: Readonly<Record<Entry, EntryExports>>;
@@ -92,13 +94,17 @@ function readStatement(
   const tagged = taggedEntries(statement);
   if (tagged === undefined) {
     const [only] = names;
-    if (names.length === 1 && !only.type && only.name.endsWith('Descriptor')) {
+    if (
+      names.length === 1 &&
+      !only.type &&
+      (only.name.endsWith('Descriptor') || only.name.endsWith('Provider'))
+    ) {
       const module = path.posix.join('..', folder, statement.moduleSpecifier.text);
       reading.descriptors.push({ name: only.name, module });
     } else {
       problems.push(
         `${where}: tag ${names.map((n) => n.name).join(', ')} with the entries that export ` +
-          'it (/** @entries root express providers */); only the descriptor goes untagged.',
+          'it (/** @entries root express providers */); only the definition goes untagged.',
       );
     }
     return;
@@ -147,14 +153,15 @@ function readFolder(root: string, name: string, problems: string[]): ProviderFol
   if (reading.descriptors.length !== 1) {
     const count = reading.descriptors.length;
     problems.push(
-      `${file} exports ${count === 0 ? 'no descriptor' : `${count} descriptors`}: re-export the ` +
-        "folder's ProviderDescriptor once, untagged, as <kind>Descriptor.",
+      `${file} exports ${count === 0 ? 'no definition' : `${count} definitions`}: re-export the ` +
+        "folder's defineProvider() once, untagged, as <kind>Provider.",
     );
     return undefined;
   }
   const [{ name: descriptor, module: descriptorModule }] = reading.descriptors;
   const testing = fs.existsSync(path.join(root, PROVIDERS, name, 'testing.ts'));
-  return { name, descriptor, descriptorModule, entries: reading.entries, testing };
+  const defined = descriptor.endsWith('Provider');
+  return { name, descriptor, defined, descriptorModule, entries: reading.entries, testing };
 }
 
 /** Every provider folder, by name; `problems` gets what keeps the catalog from being written. */
@@ -208,19 +215,30 @@ function entryFile(folders: readonly ProviderFolder[], entry: Entry, purpose: st
 }
 
 function descriptorsFile(folders: readonly ProviderFolder[]): string {
+  const defined = folders.filter((folder) => folder.defined);
   return file(
-    'The descriptors of the provider folders, read by retention, the CLI and the engine.',
+    'The definitions and descriptors of the provider folders, read by retention, the CLI and the engine.',
     [
+      "import { DefinedProvider } from '../define-provider';",
       "import { ProviderDescriptor } from '../provider-descriptor.interface';",
-      // NOTE: from the descriptor's own module, not the folder's index.ts, so that the CLI's `sign`
-      // and retention load what a descriptor and its signer import, not all the folder exports.
+      // NOTE: from the definition's own module, not the folder's index.ts, so that the CLI's `sign`
+      // and retention load what a definition imports, not all the folder exports.
       ...folders.map(({ descriptor, descriptorModule }) =>
         clause('import', [descriptor], descriptorModule),
       ),
       '',
+      '/** One definition per provider folder, by folder name. */',
+      // NOTE: each definition has its own options type; the list reads what they share.
+      '// eslint-disable-next-line @typescript-eslint/no-explicit-any',
+      'export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [',
+      ...defined.map(({ descriptor }) => `  ${descriptor},`),
+      '];',
+      '',
       '/** One descriptor per provider folder, by folder name: the order the CLI lists them in. */',
       'export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [',
-      ...folders.map(({ descriptor }) => `  ${descriptor},`),
+      ...folders.map(({ descriptor, defined: isDefined }) =>
+        isDefined ? `  ${descriptor}.descriptor,` : `  ${descriptor},`,
+      ),
       '];',
     ],
   );

@@ -78,8 +78,13 @@ function providerName(root: string, folder: ProviderFolder): string {
     for (const declaration of statement.declarationList.declarations) {
       const value = declaration.initializer;
       if (nameOf(declaration) !== folder.descriptor || !value) continue;
-      if (!ts.isObjectLiteralExpression(value)) break;
-      const name = value.properties.find((p) => ts.isPropertyAssignment(p) && nameOf(p) === 'name');
+      // NOTE: a definition is defineProvider({ … }); a descriptor the object itself.
+      const literal =
+        ts.isCallExpression(value) && value.arguments.length > 0 ? value.arguments[0] : value;
+      if (!ts.isObjectLiteralExpression(literal)) break;
+      const name = literal.properties.find(
+        (p) => ts.isPropertyAssignment(p) && nameOf(p) === 'name',
+      );
       if (name && ts.isPropertyAssignment(name) && ts.isStringLiteral(name.initializer)) {
         return name.initializer.text;
       }

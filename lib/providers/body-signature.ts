@@ -1,6 +1,7 @@
 import { constantTimeIncludes } from '../core/constant-time';
 import { ByteSource, hmacSha256, hmacSha512 } from '../core/hmac';
 import { WebhookVerificationError } from '../core/webhook-errors';
+import { SignatureScheme } from './define-provider';
 import { InboundWebhook } from './webhook-provider.interface';
 
 /**
@@ -70,4 +71,17 @@ function signaturePattern(header: BodySignatureHeader): RegExp {
   }
   const padding = (3 - (bytes % 3)) % 3;
   return new RegExp(`^[A-Za-z0-9+/]{${Math.ceil(bytes / 3) * 4 - padding}}={${padding}}$`);
+}
+
+/**
+ * The signature scheme of a {@link BodySignatureHeader}: the endpoint verifies with it and the
+ * signers sign with it, from the one header definition.
+ */
+export function bodyHmacSignature(header: BodySignatureHeader): SignatureScheme {
+  return {
+    verify: (request, secrets) => assertBodySignature(request, header, secrets),
+    sign: (body, secret) => ({
+      [header.name.toLowerCase()]: HMAC[header.algorithm](secret, [body]).toString(header.encoding),
+    }),
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * Paystack: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -10,4 +10,4 @@ export { paystackEndpoint } from './paystack.provider';
 export { PAYSTACK_IP_ADDRESSES } from './paystack.provider';
 /** @entries root express providers */
 export type { PaystackEndpointOptions, PaystackProviderOptions } from './paystack.provider';
-export { paystackDescriptor } from './paystack.descriptor';
+export { paystackProvider } from './paystack.provider';

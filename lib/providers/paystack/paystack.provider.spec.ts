@@ -11,7 +11,6 @@ import { paystackFixtures, PaystackEvent } from './paystack.fixtures';
 import {
   PAYSTACK_IP_ADDRESSES,
   PaystackEndpointOptions,
-  PaystackWebhookProvider,
   paystackEndpoint,
 } from './paystack.provider';
 
@@ -125,7 +124,7 @@ describe('paystackEndpoint', () => {
     it('answers an empty 200', () => {
       const endpoint = paystackEndpoint({ name: 'paystack', secretKey: KEY });
       expect(endpoint.acknowledgement).toMatchObject({ status: 200, body: '' });
-      expect(endpoint.provider).toBeInstanceOf(PaystackWebhookProvider);
+      expect(endpoint.provider.kind).toBe('paystack');
       expect(endpoint.provider.signatureRefusalStatus).toBeUndefined();
     });
 

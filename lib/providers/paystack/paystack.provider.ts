@@ -1,34 +1,18 @@
 import { createHash } from 'node:crypto';
-import { hmacSha512 } from '../../core/hmac';
-import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
-import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { assertBodySignature, BodySignatureHeader } from '../body-signature';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
+import { bodyHmacSignature, BodySignatureHeader } from '../body-signature';
+import { defineProvider } from '../define-provider';
+import { defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString } from '../envelope-rules';
 import {
   JsonObject,
   parseIsoDate,
-  parseJsonObject,
   readObject,
   readString,
   toCurrency,
   toIdentifier,
 } from '../parse-payload';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
-  WebhookEndpoint,
-  WebhookProvider,
-} from '../webhook-provider.interface';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
 
 const KIND = 'paystack';
 const PAYSTACK_SIGNATURE: BodySignatureHeader = {
@@ -93,11 +77,6 @@ const OBJECT_ID_FIELDS = [
   'reference',
 ];
 
-/** Hex HMAC-SHA512 of the raw body under one key. */
-export function paystackSignature(secretKey: string, rawBody: Uint8Array | string): string {
-  return hmacSha512(secretKey, [rawBody]).toString('hex');
-}
-
 /**
  * The dedup key of an event, from signed content only (Paystack sends no event id):
  * `<event>:<object id>:<status>`, with the object's update time when it has one, so two
@@ -156,72 +135,42 @@ function referencesOf(event: string, data: JsonObject): References {
   return { merchantRef: readString(data, 'reference'), money: data };
 }
 
-function assertSecretKeys(name: unknown, keys: readonly string[]): void {
-  keys.forEach((key, index) => {
-    if (!SECRET_KEY.test(key)) {
-      const which = keys.length > 1 ? `secretKey[${index}]` : 'secretKey';
-      throw new WebhookConfigurationError(
-        `Webhook endpoint ${JSON.stringify(name)} (paystack): ${which} is not a Paystack secret key. ` +
-          'Paystack signs webhooks with the secret key (sk_live_… for live events, sk_test_… for ' +
-          'test events) from Dashboard → Settings → API Keys & Webhooks; the public key (pk_…) ' +
-          'cannot check a signature.',
-      );
-    }
-  });
-}
+const SECRET_KEY_SHAPE =
+  'is not a Paystack secret key. Paystack signs webhooks with the secret key (sk_live_… for ' +
+  'live events, sk_test_… for test events) from Dashboard → Settings → API Keys & Webhooks; the ' +
+  'public key (pk_…) cannot check a signature.';
 
 /**
  * Paystack webhooks: `x-paystack-signature` is the hex HMAC-SHA512 of the raw body keyed by the
  * account's secret key. Paystack sends no event id and signs no delivery time; the dedup key is
  * made from the signed event (see `eventIdOf`). Amounts are in subunits (kobo, pesewas, cents).
  */
-export class PaystackWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Paystack expects 200 OK; it reads no body. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly secretKeys: readonly string[];
-
-  /**
-   * @param options the Paystack options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a key is missing or is not a secret key.
-   */
-  constructor(options: PaystackProviderOptions, endpointName = KIND) {
-    const keys = requireSecrets(endpointName, KIND, 'secretKey', options?.secretKey);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'secretKey',
-      keys,
-      'Copy the secret key from the Paystack Dashboard → Settings → API Keys & Webhooks',
-    );
-    assertSecretKeys(endpointName, keys);
-    this.secretKeys = keys;
-  }
-
-  /**
-   * Checks `x-paystack-signature` against the raw body, in constant time.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    assertBodySignature(request, PAYSTACK_SIGNATURE, this.secretKeys);
-  }
-
-  /**
-   * Parses a Paystack event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Paystack event body');
-    const { event, data } = checkEnvelope(PAYSTACK_EVENT, body, 'Paystack event');
+export const paystackProvider = defineProvider<
+  PaystackProviderOptions,
+  typeof PAYSTACK_EVENT.rules
+>({
+  kind: KIND,
+  name: 'Paystack',
+  retryHorizon: {
+    days: 4,
+    documented:
+      'live mode: every 3 minutes for the first 4 tries, then hourly for 72 hours (test mode: hourly for 10 hours)',
+  },
+  secrets: {
+    option: 'secretKey',
+    howToCopy: 'Copy the secret key from the Paystack Dashboard → Settings → API Keys & Webhooks',
+    check: (key) => (SECRET_KEY.test(key) ? undefined : SECRET_KEY_SHAPE),
+  },
+  signature: bodyHmacSignature(PAYSTACK_SIGNATURE),
+  envelope: PAYSTACK_EVENT,
+  types: EVENT_TYPES,
+  normalize({ request, event: body }) {
+    const { event, data } = body;
     const { paymentRef, merchantRef, money } = referencesOf(event, data);
     const paidAt =
       event === 'charge.success' ? parseIsoDate(data.paid_at ?? data.paidAt) : undefined;
     return {
       eventId: eventIdOf(event, data, request.rawBody),
-      type: ownValue(EVENT_TYPES, event) ?? `${KIND}:${event}`,
       nativeType: event,
       paymentRef,
       merchantRef,
@@ -237,8 +186,17 @@ export class PaystackWebhookProvider implements WebhookProvider {
       occurredAtSigned: paidAt !== undefined,
       payload: body,
     };
-  }
-}
+  },
+  cli: {
+    secret: 'the secret key (sk_test_… or sk_live_…)',
+    payload: 'the event {"event":…,"data":{…}}, signed byte for byte',
+    flags: [],
+  },
+  sample: {
+    secret: 'sk_test_sample00000000000000000000000000',
+    body: '{"event":"charge.success","data":{"id":1,"status":"success","reference":"r-1"}}',
+  },
+});
 
 /**
  * A Paystack webhook endpoint (Dashboard → Settings → API Keys & Webhooks → Webhook URL).
@@ -251,8 +209,8 @@ export class PaystackWebhookProvider implements WebhookProvider {
  * })
  */
 export function paystackEndpoint(options: PaystackEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new PaystackWebhookProvider(options, options?.name));
+  return paystackProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-paystackEndpoint.kind = 'paystack';
+paystackEndpoint.kind = KIND;

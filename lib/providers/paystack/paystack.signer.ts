@@ -1,6 +1,5 @@
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { PaystackWebhookProvider, paystackSignature } from './paystack.provider';
+import { paystackProvider } from './paystack.provider';
 
 /** Options of `signPaystackDelivery()`. */
 export interface SignPaystackDeliveryOptions {
@@ -23,17 +22,7 @@ export interface SignPaystackDeliveryOptions {
  * })
  */
 export function signPaystackDelivery(options: SignPaystackDeliveryOptions): SignedDelivery {
-  const { secretKey } = options;
-  const body =
-    typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const delivery: SignedDelivery = {
-    provider: 'paystack',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-paystack-signature': paystackSignature(secretKey, body),
-    },
-  };
-  return withEventIds(delivery, () => new PaystackWebhookProvider({ secretKey }));
+  return sign(options);
 }
+
+const sign = paystackProvider.signer('secretKey');
