@@ -66,22 +66,6 @@ describe('paystackEndpoint', () => {
       ).not.toThrow();
     });
 
-    it('accepts either key while two are configured (test and live, or rotation)', () => {
-      const both = provider({ secretKey: [OTHER_KEY, KEY] });
-      expect(() => both.verify(signed(CHARGE, KEY))).not.toThrow();
-      expect(() => both.verify(signed(CHARGE, OTHER_KEY))).not.toThrow();
-    });
-
-    it('rejects a body changed by one byte', () => {
-      const request = signed(CHARGE);
-      const tampered = CHARGE.replace('500000', '900000');
-      expect(
-        rejection(() =>
-          provider().verify(delivery(tampered, request.headers as Record<string, string>)),
-        ),
-      ).toMatchObject({ name: 'WebhookVerificationError', reason: 'bad_signature' });
-    });
-
     it('rejects a signature made with another key, without echoing key or signature', () => {
       const error = rejection(() => provider().verify(signed(CHARGE, OTHER_KEY)));
       expect(error.reason).toBe('bad_signature');
@@ -128,22 +112,12 @@ describe('paystackEndpoint', () => {
       expect(endpoint.provider.signatureRefusalStatus).toBeUndefined();
     });
 
-    it('requires a secret key', () => {
-      expect(configError({})).toMatch(/"paystack" \(paystack\) has no usable secretKey/);
-    });
-
     it('refuses the public key and says where the secret key is', () => {
       const message = configError({ secretKey: 'pk_test_0123456789abcdef' });
       expect(message).toMatch(/secretKey is not a Paystack secret key/);
       expect(message).toMatch(/API Keys & Webhooks/);
       expect(message).not.toContain('pk_test_0123456789abcdef');
       expect(configError({ secretKey: [KEY, 'whsec_x'] })).toMatch(/secretKey\[1\]/);
-    });
-
-    it('refuses a key with whitespace without quoting it', () => {
-      const message = configError({ secretKey: `${KEY} ` });
-      expect(message).toMatch(/secretKey contains whitespace/);
-      expect(message).not.toContain(KEY);
     });
 
     it('takes PAYSTACK_IP_ADDRESSES as allowedIps: those three addresses and no other', () => {
