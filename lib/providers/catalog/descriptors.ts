@@ -6,7 +6,7 @@ import { DefinedProvider } from '../define-provider';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { adyenDescriptor } from '../adyen/adyen.descriptor';
 import { braintreeDescriptor } from '../braintree/braintree.descriptor';
-import { checkoutComDescriptor } from '../checkout-com/checkout-com.descriptor';
+import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsDescriptor } from '../cloudpayments/cloudpayments.descriptor';
 import { dodoPaymentsDescriptor } from '../dodo-payments/dodo-payments.descriptor';
 import { goCardlessDescriptor } from '../gocardless/gocardless.descriptor';
@@ -32,6 +32,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 /** One definition per provider folder, by folder name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
+  checkoutComProvider,
   paystackProvider,
 ];
 
@@ -39,7 +40,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
 export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   adyenDescriptor,
   braintreeDescriptor,
-  checkoutComDescriptor,
+  checkoutComProvider.descriptor,
   cloudPaymentsDescriptor,
   dodoPaymentsDescriptor,
   goCardlessDescriptor,

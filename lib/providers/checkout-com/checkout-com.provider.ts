@@ -1,30 +1,18 @@
 import { constantTimeIncludes } from '../../core/constant-time';
-import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
-import { assertBodySignature, BodySignatureHeader } from '../body-signature';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
+import { bodyHmacSignature, BodySignatureHeader } from '../body-signature';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
-import {
-  JsonObject,
-  parseIsoDate,
-  parseJsonObject,
-  readString,
-  toCurrency,
-} from '../parse-payload';
+import { JsonObject, parseIsoDate, readString, toCurrency } from '../parse-payload';
+import { SigningInput } from '../provider-descriptor.interface';
+import { SignedDelivery } from '../signed-delivery';
+import { requireSecret } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 import { checkoutComMinorUnits } from './checkout-com-amounts';
 
@@ -95,9 +83,12 @@ function endpointLabel(name: unknown): string {
   return `Webhook endpoint ${JSON.stringify(name)} (${KIND})`;
 }
 
-/** The configured Authorization values, none when the option is unset, or a startup error. */
-function resolveAuthorization(name: unknown, value: unknown): readonly string[] {
-  if (value === undefined) return [];
+/**
+ * Whether the authorization option can work: unset, or one or more non-blank values.
+ * @throws WebhookConfigurationError
+ */
+function checkAuthorization(name: unknown, value: unknown): void {
+  if (value === undefined) return;
   const list = (Array.isArray(value) ? value : [value]) as unknown[];
   if (list.length === 0 || list.some((entry) => typeof entry !== 'string' || entry.trim() === '')) {
     throw new WebhookConfigurationError(
@@ -106,7 +97,47 @@ function resolveAuthorization(name: unknown, value: unknown): readonly string[] 
         'leave it unset to rely on the signature alone.',
     );
   }
-  return list as string[];
+}
+
+function verifyAuthorization(request: InboundWebhook, authorization: readonly string[]): void {
+  const value = request.headers[AUTHORIZATION_HEADER];
+  if (value === undefined || value === '') {
+    throw new WebhookVerificationError(
+      'missing_signature',
+      'Missing Authorization header: the endpoint expects the key configured on the Checkout.com webhook',
+    );
+  }
+  if (!constantTimeIncludes(authorization, value)) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'The Authorization header is not the key configured on the Checkout.com webhook',
+    );
+  }
+}
+
+const CKO_BODY_SIGNATURE = bodyHmacSignature(CKO_SIGNATURE);
+
+/**
+ * `Cko-Signature` over the body, and the static `Authorization` header when one is configured:
+ * the endpoint checks both, a signer sends both (the first key while replacing it).
+ */
+function checkoutComSignature(options: Partial<CheckoutComProviderOptions>): SignatureScheme {
+  const { authorization: value } = options;
+  const authorization: readonly string[] =
+    value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  return {
+    verify(request, secrets) {
+      if (authorization.length > 0) verifyAuthorization(request, authorization);
+      CKO_BODY_SIGNATURE.verify(request, secrets);
+    },
+    sign(body, secret) {
+      const [sent] = authorization;
+      return {
+        ...(sent === undefined ? {} : { authorization: sent }),
+        ...CKO_BODY_SIGNATURE.sign(body, secret),
+      };
+    },
+  };
 }
 
 /** The payment an event is about, and the shop's reference for it. */
@@ -126,74 +157,35 @@ function referencesOf(type: string, data: JsonObject | undefined) {
 /**
  * Checkout.com webhooks: `Cko-Signature` is the hex HMAC-SHA256 of the raw body keyed by the
  * webhook's signature key; the optional static `Authorization` header is compared too. Event
- * ids (`evt_…`) are the same on every retry; amounts are minor units already.
+ * ids (`evt_…`) are the same on every retry; amounts are minor units already. Checkout.com
+ * counts any 2xx within 10 seconds; the default empty 200 is the plainest.
  */
-export class CheckoutComWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Checkout.com counts any 2xx within 10 seconds; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly signatureKeys: readonly string[];
-  private readonly authorization: readonly string[];
-
-  /**
-   * @param options the Checkout.com options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when the signature key or the authorization cannot work.
-   */
-  constructor(options: CheckoutComProviderOptions, endpointName = KIND) {
-    const keys = requireSecrets(endpointName, KIND, 'signatureKey', options?.signatureKey);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'signatureKey',
-      keys,
-      "Copy the webhook's signature key from Dashboard → Developers → Webhooks",
-    );
-    this.signatureKeys = keys;
-    this.authorization = resolveAuthorization(endpointName, options.authorization);
-  }
-
-  /**
-   * Checks the Authorization header (when configured) and `Cko-Signature` against the raw body.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    if (this.authorization.length > 0) this.verifyAuthorization(request);
-    assertBodySignature(request, CKO_SIGNATURE, this.signatureKeys);
-  }
-
-  private verifyAuthorization(request: InboundWebhook): void {
-    const value = request.headers[AUTHORIZATION_HEADER];
-    if (value === undefined || value === '') {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Missing Authorization header: the endpoint expects the key configured on the Checkout.com webhook',
-      );
-    }
-    if (!constantTimeIncludes(this.authorization, value)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'The Authorization header is not the key configured on the Checkout.com webhook',
-      );
-    }
-  }
-
-  /**
-   * Parses a Checkout.com event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Checkout.com event body');
-    const event = checkEnvelope(CHECKOUT_COM_EVENT, body, 'Checkout.com event');
+export const checkoutComProvider = defineProvider<
+  CheckoutComProviderOptions,
+  typeof CHECKOUT_COM_EVENT.rules
+>({
+  kind: KIND,
+  name: 'Checkout.com',
+  aliases: ['checkout', 'checkoutcom', 'checkout.com'],
+  retryHorizon: {
+    days: 2,
+    documented:
+      'resent up to eight times, 5 min, 10 min, 15 min, 30 min, 1 h, 4 h, 12 h and 12 h after the attempt before (about 30 hours)',
+  },
+  secrets: {
+    option: 'signatureKey',
+    howToCopy: "Copy the webhook's signature key from Dashboard → Developers → Webhooks",
+  },
+  signature: checkoutComSignature,
+  checkOptions: (options, endpointName) => checkAuthorization(endpointName, options.authorization),
+  envelope: CHECKOUT_COM_EVENT,
+  types: EVENT_TYPES,
+  normalize({ event }) {
     const data = event.data ?? undefined;
     const currency = toCurrency(data?.currency);
     const occurredAt = parseIsoDate(event.created_on) ?? parseIsoDate(event.timestamp);
-
     return {
       eventId: event.id,
-      type: ownValue(EVENT_TYPES, event.type) ?? `${KIND}:${event.type}`,
       nativeType: event.type,
       ...referencesOf(event.type, data),
       amount: checkoutComMinorUnits(data?.amount, currency),
@@ -202,9 +194,32 @@ export class CheckoutComWebhookProvider implements WebhookProvider {
       occurredAt,
       // NOTE: the whole body is signed, the event time included, and no delivery timestamp is.
       occurredAtSigned: occurredAt !== undefined,
-      payload: body,
+      payload: event,
     };
-  }
+  },
+  cli: {
+    secret: "the webhook's signature key",
+    payload: 'the event, signed byte for byte',
+    flags: [
+      {
+        name: 'authorization',
+        value: '<key>',
+        help: "the webhook's Authorization header key, sent as the Authorization header (default: none)",
+      },
+    ],
+    sign: cliSign,
+  },
+  sample: {
+    secret: 'cko-signature-key-sample',
+    body: '{"id":"evt_1","type":"payment_captured","data":{"id":"pay_1","amount":20,"currency":"EUR"}}',
+  },
+});
+
+/** What the CLI's `sign` and `send` make of `--secret` and `--authorization`. */
+function cliSign(input: SigningInput): SignedDelivery {
+  return checkoutComProvider.signed(input.text, requireSecret(KIND, input), undefined, {
+    authorization: input.options.authorization,
+  });
 }
 
 /**
@@ -219,8 +234,8 @@ export class CheckoutComWebhookProvider implements WebhookProvider {
  * })
  */
 export function checkoutComEndpoint(options: CheckoutComEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new CheckoutComWebhookProvider(options, options?.name));
+  return checkoutComProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-checkoutComEndpoint.kind = 'checkout-com';
+checkoutComEndpoint.kind = KIND;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { checkoutComFixtures } from './checkout-com.fixtures';
-import { checkoutComEndpoint } from './checkout-com.provider';
+import { checkoutComEndpoint, checkoutComProvider } from './checkout-com.provider';
 import { signCheckoutComDelivery } from './checkout-com.signer';
 import { storedEventIds } from '../../spec-support/stored-event-ids';
 
@@ -54,6 +54,27 @@ describe('signCheckoutComDelivery', () => {
     const endpoint = checkoutComEndpoint({ name: 'checkout-com', signatureKey: KEY });
     expect(await storedEventIds(endpoint, delivery)).toEqual([payload.id]);
     expect(delivery.eventId).toBe(payload.id);
+  });
+});
+
+describe('checkoutComProvider.descriptor', () => {
+  it('signs for the CLI with --secret and --authorization', () => {
+    const text = '{"id":"evt_1","type":"payment_captured","data":{}}';
+    const input = { text, json: JSON.parse(text), readFile: () => '' };
+    const delivery = checkoutComProvider.descriptor.signing.sign({
+      ...input,
+      secret: 'cli-key',
+      options: { authorization: 'cli-auth' },
+    });
+    expect(delivery).toMatchObject({
+      provider: 'checkout-com',
+      body: text,
+      eventId: 'evt_1',
+      headers: { authorization: 'cli-auth' },
+    });
+    expect(() => checkoutComProvider.descriptor.signing.sign({ ...input, options: {} })).toThrow(
+      '--provider checkout-com needs --secret',
+    );
   });
 });
 

@@ -1,7 +1,5 @@
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { CheckoutComWebhookProvider } from './checkout-com.provider';
+import { checkoutComProvider } from './checkout-com.provider';
 
 /** Options of `signCheckoutComDelivery()`. */
 export interface SignCheckoutComDeliveryOptions {
@@ -28,15 +26,5 @@ export function signCheckoutComDelivery(options: SignCheckoutComDeliveryOptions)
   const { signatureKey, authorization } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const delivery: SignedDelivery = {
-    provider: 'checkout-com',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      ...(authorization === undefined ? {} : { authorization }),
-      'cko-signature': hmacSha256(signatureKey, [body]).toString('hex'),
-    },
-  };
-  return withEventIds(delivery, () => new CheckoutComWebhookProvider({ signatureKey }));
+  return checkoutComProvider.signed(body, signatureKey, undefined, { authorization });
 }
