@@ -22,7 +22,7 @@ import { qvardDescriptor } from '../qvard/qvard.descriptor';
 import { razorpayDescriptor } from '../razorpay/razorpay.descriptor';
 import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
 import { sberDescriptor } from '../sber/sber.descriptor';
-import { squareDescriptor } from '../square/square.descriptor';
+import { squareProvider } from '../square/square.provider';
 import { standardWebhooksDescriptor } from '../standard-webhooks/standard-webhooks.descriptor';
 import { stripeDescriptor } from '../stripe/stripe.descriptor';
 import { tbankDescriptor } from '../tbank/tbank.descriptor';
@@ -34,6 +34,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   checkoutComProvider,
   paystackProvider,
+  squareProvider,
 ];
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
@@ -56,7 +57,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   razorpayDescriptor,
   robokassaDescriptor,
   sberDescriptor,
-  squareDescriptor,
+  squareProvider.descriptor,
   standardWebhooksDescriptor,
   stripeDescriptor,
   tbankDescriptor,

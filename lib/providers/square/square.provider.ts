@@ -1,32 +1,22 @@
+import { hmacSha256 } from '../../core/hmac';
+import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
 import { assertBodySignature, BodySignatureHeader } from '../body-signature';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
   JsonObject,
   parseIsoDate,
-  parseJsonObject,
   readInteger,
   readObject,
   readString,
   toCurrency,
 } from '../parse-payload';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
-  WebhookEndpoint,
-  WebhookProvider,
-} from '../webhook-provider.interface';
-import { ownValue } from '../../core/own-value';
+import { SignedDelivery } from '../signed-delivery';
+import { requireSecret, SigningInputError } from '../signing-input';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
 
 const KIND = 'square';
 const LEGACY_SIGNATURE_HEADER = 'x-square-signature';
@@ -40,7 +30,7 @@ const SQUARE_SIGNATURE: BodySignatureHeader = {
     "notificationUrl (check that notificationUrl is exactly the subscription's URL)",
 };
 
-/** Options of the Square protocol, shared by `squareEndpoint()` and `SquareWebhookProvider`. */
+/** Options of the Square protocol, shared by `squareEndpoint()` and `squareProvider`. */
 export interface SquareProviderOptions {
   /**
    * The webhook subscription's signature key (Developer Console → your application → Webhooks →
@@ -80,6 +70,11 @@ const REFUND_STATUSES: Readonly<Record<string, PaymentEventType>> = {
   REJECTED: 'refund.failed',
 };
 
+/** The types whose package type does not depend on the object's status. */
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'dispute.created': 'dispute.opened',
+};
+
 // NOTE: the dispute states in which Square no longer expects anything from the seller.
 const CLOSED_DISPUTE_STATES = new Set(['WON', 'LOST', 'ACCEPTED', 'INQUIRY_CLOSED']);
 
@@ -98,9 +93,6 @@ function mapSquareType(type: string, object: JsonObject | undefined): PaymentEve
   }
   if (type === 'refund.created' || type === 'refund.updated') {
     return status === undefined ? undefined : ownValue(REFUND_STATUSES, status);
-  }
-  if (type === 'dispute.created') {
-    return 'dispute.opened';
   }
   if (type === 'dispute.state.updated' || type === 'dispute.state.changed') {
     const state = readString(object, 'state');
@@ -151,70 +143,63 @@ function resolveNotificationUrl(name: unknown, value: unknown): string {
 }
 
 /**
+ * How Square signs for one notification URL: `x-square-hmacsha256-signature` is HMAC-SHA256
+ * (base64) of `notificationUrl + rawBody` keyed by the subscription's signature key.
+ */
+function squareSignature(notificationUrl: string): SignatureScheme {
+  return {
+    verify(request, secrets) {
+      const value = request.headers[SQUARE_SIGNATURE.name]?.trim();
+      const legacy = request.headers[LEGACY_SIGNATURE_HEADER] !== undefined;
+      // NOTE: a delivery signed only the first version's way is told why it is refused.
+      if ((value === undefined || value === '') && legacy) {
+        throw new WebhookVerificationError(
+          'missing_signature',
+          'Missing x-square-hmacsha256-signature header (the HMAC-SHA1 x-square-signature of ' +
+            'Square’s first webhook version is not accepted)',
+        );
+      }
+      assertBodySignature(request, SQUARE_SIGNATURE, secrets, notificationUrl);
+    },
+    sign: (body, secret) => ({
+      [SQUARE_SIGNATURE.name]: hmacSha256(secret, [notificationUrl, body]).toString('base64'),
+    }),
+  };
+}
+
+const SAMPLE_URL = 'https://shop.example.test/webhooks/square';
+
+/**
  * Square webhooks: `x-square-hmacsha256-signature` is HMAC-SHA256 (base64) of
  * `notificationUrl + rawBody` keyed by the subscription's signature key. There is no signed
  * delivery timestamp, but the signed body's `created_at` bounds a replay; event ids (`event_id`)
  * are stable across retries.
  */
-export class SquareWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Square accepts any 2xx within 10 seconds; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly signatureKeys: readonly string[];
-  private readonly notificationUrl: string;
-
-  /**
-   * @param options the Square options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a signature key or the notification URL cannot work.
-   */
-  constructor(options: SquareProviderOptions, endpointName = KIND) {
-    const keys = requireSecrets(endpointName, KIND, 'signatureKey', options?.signatureKey);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'signatureKey',
-      keys,
+export const squareProvider = defineProvider<SquareProviderOptions, typeof SQUARE_EVENT.rules>({
+  kind: KIND,
+  name: 'Square',
+  retryHorizon: {
+    days: 3,
+    documented: 'retries for up to 24 hours (another version of the docs says 72 hours)',
+  },
+  secrets: {
+    option: 'signatureKey',
+    howToCopy:
       "Copy the subscription's signature key from Developer Console → Webhooks → Subscriptions",
-    );
-    this.signatureKeys = keys;
-    this.notificationUrl = resolveNotificationUrl(endpointName, options.notificationUrl);
-  }
-
-  /**
-   * Checks x-square-hmacsha256-signature against the notification URL and the raw body.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    const value = request.headers[SQUARE_SIGNATURE.name]?.trim();
-    const legacy = request.headers[LEGACY_SIGNATURE_HEADER] !== undefined;
-    // NOTE: a delivery signed only the first version's way is told why it is refused.
-    if ((value === undefined || value === '') && legacy) {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Missing x-square-hmacsha256-signature header (the HMAC-SHA1 x-square-signature of ' +
-          'Square’s first webhook version is not accepted)',
-      );
-    }
-    assertBodySignature(request, SQUARE_SIGNATURE, this.signatureKeys, this.notificationUrl);
-  }
-
-  /**
-   * Parses a Square event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Square event body');
-    const event = checkEnvelope(SQUARE_EVENT, body, 'Square event');
+  },
+  checkOptions: (options, endpointName) =>
+    void resolveNotificationUrl(endpointName, options.notificationUrl),
+  signature: (options) => squareSignature(options.notificationUrl),
+  // NOTE: Square accepts any 2xx within 10 seconds; the default empty 200 is the plainest.
+  envelope: SQUARE_EVENT,
+  types: EVENT_TYPES,
+  normalize({ event }) {
     const family = objectFamily(event.type);
     const object = family === undefined ? undefined : eventObject(event.data, family);
     const money = readObject(object, 'amount_money');
-
     return {
       eventId: event.event_id,
-      type: mapSquareType(event.type, object) ?? `${KIND}:${event.type}`,
+      type: mapSquareType(event.type, object),
       nativeType: event.type,
       paymentRef: family === undefined ? undefined : paymentRefOf(family, object),
       merchantRef: family === 'payment' ? readString(object, 'reference_id') : undefined,
@@ -224,10 +209,38 @@ export class SquareWebhookProvider implements WebhookProvider {
       occurredAt: parseIsoDate(event.created_at),
       // NOTE: Square signs the whole body, created_at included, but no delivery timestamp.
       occurredAtSigned: true,
-      payload: body,
+      payload: event,
     };
-  }
-}
+  },
+  cli: {
+    secret: "the subscription's signature key",
+    payload: 'the event, signed byte for byte',
+    flags: [
+      {
+        name: 'notification-url',
+        value: '<url>',
+        help: 'the notification URL as registered, signed with the body (send: default the target URL)',
+      },
+    ],
+    sign: (input): SignedDelivery => {
+      const notificationUrl = input.options['notification-url'] ?? input.url;
+      if (notificationUrl === undefined || notificationUrl === '') {
+        throw new SigningInputError(
+          '--provider square needs --notification-url (the URL exactly as registered with Square)',
+        );
+      }
+      return squareProvider.signed(input.text, requireSecret(KIND, input), undefined, {
+        notificationUrl,
+      });
+    },
+  },
+  sample: {
+    secret: 'gRjS7mWQ0A1sTq2_vX9zLw',
+    body: '{"event_id":"e-1","type":"dispute.created","data":{"object":{"dispute":{"id":"d-1","state":"EVIDENCE_REQUIRED"}}}}',
+    options: { notificationUrl: SAMPLE_URL },
+    flags: { 'notification-url': SAMPLE_URL },
+  },
+});
 
 /**
  * A Square webhook endpoint.
@@ -241,8 +254,8 @@ export class SquareWebhookProvider implements WebhookProvider {
  * })
  */
 export function squareEndpoint(options: SquareEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new SquareWebhookProvider(options, options?.name));
+  return squareProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-squareEndpoint.kind = 'square';
+squareEndpoint.kind = KIND;

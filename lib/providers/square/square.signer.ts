@@ -1,7 +1,5 @@
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { SquareWebhookProvider } from './square.provider';
+import { squareProvider } from './square.provider';
 
 /** Options of `signSquareDelivery()`. */
 export interface SignSquareDeliveryOptions {
@@ -32,15 +30,5 @@ export function signSquareDelivery(options: SignSquareDeliveryOptions): SignedDe
   const { signatureKey, notificationUrl } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const signature = hmacSha256(signatureKey, [notificationUrl, body]).toString('base64');
-  const delivery: SignedDelivery = {
-    provider: 'square',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-square-hmacsha256-signature': signature,
-    },
-  };
-  return withEventIds(delivery, () => new SquareWebhookProvider({ signatureKey, notificationUrl }));
+  return squareProvider.signed(body, signatureKey, undefined, { notificationUrl });
 }
