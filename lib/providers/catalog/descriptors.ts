@@ -14,7 +14,7 @@ import { hmacDescriptor } from '../hmac/hmac.descriptor';
 import { lemonSqueezyDescriptor } from '../lemon-squeezy/lemon-squeezy.descriptor';
 import { mercadoPagoDescriptor } from '../mercado-pago/mercado-pago.descriptor';
 import { mollieDescriptor } from '../mollie/mollie.descriptor';
-import { paddleDescriptor } from '../paddle/paddle.descriptor';
+import { paddleProvider } from '../paddle/paddle.provider';
 import { paypalDescriptor } from '../paypal/paypal.descriptor';
 import { paystackProvider } from '../paystack/paystack.provider';
 import { polarDescriptor } from '../polar/polar.descriptor';
@@ -33,6 +33,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   checkoutComProvider,
+  paddleProvider,
   paystackProvider,
   squareProvider,
 ];
@@ -49,7 +50,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   lemonSqueezyDescriptor,
   mercadoPagoDescriptor,
   mollieDescriptor,
-  paddleDescriptor,
+  paddleProvider.descriptor,
   paypalDescriptor,
   paystackProvider.descriptor,
   polarDescriptor,

@@ -1,6 +1,6 @@
 /**
  * Paddle Billing: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -8,4 +8,4 @@
 export { paddleEndpoint } from './paddle.provider';
 /** @entries root express providers */
 export type { PaddleEndpointOptions, PaddleProviderOptions } from './paddle.provider';
-export { paddleDescriptor } from './paddle.descriptor';
+export { paddleProvider } from './paddle.provider';

@@ -1,10 +1,6 @@
 import { PaymentEventType } from '../../core/payment-event-types';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
+import { plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
@@ -15,15 +11,18 @@ import {
   readString,
   toCurrency,
 } from '../parse-payload';
-import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
-import { TimestampedSignatureHeader, verifyTimestampedSignature } from '../signature-header';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  resolveNonEmptyString,
+  resolveTolerance,
+} from '../provider-options';
+import { TimestampedSignatureHeader } from '../signature-header';
+import { TimestampedSignatureScheme, timestampedHmacSignature } from '../timestamped-signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 import { ownValue } from '../../core/own-value';
 
@@ -40,7 +39,7 @@ const SIGNATURE_HEADER: TimestampedSignatureHeader = {
 };
 const MINOR_UNITS = /^\d{1,16}$/;
 
-/** Options of the Paddle protocol, shared by `paddleEndpoint()` and `PaddleWebhookProvider`. */
+/** Options of the Paddle protocol, shared by `paddleEndpoint()` and `paddleProvider`. */
 export interface PaddleProviderOptions {
   /**
    * The notification destination's secret key (`pdl_ntfset_…`, Paddle → Developer tools →
@@ -129,89 +128,93 @@ function readMinorUnits(source: JsonObject | undefined, key: string): number | u
   return value !== undefined && MINOR_UNITS.test(value) ? Number(value) : undefined;
 }
 
+/** Paddle's signature scheme, with a timestamp window of `tolerance` seconds. */
+export function paddleSignature(tolerance?: number): TimestampedSignatureScheme {
+  return timestampedHmacSignature(SIGNATURE_HEADER, tolerance ?? DEFAULT_TOLERANCE_SECONDS);
+}
+
+/** Reads a Paddle Billing event, with the order id under `merchantRefKey`. */
+function normalizePaddle(request: InboundWebhook, merchantRefKey: string): NormalizedNotification {
+  const body = parseJsonObject(request.rawBody, 'Paddle event body');
+  const event = checkEnvelope(PADDLE_EVENT, body, 'Paddle event');
+  const { data } = event;
+  const isTransaction = event.event_type.startsWith('transaction.');
+  const isAdjustment = event.event_type.startsWith('adjustment.');
+
+  return {
+    eventId: event.event_id,
+    type: mapPaddleType(event.event_type, data) ?? `${KIND}:${event.event_type}`,
+    nativeType: event.event_type,
+    paymentRef: isTransaction
+      ? readString(data, 'id')
+      : isAdjustment
+        ? readString(data, 'transaction_id')
+        : undefined,
+    merchantRef: readString(readObject(data, 'custom_data'), merchantRefKey),
+    amount: isTransaction
+      ? readMinorUnits(readObject(readObject(data, 'details'), 'totals'), 'grand_total')
+      : isAdjustment
+        ? readMinorUnits(readObject(data, 'totals'), 'total')
+        : undefined,
+    currency: toCurrency(data.currency_code),
+    status: readString(data, 'status'),
+    occurredAt: parseIsoDate(event.occurred_at),
+    payload: body,
+  };
+}
+
 /**
  * Paddle Billing: `Paddle-Signature: ts=…;h1=…` where `h1` is HMAC-SHA256 (hex) of
  * `${ts}:${rawBody}` keyed by the destination's secret key verbatim. Event ids (`evt_…`) are
- * stable across retries.
+ * stable across retries. Paddle expects HTTP 200 within 5 seconds; an empty body is enough.
  */
-export class PaddleWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Paddle expects HTTP 200 within 5 seconds; an empty body is enough. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly secrets: readonly string[];
-  private readonly tolerance: number;
-  private readonly merchantRefKey: string;
-
-  /**
-   * @param options the Paddle options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a secret or option cannot work.
-   */
-  constructor(options: PaddleProviderOptions, endpointName = KIND) {
-    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'secret',
-      secrets,
+export const paddleProvider = defineProvider<PaddleProviderOptions>({
+  kind: KIND,
+  name: 'Paddle',
+  retryHorizon: { days: 3, documented: 'live mode: up to 60 retries over 3 days' },
+  secrets: {
+    option: 'secret',
+    howToCopy:
       "Copy the notification destination's secret key (pdl_ntfset_…) from Paddle → Developer " +
-        'tools → Notifications',
+      'tools → Notifications',
+  },
+  signature: () => paddleSignature(),
+  types: TRANSACTION_TYPES,
+  // NOTE: the order id's key is an option, so the provider is built with the options it reads.
+  create(options, endpointName, secrets) {
+    // NOTE: every h1 counts (Paddle sends one per secret while rotating), not only the last one.
+    const scheme = paddleSignature(
+      resolveTolerance(endpointName, KIND, options, 'paddleEndpoint()'),
     );
-    this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options, 'paddleEndpoint()');
-    this.merchantRefKey = resolveNonEmptyString(
+    const merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,
       'merchantRefKey',
       options.merchantRefKey,
       'orderId',
     );
-  }
-
-  /**
-   * Checks the Paddle-Signature header against the raw body, then the timestamp window.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    // NOTE: every h1 counts (Paddle sends one per secret while rotating), not only the last one.
-    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
-  }
-
-  /**
-   * Parses a Paddle Billing event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Paddle event body');
-    const event = checkEnvelope(PADDLE_EVENT, body, 'Paddle event');
-    const { data } = event;
-    const isTransaction = event.event_type.startsWith('transaction.');
-    const isAdjustment = event.event_type.startsWith('adjustment.');
-
     return {
-      eventId: event.event_id,
-      type: mapPaddleType(event.event_type, data) ?? `${KIND}:${event.event_type}`,
-      nativeType: event.event_type,
-      paymentRef: isTransaction
-        ? readString(data, 'id')
-        : isAdjustment
-          ? readString(data, 'transaction_id')
-          : undefined,
-      merchantRef: readString(readObject(data, 'custom_data'), this.merchantRefKey),
-      amount: isTransaction
-        ? readMinorUnits(readObject(readObject(data, 'details'), 'totals'), 'grand_total')
-        : isAdjustment
-          ? readMinorUnits(readObject(data, 'totals'), 'total')
-          : undefined,
-      currency: toCurrency(data.currency_code),
-      status: readString(data, 'status'),
-      occurredAt: parseIsoDate(event.occurred_at),
-      payload: body,
+      kind: KIND,
+      acknowledgement: plainTextAcknowledgement(),
+      verify: (request) => scheme.verify(request, secrets),
+      normalize: (request) => normalizePaddle(request, merchantRefKey),
     };
-  }
-}
+  },
+  cli: {
+    title: 'Paddle Billing',
+    secret: 'the notification destination secret key (pdl_ntfset_…)',
+    timestamp: 'ts= (Unix seconds; default now; Paddle allows 5 s)',
+    payload: 'the event, signed byte for byte',
+    flags: [],
+  },
+  sample: {
+    secret: 'pdl_ntfset_01sample00000000000000000000_sample',
+    body:
+      '{"event_id":"evt_01sample","event_type":"transaction.completed",' +
+      '"occurred_at":"2026-01-01T00:00:00.000000Z","data":{"id":"txn_01sample",' +
+      '"status":"completed","currency_code":"USD","custom_data":{"orderId":"o-1"}}}',
+  },
+});
 
 /**
  * A Paddle Billing webhook endpoint.
@@ -220,8 +223,8 @@ export class PaddleWebhookProvider implements WebhookProvider {
  * paddleEndpoint({ name: 'paddle', secret: process.env.PADDLE_WEBHOOK_SECRET! })
  */
 export function paddleEndpoint(options: PaddleEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new PaddleWebhookProvider(options, options?.name));
+  return paddleProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-paddleEndpoint.kind = 'paddle';
+paddleEndpoint.kind = KIND;

@@ -1,7 +1,7 @@
-import { hmacSha256 } from '../../core/hmac';
 import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { PaddleWebhookProvider } from './paddle.provider';
+import { jsonPost } from '../signing-input';
+import { paddleProvider, paddleSignature } from './paddle.provider';
 
 /** Options of `signPaddleDelivery()`. */
 export interface SignPaddleDeliveryOptions {
@@ -31,22 +31,14 @@ export interface SignPaddleDeliveryOptions {
  * })
  */
 export function signPaddleDelivery(options: SignPaddleDeliveryOptions): SignedDelivery {
+  const { secret, timestamp } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const secrets: readonly string[] =
-    typeof options.secret === 'string' ? [options.secret] : options.secret;
-  const signatures = secrets.map(
-    (secret) => `h1=${hmacSha256(secret, [`${timestamp}:`, body]).toString('hex')}`,
+  if (typeof secret === 'string') return paddleProvider.signed(body, secret, timestamp);
+  const delivery = jsonPost(
+    'paddle',
+    { text: body },
+    paddleSignature().signAll(body, secret, timestamp),
   );
-  const delivery: SignedDelivery = {
-    provider: 'paddle',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'paddle-signature': [`ts=${timestamp}`, ...signatures].join(';'),
-    },
-  };
-  return withEventIds(delivery, () => new PaddleWebhookProvider({ secret: options.secret }));
+  return withEventIds(delivery, () => paddleProvider.provider({ secret }));
 }
