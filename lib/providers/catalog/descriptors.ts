@@ -23,7 +23,7 @@ import { razorpayDescriptor } from '../razorpay/razorpay.descriptor';
 import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
 import { sberDescriptor } from '../sber/sber.descriptor';
 import { squareProvider } from '../square/square.provider';
-import { standardWebhooksDescriptor } from '../standard-webhooks/standard-webhooks.descriptor';
+import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
 import { stripeDescriptor } from '../stripe/stripe.descriptor';
 import { tbankDescriptor } from '../tbank/tbank.descriptor';
 import { yookassaDescriptor } from '../yookassa/yookassa.descriptor';
@@ -36,6 +36,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paddleProvider,
   paystackProvider,
   squareProvider,
+  standardWebhooksProvider,
 ];
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
@@ -59,7 +60,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   robokassaDescriptor,
   sberDescriptor,
   squareProvider.descriptor,
-  standardWebhooksDescriptor,
+  standardWebhooksProvider.descriptor,
   stripeDescriptor,
   tbankDescriptor,
   yookassaDescriptor,

@@ -1,6 +1,6 @@
 /**
  * Standard Webhooks: what this folder gives the package. Each export names the entries that export
- * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * it; the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer: ./testing.ts.
  */
 
@@ -11,4 +11,4 @@ export type {
   StandardWebhooksEndpointOptions,
   StandardWebhooksProviderOptions,
 } from './standard-webhooks.provider';
-export { standardWebhooksDescriptor } from './standard-webhooks.descriptor';
+export { standardWebhooksProvider } from './standard-webhooks.provider';

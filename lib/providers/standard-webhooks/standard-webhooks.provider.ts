@@ -1,15 +1,9 @@
-import { KeyObject, verify as verifySignature } from 'node:crypto';
-import { decodeCanonicalBase64 } from '../../core/base64';
-import { constantTimeMatchAny } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
-import { isPaymentEventType } from '../../core/payment-event-types';
-import { assertTimestampWithinWindow, parseUnixSeconds } from '../../core/timestamp-window';
-import {
-  WebhookConfigurationError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from '../../core/webhook-errors';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { ownValue } from '../../core/own-value';
+import { PAYMENT_EVENT_TYPES, PaymentEventType } from '../../core/payment-event-types';
+import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
+import { withEventIds } from '../delivery-event-ids';
+import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
 import {
@@ -36,6 +30,8 @@ import {
   decodeStandardWebhooksPublicKey,
   decodeStandardWebhooksSecret,
 } from './standard-webhooks.keys';
+import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
+import { standardHeader, standardWebhooksSignature } from './standard-webhooks.signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -46,13 +42,10 @@ import {
 } from '../webhook-provider.interface';
 
 const DEFAULT_KIND = 'standard';
-const ED25519_SIGNATURE_BYTES = 64;
-/**
- * How many `v1a` entries of one header are checked against each public key.
- * NOTE: an Ed25519 check costs about as much as a thousand HMACs, and a header can hold ~180
- * entries; a sender rotating keys sends two or three, so the rest are skipped unchecked.
- */
-const MAX_V1A_SIGNATURES = 8;
+/** A sender's event of a package type name is of that type; any other is `<kind>:<type>`. */
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = Object.fromEntries(
+  PAYMENT_EVENT_TYPES.map((type) => [type, type]),
+);
 
 /** Options of the Standard Webhooks protocol, shared by the factory and the provider class. */
 export interface StandardWebhooksProviderOptions {
@@ -101,22 +94,10 @@ const STANDARD_WEBHOOK = defineEnvelope({
   data: optional(jsonObject()),
 });
 
-/** A header by its `webhook-*` name, preferring the `svix-*` alias as the Svix library does. */
-function standardHeader(
-  request: InboundWebhook,
-  name: 'id' | 'timestamp' | 'signature',
-): string | undefined {
-  const svix = request.headers[`svix-${name}`];
-  if (svix !== undefined && svix.trim() !== '') return svix.trim();
-  const standard = request.headers[`webhook-${name}`];
-  return standard !== undefined && standard.trim() !== '' ? standard.trim() : undefined;
-}
-
 /**
- * Standard Webhooks (and Svix): `webhook-signature` holds space-separated `v1,<base64>` entries,
- * each HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${rawBody}` keyed by the base64-decoded
- * secret, and `v1a,<base64>` entries, each an Ed25519 signature of the same content checked with
- * the sender's public key. `webhook-id` is the same on every retry, so it is the event id.
+ * Standard Webhooks (and Svix), verified by `standardWebhooksSignature()`: `v1` entries with the
+ * secrets, `v1a` entries with the sender's public keys. `webhook-id` is the same on every retry,
+ * so it is the event id.
  */
 export class StandardWebhooksProvider implements WebhookProvider {
   /** Provider kind (the `kind` option). */
@@ -131,9 +112,8 @@ export class StandardWebhooksProvider implements WebhookProvider {
     'svix-timestamp',
   ]);
 
-  private readonly secrets: readonly Buffer[];
-  private readonly publicKeys: readonly KeyObject[];
-  private readonly tolerance: number;
+  private readonly secrets: readonly string[];
+  private readonly scheme: SignatureScheme;
 
   /**
    * @param options the Standard Webhooks options, checked here.
@@ -153,7 +133,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
       options.secret === undefined
         ? []
         : requireSecrets(endpointName, kind, 'secret', options.secret);
-    this.secrets = secrets.map((secret, index) => {
+    secrets.forEach((secret, index) => {
       const at = [index, secrets.length] as const;
       if (secret.startsWith(STANDARD_SIGNING_KEY_PREFIX)) {
         fail(standardSigningKeyMessage(endpointName, kind, 'secret', ...at));
@@ -161,16 +141,16 @@ export class StandardWebhooksProvider implements WebhookProvider {
       if (secret.startsWith(STANDARD_PUBLIC_KEY_PREFIX)) {
         fail(standardKeyInWrongOptionMessage(endpointName, kind, 'secret', ...at));
       }
-      return (
-        decodeStandardWebhooksSecret(secret) ??
-        fail(standardSecretFormatMessage(endpointName, kind, ...at))
-      );
+      if (decodeStandardWebhooksSecret(secret) === undefined) {
+        fail(standardSecretFormatMessage(endpointName, kind, ...at));
+      }
     });
+    this.secrets = secrets;
     const publicKeys = listOfStrings(options.publicKey);
     if (publicKeys === undefined) {
       fail(standardNoKeyMessage(endpointName, kind));
     }
-    this.publicKeys = (publicKeys ?? []).map((publicKey, index, all) => {
+    const keys = (publicKeys ?? []).map((publicKey, index, all) => {
       const at = [index, all.length] as const;
       if (publicKey.startsWith(STANDARD_SIGNING_KEY_PREFIX)) {
         fail(standardSigningKeyMessage(endpointName, kind, 'publicKey', ...at));
@@ -183,7 +163,10 @@ export class StandardWebhooksProvider implements WebhookProvider {
         fail(standardPublicKeyFormatMessage(endpointName, kind, ...at))
       );
     });
-    this.tolerance = resolveTolerance(endpointName, kind, options, 'standardWebhooksEndpoint()');
+    this.scheme = standardWebhooksSignature({
+      publicKeys: keys,
+      toleranceSeconds: resolveTolerance(endpointName, kind, options, 'standardWebhooksEndpoint()'),
+    });
   }
 
   /**
@@ -191,67 +174,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const id = standardHeader(request, 'id');
-    const timestampText = standardHeader(request, 'timestamp');
-    const header = standardHeader(request, 'signature');
-    if (id === undefined || timestampText === undefined || header === undefined) {
-      const missing = [
-        id === undefined ? 'webhook-id' : undefined,
-        timestampText === undefined ? 'webhook-timestamp' : undefined,
-        header === undefined ? 'webhook-signature' : undefined,
-      ].filter((name) => name !== undefined);
-      throw new WebhookVerificationError(
-        'missing_signature',
-        `Missing ${missing.join(', ')} header (or its svix-* alias)`,
-      );
-    }
-    const timestamp = parseUnixSeconds(timestampText);
-    // NOTE: "." separates the signed parts, so a "." inside one would let parts be shifted.
-    if (id.includes('.') || timestamp === undefined) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed webhook-id or webhook-timestamp header',
-      );
-    }
-    const signedPrefix = `${id}.${timestampText}.`;
-    const signatures = parseSignatureHeader(header, this.schemes());
-    const expected = this.secrets.map((key) => hmacSha256(key, [signedPrefix, request.rawBody]));
-    const matches =
-      constantTimeMatchAny(expected, signatures.v1) ||
-      this.anyEd25519SignatureVerifies(signatures.v1a, signedPrefix, request.rawBody);
-    if (!matches) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `No ${this.schemes().join(' or ')} signature in the webhook-signature header matches ` +
-          `the payload and the ${this.keysDescription()}`,
-      );
-    }
-    assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
-  }
-
-  /** The signature versions this endpoint checks: `v1` with a secret, `v1a` with a public key. */
-  private schemes(): SignatureVersion[] {
-    const schemes: SignatureVersion[] = [];
-    if (this.secrets.length > 0) schemes.push('v1');
-    if (this.publicKeys.length > 0) schemes.push('v1a');
-    return schemes;
-  }
-
-  private keysDescription(): string {
-    if (this.publicKeys.length === 0) return 'secret';
-    return this.secrets.length === 0 ? 'public key' : 'secret or the public key';
-  }
-
-  private anyEd25519SignatureVerifies(
-    signatures: readonly Buffer[],
-    signedPrefix: string,
-    rawBody: Buffer,
-  ): boolean {
-    if (signatures.length === 0 || this.publicKeys.length === 0) return false;
-    const content = Buffer.concat([Buffer.from(signedPrefix, 'utf8'), rawBody]);
-    return signatures.some((signature) =>
-      this.publicKeys.some((key) => verifySignature(null, content, key, signature)),
-    );
+    this.scheme.verify(request, this.secrets);
   }
 
   /**
@@ -269,7 +192,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
     }
     return {
       eventId,
-      type: isPaymentEventType(message.type) ? message.type : `${this.kind}:${message.type}`,
+      type: ownValue(EVENT_TYPES, message.type) ?? `${this.kind}:${message.type}`,
       nativeType: message.type,
       paymentRef: toIdentifier(data?.paymentId),
       merchantRef: toIdentifier(data?.orderId),
@@ -282,8 +205,6 @@ export class StandardWebhooksProvider implements WebhookProvider {
   }
 }
 
-type SignatureVersion = 'v1' | 'v1a';
-
 /** A list option as a list of non-blank strings; undefined when an entry is not one. */
 function listOfStrings(value: string | readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return [];
@@ -292,39 +213,67 @@ function listOfStrings(value: string | readonly string[] | undefined): string[] 
   return strings.length === list.length && strings.length > 0 ? strings : undefined;
 }
 
+const SAMPLE_SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+
 /**
- * The decoded signatures of the versions the endpoint checks. Entries of other versions, and
- * entries whose base64 is not canonical, are skipped, as the spec lets unknown versions be.
+ * Standard Webhooks (Svix and compatible senders). The provider keeps its class, built through
+ * `create`: a secret, a public key or both may verify, and the `kind` option renames the kind.
  */
-function parseSignatureHeader(
-  header: string,
-  schemes: readonly SignatureVersion[],
-): Record<SignatureVersion, Buffer[]> {
-  const signatures: Record<SignatureVersion, Buffer[]> = { v1: [], v1a: [] };
-  for (const entry of header.split(' ')) {
-    const separator = entry.indexOf(',');
-    const version = entry.slice(0, separator);
-    if ((version !== 'v1' && version !== 'v1a') || !schemes.includes(version)) continue;
-    const bytes = decodeCanonicalBase64(entry.slice(separator + 1));
-    if (bytes === undefined) continue;
-    if (version === 'v1') {
-      signatures.v1.push(bytes);
-    } else if (
-      bytes.length === ED25519_SIGNATURE_BYTES &&
-      signatures.v1a.length < MAX_V1A_SIGNATURES
-    ) {
-      signatures.v1a.push(bytes);
-    }
-  }
-  if (signatures.v1.length === 0 && signatures.v1a.length === 0) {
-    const shapes = schemes.map((scheme) => `${scheme},<base64>`).join(' or ');
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `Malformed webhook-signature header: no ${shapes} signature`,
-    );
-  }
-  return signatures;
-}
+export const standardWebhooksProvider = defineProvider<StandardWebhooksProviderOptions>({
+  kind: DEFAULT_KIND,
+  name: 'Standard Webhooks',
+  aliases: ['standard-webhooks', 'svix'],
+  retryHorizon: {
+    days: 4,
+    documented: "the specification's example schedule spans 75 h 35 min (Svix: about 27.6 h)",
+  },
+  signature: standardWebhooksSignature(),
+  types: EVENT_TYPES,
+  create: (options, endpointName) => new StandardWebhooksProvider(options, endpointName),
+  cli: {
+    title: 'Standard Webhooks (Svix and compatible senders)',
+    secret: 'the signing secret (whsec_ + base64)',
+    timestamp: 'webhook-timestamp (Unix seconds; default now)',
+    payload: 'the message, signed byte for byte',
+    flags: [
+      {
+        name: 'id',
+        value: '<message id>',
+        help: 'webhook-id, the dedup key (default a new msg_… each time)',
+      },
+      {
+        name: 'header-prefix',
+        value: 'webhook|svix',
+        help: 'header names: webhook-* or svix-* (default webhook)',
+      },
+    ],
+    sign: (input) => {
+      const secret = requireSecret(DEFAULT_KIND, input);
+      const headerPrefix = oneOf('header-prefix', input.options['header-prefix'], [
+        'webhook',
+        'svix',
+      ] as const);
+      let signature: Readonly<Record<string, string>>;
+      try {
+        signature = standardWebhooksSignature().sign(input.text, secret, input.timestamp, {
+          id: input.options.id,
+          headerPrefix,
+        });
+      } catch {
+        throw new SigningInputError('--secret for standard must be "whsec_" followed by base64');
+      }
+      return withEventIds(
+        jsonPost(DEFAULT_KIND, input, signature),
+        () => new StandardWebhooksProvider({ secret }),
+      );
+    },
+  },
+  sample: {
+    secret: SAMPLE_SECRET,
+    body: '{"type":"payment.succeeded","data":{"paymentId":"pay_1","amount":1999,"currency":"EUR"}}',
+    options: { secret: SAMPLE_SECRET },
+  },
+});
 
 /**
  * An endpoint for any sender that follows the Standard Webhooks spec (Svix and the services
@@ -336,8 +285,8 @@ function parseSignatureHeader(
 export function standardWebhooksEndpoint(
   options: StandardWebhooksEndpointOptions,
 ): WebhookEndpoint {
-  return defineEndpoint(options, new StandardWebhooksProvider(options, options?.name));
+  return standardWebhooksProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-standardWebhooksEndpoint.kind = 'standard';
+standardWebhooksEndpoint.kind = DEFAULT_KIND;

@@ -3,11 +3,9 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
-  randomUUID,
   sign,
 } from 'node:crypto';
 import { decodeCanonicalBase64 } from '../../core/base64';
-import { hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
 import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery, SignablePayload } from '../signed-delivery';
@@ -17,7 +15,13 @@ import {
   STANDARD_SIGNING_KEY_PREFIX,
   decodeStandardWebhooksSecret,
 } from './standard-webhooks.keys';
-import { StandardWebhooksProvider } from './standard-webhooks.provider';
+import { standardWebhooksProvider } from './standard-webhooks.provider';
+import {
+  newMessageId,
+  signedPrefixOf,
+  standardWebhookHeaders,
+  v1Entry,
+} from './standard-webhooks.signature';
 
 /** Options of `signStandardWebhook()`. */
 export interface SignStandardWebhookOptions {
@@ -136,26 +140,21 @@ export function signStandardWebhook(options: SignStandardWebhookOptions): Record
     throw new Error('signStandardWebhook: give a secret (v1), a privateKey (v1a), or both');
   }
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signedPrefix = `${options.id}.${timestamp}.`;
+  const signedPrefix = signedPrefixOf(options.id, timestamp);
   const entries: string[] = [];
   if (options.secret !== undefined) {
     const key = decodeStandardWebhooksSecret(options.secret);
     if (key === undefined) {
       throw new Error('signStandardWebhook: the secret must be "whsec_" followed by padded base64');
     }
-    entries.push(`v1,${hmacSha256(key, [signedPrefix, options.payload]).toString('base64')}`);
+    entries.push(v1Entry(key, signedPrefix, options.payload));
   }
   if (options.privateKey !== undefined) {
     const content = Buffer.concat([Buffer.from(signedPrefix, 'utf8'), bytesOf(options.payload)]);
     const signature = sign(null, content, ed25519SigningKey(options.privateKey));
     entries.push(`v1a,${signature.toString('base64')}`);
   }
-  const prefix = options.headerPrefix ?? 'webhook';
-  return {
-    [`${prefix}-id`]: options.id,
-    [`${prefix}-timestamp`]: String(timestamp),
-    [`${prefix}-signature`]: entries.join(' '),
-  };
+  return standardWebhookHeaders(options.id, timestamp, entries.join(' '), options.headerPrefix);
 }
 
 function bytesOf(payload: SignablePayload): Uint8Array {
@@ -202,7 +201,7 @@ export function signStandardWebhookDelivery(
 ): IdentifiedDelivery {
   const { payload, id, kind, ...signing } = options;
   const body = deliveryBody('signStandardWebhookDelivery', payload);
-  const eventId = id ?? `msg_${randomUUID().replace(/-/g, '')}`;
+  const eventId = id ?? newMessageId();
   const headers = signStandardWebhook({ ...signing, id: eventId, payload: body });
   const delivery: IdentifiedDelivery = {
     provider: kind ?? 'standard',
@@ -212,13 +211,11 @@ export function signStandardWebhookDelivery(
     headers: { 'content-type': 'application/json', ...headers },
   };
   const { secret, privateKey } = signing;
-  return withEventIds(
-    delivery,
-    () =>
-      new StandardWebhooksProvider({
-        kind,
-        secret,
-        publicKey: privateKey === undefined ? undefined : publicKeyOf(privateKey),
-      }),
+  return withEventIds(delivery, () =>
+    standardWebhooksProvider.provider({
+      kind,
+      secret,
+      publicKey: privateKey === undefined ? undefined : publicKeyOf(privateKey),
+    }),
   );
 }
