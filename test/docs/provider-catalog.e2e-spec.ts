@@ -177,7 +177,9 @@ describe('provider catalog (npm run providers:catalog)', () => {
       "import { acmeDescriptor } from '../acme/acme.descriptor';",
     );
     // Folders in name order: acme comes before adyen, first in the CLI's list.
-    expect(files['descriptors.ts']).toMatch(/= \[\n {2}acmeDescriptor,\n {2}adyenDescriptor,\n/);
+    expect(files['descriptors.ts']).toMatch(
+      /= \[\n {2}acmeDescriptor,\n {2}adyenProvider\.descriptor,\n/,
+    );
     expect(files['testing-entry.ts']).toContain("export * from '../acme/testing';");
     const kits = readFileSync(join(root, 'test/providers/kits.ts'), 'utf8');
     expect(kits).toContain("import { kit as acme } from './acme.kit';");

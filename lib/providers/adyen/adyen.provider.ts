@@ -1,8 +1,11 @@
 import { constantTimeIncludes } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
+import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
 import { Checked, checkEnvelope, defineEnvelope } from '../envelope';
 import {
   integer,
@@ -22,13 +25,13 @@ import {
   readString,
   toCurrency,
 } from '../parse-payload';
+import { jsonPost, requireSecret, SigningInputError } from '../signing-input';
+import { adyenSigningInput } from './adyen-signing-input';
+import { SignedDelivery } from '../signed-delivery';
 import {
   BaseEndpointOptions,
   InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 
 const KIND = 'adyen';
@@ -36,7 +39,7 @@ const EVEN_LENGTH_HEX = /^(?:[0-9a-fA-F]{2})+$/;
 // NOTE: an HMAC-SHA256 digest is 32 bytes, which standard base64 writes as 43 characters and "=".
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
 
-/** Options of the Adyen protocol, shared by `adyenEndpoint()` and `AdyenWebhookProvider`. */
+/** Options of the Adyen protocol, shared by `adyenEndpoint()` and the provider it builds. */
 export interface AdyenProviderOptions {
   /**
    * The webhook's HMAC key as Adyen shows it: hex (64 characters), from Customer Area →
@@ -215,13 +218,6 @@ const ON_FAILURE: Readonly<Record<string, PaymentEventType>> = {
   REFUND: 'refund.failed',
 };
 
-/** The normalized type of an Adyen event code and its `success` flag, if it has one. */
-function mapAdyenEvent(eventCode: string, success: boolean): PaymentEventType | undefined {
-  // NOTE: own-property lookups, so an event code like "constructor" maps to nothing.
-  const table = success ? ON_SUCCESS : ON_FAILURE;
-  return Object.prototype.hasOwnProperty.call(table, eventCode) ? table[eventCode] : undefined;
-}
-
 function hmacKeyFormatMessage(name: unknown, index: number, count: number): string {
   const which = count > 1 ? `hmacKey[${index}]` : 'hmacKey';
   return (
@@ -229,6 +225,23 @@ function hmacKeyFormatMessage(name: unknown, index: number, count: number): stri
     'Copy the HMAC key from Customer Area → Developers → Webhooks → your webhook → Security → ' +
     'HMAC key (64 hex characters, 0-9 and A-F) exactly, without spaces or line breaks.'
   );
+}
+
+/**
+ * The decoded HMAC keys of the options.
+ * @throws WebhookConfigurationError when a key is missing, not hex or of odd length.
+ */
+function hmacKeysOf(options: AdyenProviderOptions, endpointName: string): Buffer[] {
+  const hexKeys = requireSecrets(endpointName, KIND, 'hmacKey', options?.hmacKey);
+  return hexKeys.map((hexKey, index) => {
+    const key = decodeAdyenHmacKey(hexKey);
+    if (key === undefined) {
+      throw new WebhookConfigurationError(
+        hmacKeyFormatMessage(endpointName, index, hexKeys.length),
+      );
+    }
+    return key;
+  });
 }
 
 function merchantAccountMessage(name: unknown): string {
@@ -239,19 +252,103 @@ function merchantAccountMessage(name: unknown): string {
   );
 }
 
-function resolveMerchantAccounts(
-  name: unknown,
+/** The merchant accounts an endpoint accepts, or undefined for every one; null when malformed. */
+function merchantAccountsOf(
   value: string | readonly string[] | undefined,
-): ReadonlySet<string> | undefined {
+): ReadonlySet<string> | undefined | null {
   if (value === undefined) {
     return undefined;
   }
   const list = (Array.isArray(value) ? value : [value]) as unknown[];
   if (list.length === 0 || list.some((entry) => typeof entry !== 'string' || entry === '')) {
-    throw new WebhookConfigurationError(merchantAccountMessage(name));
+    return null;
   }
   return new Set(list as string[]);
 }
+
+/**
+ * The `additionalData.hmacSignature` of one item: HMAC-SHA256, keyed by the hex-decoded HMAC key,
+ * of its signing string. The endpoint checks it and the signers write it (base64).
+ */
+function adyenItemSignature(key: Buffer, item: AdyenNotificationRequestItem): Buffer {
+  return hmacSha256(key, [adyenSigningString(item)]);
+}
+
+/**
+ * Adyen signs inside the body: every item's `additionalData.hmacSignature` (see
+ * {@link adyenItemSignature}), checked here together with the item's merchant account when the
+ * endpoint is restricted to some. Adyen signs fields, not bytes, so the body is parsed first;
+ * nothing is acted on before every item has passed.
+ */
+function adyenItemSignatures(
+  keys: readonly Buffer[],
+  merchantAccounts: ReadonlySet<string> | undefined,
+): SignatureScheme {
+  return {
+    verify(request: InboundWebhook): void {
+      for (const { index, item, fields } of readNotificationItems(request.rawBody)) {
+        const where = `Adyen notification item ${index} (pspReference ${fields.pspReference})`;
+        const signature = readObject(item, 'additionalData')?.hmacSignature;
+        if (signature === undefined || signature === null || signature === '') {
+          throw new WebhookVerificationError(
+            'missing_signature',
+            `${where} has no additionalData.hmacSignature; switch on HMAC signing for this webhook ` +
+              'in Customer Area',
+          );
+        }
+        if (typeof signature !== 'string' || !BASE64_SHA256.test(signature)) {
+          throw new WebhookVerificationError(
+            'bad_signature',
+            `${where} has a malformed hmacSignature: expected base64 of 32 bytes`,
+          );
+        }
+        const signed = item as unknown as AdyenNotificationRequestItem;
+        const expected = keys.map((key) => adyenItemSignature(key, signed));
+        if (!constantTimeIncludes(expected, Buffer.from(signature, 'base64'))) {
+          throw new WebhookVerificationError(
+            'bad_signature',
+            `${where}: hmacSignature does not match the item and the HMAC key`,
+          );
+        }
+        if (merchantAccounts && !merchantAccounts.has(fields.merchantAccountCode)) {
+          throw new WebhookVerificationError(
+            'bad_signature',
+            `${where} is for merchant account ${JSON.stringify(fields.merchantAccountCode)}, ` +
+              "which is not in this endpoint's merchantAccount list",
+          );
+        }
+      }
+    },
+    sign(): never {
+      throw new TypeError(
+        'Adyen signs each notification item inside the body: sign with signAdyenDelivery()',
+      );
+    },
+  };
+}
+
+/**
+ * The JSON request Adyen posts for `items`, each signed under `key` (an existing
+ * `hmacSignature` is replaced).
+ */
+export function adyenRequestBody(
+  key: Buffer,
+  items: readonly AdyenNotificationRequestItem[],
+  live: 'true' | 'false' = 'false',
+): string {
+  const notificationItems = items.map((item) => ({
+    NotificationRequestItem: {
+      ...item,
+      additionalData: {
+        ...item.additionalData,
+        hmacSignature: adyenItemSignature(key, item).toString('base64'),
+      },
+    },
+  }));
+  return JSON.stringify({ live, notificationItems });
+}
+
+const SAMPLE_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 
 /**
  * Adyen standard (payments) webhooks. One request carries one or more
@@ -260,98 +357,47 @@ function resolveMerchantAccounts(
  * `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`.
  * One item that fails the check refuses the whole request, so nothing of it is stored and Adyen
  * sends it again. Adyen has no event id; the dedup key is `${pspReference}:${eventCode}:${success}`.
+ * Each item is stored as the one-item request Adyen would have sent for it alone (`storedBody`),
+ * which the provider accepts back unchanged.
  */
-export class AdyenWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /**
-   * NOTE: Adyen accepts any 2xx today; `[accepted]` is the body its older integrations required,
-   * kept so every Adyen setup counts the delivery as done.
-   */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement('[accepted]');
-
-  private readonly keys: readonly Buffer[];
-  private readonly merchantAccounts: ReadonlySet<string> | undefined;
-
-  /**
-   * @param options the Adyen options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a key is missing, not hex or of odd length, or when
-   * `merchantAccount` is not a name or a list of names.
-   */
-  constructor(options: AdyenProviderOptions, endpointName = KIND) {
-    const hexKeys = requireSecrets(endpointName, KIND, 'hmacKey', options?.hmacKey);
-    this.keys = hexKeys.map((hexKey, index) => {
-      const key = decodeAdyenHmacKey(hexKey);
-      if (key === undefined) {
-        throw new WebhookConfigurationError(
-          hmacKeyFormatMessage(endpointName, index, hexKeys.length),
-        );
-      }
-      return key;
-    });
-    this.merchantAccounts = resolveMerchantAccounts(endpointName, options.merchantAccount);
-  }
-
-  /**
-   * Checks every item's `additionalData.hmacSignature` (and merchant account, when restricted).
-   * Adyen signs fields, not bytes, so the body is parsed first; nothing is acted on before every
-   * item has passed.
-   * @throws WebhookVerificationError when any item is unsigned, wrongly signed or for another
-   * merchant account.
-   * @throws WebhookPayloadError when the body is not an Adyen notification request.
-   */
-  verify(request: InboundWebhook): void {
-    for (const { index, item, fields } of readNotificationItems(request.rawBody)) {
-      const where = `Adyen notification item ${index} (pspReference ${fields.pspReference})`;
-      const signature = readObject(item, 'additionalData')?.hmacSignature;
-      if (signature === undefined || signature === null || signature === '') {
-        throw new WebhookVerificationError(
-          'missing_signature',
-          `${where} has no additionalData.hmacSignature; switch on HMAC signing for this webhook ` +
-            'in Customer Area',
-        );
-      }
-      if (typeof signature !== 'string' || !BASE64_SHA256.test(signature)) {
-        throw new WebhookVerificationError(
-          'bad_signature',
-          `${where} has a malformed hmacSignature: expected base64 of 32 bytes`,
-        );
-      }
-      const signed = adyenSigningString(item as unknown as AdyenNotificationRequestItem);
-      const expected = this.keys.map((key) => hmacSha256(key, [signed]));
-      if (!constantTimeIncludes(expected, Buffer.from(signature, 'base64'))) {
-        throw new WebhookVerificationError(
-          'bad_signature',
-          `${where}: hmacSignature does not match the item and the HMAC key`,
-        );
-      }
-      if (this.merchantAccounts && !this.merchantAccounts.has(fields.merchantAccountCode)) {
-        throw new WebhookVerificationError(
-          'bad_signature',
-          `${where} is for merchant account ${JSON.stringify(fields.merchantAccountCode)}, ` +
-            "which is not in this endpoint's merchantAccount list",
-        );
-      }
+export const adyenProvider = defineProvider<AdyenProviderOptions>({
+  kind: KIND,
+  name: 'Adyen',
+  retryHorizon: {
+    days: 30,
+    documented: '3 quick retries, then a retry queue for up to 30 days',
+  },
+  // NOTE: no `secrets`: Adyen signs inside the body, where a delivery stripped of its headers is
+  // still signed and a changed last byte is no JSON (a payload error), and a key with a space is
+  // refused as not hex; the HMAC keys are checked with the other options instead.
+  checkOptions(options, endpointName) {
+    hmacKeysOf(options, String(endpointName));
+    if (merchantAccountsOf(options.merchantAccount) === null) {
+      throw new WebhookConfigurationError(merchantAccountMessage(endpointName));
     }
-  }
-
-  /**
-   * One notification per item, each stored as the one-item request Adyen would have sent for
-   * it alone (`storedBody`), which this method accepts back unchanged.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification[] {
+  },
+  signature: (options) =>
+    adyenItemSignatures(
+      hmacKeysOf(options, KIND),
+      merchantAccountsOf(options.merchantAccount) ?? undefined,
+    ),
+  // NOTE: Adyen accepts any 2xx today; `[accepted]` is the body its older integrations required,
+  // kept so every Adyen setup counts the delivery as done.
+  acknowledgement: plainTextAcknowledgement('[accepted]'),
+  // NOTE: an item that failed maps through ON_FAILURE in normalize; this table is for successes.
+  types: ON_SUCCESS,
+  normalize({ request }) {
     return readNotificationItems(request.rawBody).map(({ live, item, fields, amount }) => {
       const payload: JsonObject = {
         ...(live === undefined ? {} : { live }),
         notificationItems: [{ NotificationRequestItem: item }],
       };
       const success = String(fields.success);
+      const code = fields.eventCode;
       return {
-        eventId: `${fields.pspReference}:${fields.eventCode}:${success}`,
-        type: mapAdyenEvent(fields.eventCode, success === 'true') ?? `${KIND}:${fields.eventCode}`,
-        nativeType: fields.eventCode,
+        eventId: `${fields.pspReference}:${code}:${success}`,
+        ...(success === 'true' ? {} : { type: ownValue(ON_FAILURE, code) ?? `${KIND}:${code}` }),
+        nativeType: code,
         paymentRef: readString(item, 'originalReference') ?? fields.pspReference,
         merchantRef: readString(item, 'merchantReference'),
         amount: readInteger(readObject(item, 'amount'), 'value'),
@@ -362,8 +408,45 @@ export class AdyenWebhookProvider implements WebhookProvider {
         storedBody: JSON.stringify(payload),
       };
     });
-  }
-}
+  },
+  cli: {
+    title: 'Adyen (standard notifications)',
+    secret: 'the HMAC key (hex, as Customer Area shows it)',
+    payload:
+      'a notification request { "live", "notificationItems": [ … ] }, a list of items, or one NotificationRequestItem; each item is signed',
+    flags: [],
+    sign: (input): SignedDelivery => {
+      const { items, live } = adyenSigningInput(input);
+      const hmacKey = requireSecret(KIND, input);
+      const key = decodeAdyenHmacKey(hmacKey);
+      if (key === undefined) {
+        throw new SigningInputError('--secret for adyen must be the HMAC key in hex (even length)');
+      }
+      const delivery = jsonPost(KIND, { text: adyenRequestBody(key, items, live) }, {});
+      return withEventIds(delivery, () => adyenProvider.provider({ hmacKey }));
+    },
+  },
+  sample: {
+    secret: SAMPLE_KEY,
+    options: { hmacKey: SAMPLE_KEY },
+    body: JSON.stringify({
+      live: 'false',
+      notificationItems: [
+        {
+          NotificationRequestItem: {
+            pspReference: 'QFQTPCQ8HXSKGK82',
+            merchantAccountCode: 'ShopEU',
+            merchantReference: 'order-1',
+            amount: { value: 1999, currency: 'EUR' },
+            eventCode: 'AUTHORISATION',
+            eventDate: '2026-01-01T12:00:00+01:00',
+            success: 'true',
+          },
+        },
+      ],
+    }),
+  },
+});
 
 /**
  * An Adyen standard webhook endpoint (Customer Area → Developers → Webhooks → Standard webhook,
@@ -373,8 +456,8 @@ export class AdyenWebhookProvider implements WebhookProvider {
  * adyenEndpoint({ name: 'adyen', hmacKey: process.env.ADYEN_HMAC_KEY!, merchantAccount: 'ShopEU' })
  */
 export function adyenEndpoint(options: AdyenEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new AdyenWebhookProvider(options, options?.name));
+  return adyenProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-adyenEndpoint.kind = 'adyen';
+adyenEndpoint.kind = KIND;

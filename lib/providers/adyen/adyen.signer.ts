@@ -1,12 +1,12 @@
-import { hmacSha256 } from '../../core/hmac';
 import { withEventIds } from '../delivery-event-ids';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonPost } from '../signing-input';
 import {
   AdyenNotificationRequestItem,
-  AdyenWebhookProvider,
-  adyenSigningString,
+  adyenProvider,
+  adyenRequestBody,
   decodeAdyenHmacKey,
 } from './adyen.provider';
-import { SignedDelivery } from '../signed-delivery';
 
 /** Options of `signAdyenDelivery()`. */
 export interface SignAdyenDeliveryOptions {
@@ -39,20 +39,10 @@ export function signAdyenDelivery(options: SignAdyenDeliveryOptions): SignedDeli
   if (key === undefined) {
     throw new Error('signAdyenDelivery: hmacKey must be hex of even length, as Adyen shows it');
   }
-  const notificationItems = options.items.map((item) => ({
-    NotificationRequestItem: {
-      ...item,
-      additionalData: {
-        ...item.additionalData,
-        hmacSignature: hmacSha256(key, [adyenSigningString(item)]).toString('base64'),
-      },
-    },
-  }));
-  const delivery: SignedDelivery = {
-    provider: 'adyen',
-    method: 'POST',
-    body: JSON.stringify({ live: options.live ?? 'false', notificationItems }),
-    headers: { 'content-type': 'application/json' },
-  };
-  return withEventIds(delivery, () => new AdyenWebhookProvider({ hmacKey: options.hmacKey }));
+  const delivery = jsonPost(
+    'adyen',
+    { text: adyenRequestBody(key, options.items, options.live) },
+    {},
+  );
+  return withEventIds(delivery, () => adyenProvider.provider({ hmacKey: options.hmacKey }));
 }

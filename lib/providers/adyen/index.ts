@@ -1,6 +1,6 @@
 /**
  * Adyen: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -16,4 +16,4 @@ export type {
   AdyenNotificationRequest,
   AdyenNotificationRequestItem,
 } from './adyen.provider';
-export { adyenDescriptor } from './adyen.descriptor';
+export { adyenProvider } from './adyen.provider';

@@ -4,7 +4,7 @@
 
 import { DefinedProvider } from '../define-provider';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { adyenDescriptor } from '../adyen/adyen.descriptor';
+import { adyenProvider } from '../adyen/adyen.provider';
 import { braintreeDescriptor } from '../braintree/braintree.descriptor';
 import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsDescriptor } from '../cloudpayments/cloudpayments.descriptor';
@@ -32,6 +32,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 /** One definition per provider folder, by folder name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
+  adyenProvider,
   checkoutComProvider,
   paddleProvider,
   paystackProvider,
@@ -41,7 +42,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
 export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
-  adyenDescriptor,
+  adyenProvider.descriptor,
   braintreeDescriptor,
   checkoutComProvider.descriptor,
   cloudPaymentsDescriptor,

@@ -1,0 +1,35 @@
+import { SigningInput } from '../provider-descriptor.interface';
+import { oneOf, SigningInputError } from '../signing-input';
+import type { AdyenNotificationRequestItem } from './adyen.provider';
+
+function notificationItem(entry: unknown): AdyenNotificationRequestItem {
+  const item =
+    entry !== null && typeof entry === 'object' && 'NotificationRequestItem' in entry
+      ? (entry as { NotificationRequestItem: unknown }).NotificationRequestItem
+      : entry;
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    throw new SigningInputError(
+      '--provider adyen takes a notification request, a list of NotificationRequestItem or one item in --file',
+    );
+  }
+  return item as AdyenNotificationRequestItem;
+}
+
+/** The items and `live` flag of a notification request, a list of items, or one item. */
+export function adyenSigningInput(input: SigningInput): {
+  items: AdyenNotificationRequestItem[];
+  live?: 'true' | 'false';
+} {
+  const json = input.json as { notificationItems?: unknown; live?: unknown } | unknown[];
+  if (Array.isArray(json)) {
+    return { items: json.map(notificationItem) };
+  }
+  if (json !== null && typeof json === 'object' && Array.isArray(json.notificationItems)) {
+    const live = json.live === undefined ? undefined : String(json.live);
+    return {
+      items: json.notificationItems.map(notificationItem),
+      live: oneOf('live (in --file)', live, ['true', 'false'] as const),
+    };
+  }
+  return { items: [notificationItem(json)] };
+}
