@@ -25,27 +25,6 @@ export function invalidToleranceMessage(
   );
 }
 
-/** A Stripe secret that is not an endpoint signing secret. */
-export function stripeSecretFormatMessage(
-  name: unknown,
-  index: number,
-  count: number,
-  secret: string,
-): string {
-  const looksLikeApiKey = /^(sk|rk|pk)_/.test(secret);
-  const problem = /\s/.test(secret)
-    ? 'contains whitespace'
-    : looksLikeApiKey
-      ? 'looks like an API key, not a webhook signing secret'
-      : 'does not start with "whsec_"';
-  return (
-    `${endpointLabel(name, 'stripe')}: ${ordinal(index, count)} ${problem}. ` +
-    'Copy the signing secret (whsec_…) of this endpoint from Stripe Dashboard → Developers → ' +
-    'Webhooks → your endpoint → Signing secret, or from the output of `stripe listen`, ' +
-    'without surrounding spaces or line breaks.'
-  );
-}
-
 /** A Standard Webhooks secret whose base64 part does not decode. */
 export function standardSecretFormatMessage(
   name: unknown,

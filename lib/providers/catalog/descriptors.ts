@@ -24,7 +24,7 @@ import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
 import { sberDescriptor } from '../sber/sber.descriptor';
 import { squareProvider } from '../square/square.provider';
 import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
-import { stripeDescriptor } from '../stripe/stripe.descriptor';
+import { stripeProvider } from '../stripe/stripe.provider';
 import { tbankDescriptor } from '../tbank/tbank.descriptor';
 import { yookassaDescriptor } from '../yookassa/yookassa.descriptor';
 import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
@@ -38,6 +38,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paystackProvider,
   squareProvider,
   standardWebhooksProvider,
+  stripeProvider,
 ];
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
@@ -62,7 +63,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   sberDescriptor,
   squareProvider.descriptor,
   standardWebhooksProvider.descriptor,
-  stripeDescriptor,
+  stripeProvider.descriptor,
   tbankDescriptor,
   yookassaDescriptor,
   yoomoneyDescriptor,

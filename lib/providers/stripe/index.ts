@@ -1,6 +1,6 @@
 /**
  * Stripe: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer: ./testing.ts.
  */
 
@@ -12,4 +12,4 @@ export type { StripeEndpointOptions, StripeProviderOptions } from './stripe.prov
 export { StripeStatusClient } from './stripe-status.client';
 /** @entries root express providers */
 export type { StripeStatusClientOptions } from './stripe-status.client';
-export { stripeDescriptor } from './stripe.descriptor';
+export { stripeProvider } from './stripe.provider';

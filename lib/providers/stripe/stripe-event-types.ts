@@ -2,8 +2,8 @@ import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
 import { JsonObject, readObject } from '../parse-payload';
 
-/** Stripe types whose name alone decides the normalized type. */
-const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
+/** Stripe types whose name alone decides the normalized type: the definition's type table. */
+export const FIXED_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'payment_intent.succeeded': 'payment.succeeded',
   'payment_intent.payment_failed': 'payment.failed',
   'payment_intent.canceled': 'payment.canceled',

@@ -1,10 +1,10 @@
 import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.client';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { isEventNotification, normalizeEventNotification } from './stripe-event-notification';
-import { REFUND_STATUS_EVENTS, mapSnapshotType } from './stripe-event-types';
+import { FIXED_TYPES, REFUND_STATUS_EVENTS, mapSnapshotType } from './stripe-event-types';
 import { LivemodePolicy, livemodeSkipReason, resolveLivemode } from './stripe-livemode';
-import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { integer, jsonObject, nonEmptyString, optional } from '../envelope-rules';
 import {
@@ -16,16 +16,18 @@ import {
   readString,
   toCurrency,
 } from '../parse-payload';
-import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
-import { stripeSecretFormatMessage } from '../providers.messages';
-import { TimestampedSignatureHeader, verifyTimestampedSignature } from '../signature-header';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  resolveNonEmptyString,
+  resolveTolerance,
+} from '../provider-options';
+import { TimestampedSignatureHeader } from '../signature-header';
+import { TimestampedSignatureScheme, timestampedHmacSignature } from '../timestamped-signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 
 const KIND = 'stripe';
@@ -40,8 +42,11 @@ const SIGNATURE_HEADER: TimestampedSignatureHeader = {
   signedPrefix: (timestampText) => `${timestampText}.`,
 };
 const SECRET_PREFIX = 'whsec_';
+const HOW_TO_COPY =
+  'Copy the signing secret (whsec_…) of this endpoint from Stripe Dashboard → Developers → ' +
+  'Webhooks → your endpoint → Signing secret, or from the output of `stripe listen`,';
 
-/** Options of the Stripe protocol, shared by `stripeEndpoint()` and `StripeWebhookProvider`. */
+/** Options of the Stripe protocol, shared by `stripeEndpoint()` and `stripeProvider`. */
 export interface StripeProviderOptions {
   /**
    * The endpoint's signing secret (`whsec_…`, Dashboard → Developers → Webhooks → Signing secret),
@@ -137,112 +142,129 @@ function paymentIntentId(object: JsonObject): string | undefined {
   return readString(readObject(object, 'payment_intent'), 'id');
 }
 
+/** The parts of the options a Stripe delivery is read with. */
+interface StripeReading {
+  readonly merchantRefKey: string;
+  readonly livemode: LivemodePolicy;
+}
+
+/**
+ * Parses a Stripe event, a snapshot event or an event notification (a thin event, `object:
+ * 'v2.core.event'`), and maps it to the normalized vocabulary.
+ * @throws WebhookPayloadError
+ */
+function normalizeStripe(request: InboundWebhook, reading: StripeReading): NormalizedNotification {
+  const body = parseJsonObject(request.rawBody, 'Stripe event body');
+  // NOTE: a destination sends one shape, and either may be pointed at any endpoint: both are
+  // read, so a signed delivery is never refused for its shape (Stripe would disable it).
+  const notification = isEventNotification(body)
+    ? normalizeEventNotification(body)
+    : normalizeSnapshot(body, reading.merchantRefKey);
+  const skip = livemodeSkipReason(reading.livemode, body.livemode, notification.account);
+  return skip === undefined ? notification : { ...notification, skip };
+}
+
+function normalizeSnapshot(body: JsonObject, merchantRefKey: string): NormalizedNotification {
+  const event = checkEnvelope(STRIPE_EVENT, body, 'Stripe event');
+  const data = checkEnvelope(STRIPE_EVENT_DATA, event.data, 'Stripe event data');
+  const { object } = data;
+  const family = objectFamily(event.type);
+  const isCheckout = family === 'checkout';
+
+  const paymentRef =
+    family === 'payment_intent'
+      ? readString(object, 'id')
+      : (paymentIntentId(object) ??
+        (family === 'charge' || isCheckout ? readString(object, 'id') : undefined));
+  const merchantRef =
+    readString(readObject(object, 'metadata'), merchantRefKey) ??
+    (isCheckout ? readString(object, 'client_reference_id') : undefined);
+
+  const type = mapSnapshotType(event.type, data);
+  return {
+    eventId: dedupKeyOf(event, type, object),
+    type: type ?? `${KIND}:${event.type}`,
+    nativeType: event.type,
+    paymentRef,
+    merchantRef,
+    amount: readInteger(object, isCheckout ? 'amount_total' : 'amount'),
+    currency: toCurrency(object.currency),
+    status: readString(object, isCheckout ? 'payment_status' : 'status'),
+    occurredAt: fromUnixSeconds(event.created),
+    payload: body,
+    account: readString(body, 'account'),
+  };
+}
+
+/** Stripe's signature scheme, with a timestamp window of `tolerance` seconds. */
+export function stripeSignature(tolerance?: number): TimestampedSignatureScheme {
+  return timestampedHmacSignature(SIGNATURE_HEADER, tolerance ?? DEFAULT_TOLERANCE_SECONDS);
+}
+
+/** What is wrong with a secret that is not an endpoint signing secret, or undefined. */
+function signingSecretProblem(secret: string): string | undefined {
+  if (secret.startsWith(SECRET_PREFIX) && secret.length > SECRET_PREFIX.length) return undefined;
+  const problem = /^(sk|rk|pk)_/.test(secret)
+    ? 'looks like an API key, not a webhook signing secret'
+    : 'does not start with "whsec_"';
+  return `${problem}. ${HOW_TO_COPY} without surrounding spaces or line breaks.`;
+}
+
 /**
  * Stripe webhooks: `Stripe-Signature: t=…,v1=…` is HMAC-SHA256 (hex) of `${t}.${rawBody}` keyed by
  * the whole `whsec_…` string; only `v1` counts. Event ids (`evt_…`) are stable across retries and
  * are the dedup key, but for a refund's outcome in a snapshot event, keyed
- * `${refund.id}:${refund.status}`. Snapshot events and event notifications are both read.
+ * `${refund.id}:${refund.status}`. Snapshot events and event notifications are both read. Stripe
+ * accepts any 2xx; an empty 200 is the plainest.
  */
-export class StripeWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Stripe accepts any 2xx; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly secrets: readonly string[];
-  private readonly tolerance: number;
-  private readonly merchantRefKey: string;
-  private readonly livemode: LivemodePolicy;
-
-  /**
-   * @param options the Stripe options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a secret or option cannot work.
-   */
-  constructor(
-    options: StripeProviderOptions & Pick<StripeEndpointOptions, 'api'>,
-    endpointName = KIND,
-  ) {
-    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    secrets.forEach((secret, index) => {
-      if (
-        !secret.startsWith(SECRET_PREFIX) ||
-        secret.length === SECRET_PREFIX.length ||
-        /\s/.test(secret)
-      ) {
-        throw new WebhookConfigurationError(
-          stripeSecretFormatMessage(endpointName, index, secrets.length, secret),
-        );
-      }
-    });
-    this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options, 'stripeEndpoint()');
-    this.merchantRefKey = resolveNonEmptyString(
-      endpointName,
-      KIND,
-      'merchantRefKey',
-      options.merchantRefKey,
-      'orderId',
+export const stripeProvider = defineProvider<StripeEndpointOptions>({
+  kind: KIND,
+  name: 'Stripe',
+  retryHorizon: {
+    days: 3,
+    documented: 'live mode retries with exponential backoff for up to 3 days',
+  },
+  secrets: { option: 'secret', howToCopy: HOW_TO_COPY, check: signingSecretProblem },
+  signature: () => stripeSignature(),
+  types: FIXED_TYPES,
+  // NOTE: the order id's key and the modes taken are options, read with every delivery.
+  create(options, endpointName, secrets) {
+    const scheme = stripeSignature(
+      resolveTolerance(endpointName, KIND, options, 'stripeEndpoint()'),
     );
-    this.livemode = resolveLivemode(endpointName, options.livemode, options.api?.apiKey);
-  }
-
-  /**
-   * Checks the Stripe-Signature header against the raw body, then the timestamp window.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    verifyTimestampedSignature(request, SIGNATURE_HEADER, this.secrets, this.tolerance);
-  }
-
-  /**
-   * Parses a Stripe event, a snapshot event or an event notification (a thin event, `object:
-   * 'v2.core.event'`), and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Stripe event body');
-    // NOTE: a destination sends one shape, and either may be pointed at any endpoint: both are
-    // read, so a signed delivery is never refused for its shape (Stripe would disable it).
-    const notification = isEventNotification(body)
-      ? normalizeEventNotification(body)
-      : this.normalizeSnapshot(body);
-    const skip = livemodeSkipReason(this.livemode, body.livemode, notification.account);
-    return skip === undefined ? notification : { ...notification, skip };
-  }
-
-  private normalizeSnapshot(body: JsonObject): NormalizedNotification {
-    const event = checkEnvelope(STRIPE_EVENT, body, 'Stripe event');
-    const data = checkEnvelope(STRIPE_EVENT_DATA, event.data, 'Stripe event data');
-    const { object } = data;
-    const family = objectFamily(event.type);
-    const isCheckout = family === 'checkout';
-
-    const paymentRef =
-      family === 'payment_intent'
-        ? readString(object, 'id')
-        : (paymentIntentId(object) ??
-          (family === 'charge' || isCheckout ? readString(object, 'id') : undefined));
-    const merchantRef =
-      readString(readObject(object, 'metadata'), this.merchantRefKey) ??
-      (isCheckout ? readString(object, 'client_reference_id') : undefined);
-
-    const type = mapSnapshotType(event.type, data);
-    return {
-      eventId: dedupKeyOf(event, type, object),
-      type: type ?? `${KIND}:${event.type}`,
-      nativeType: event.type,
-      paymentRef,
-      merchantRef,
-      amount: readInteger(object, isCheckout ? 'amount_total' : 'amount'),
-      currency: toCurrency(object.currency),
-      status: readString(object, isCheckout ? 'payment_status' : 'status'),
-      occurredAt: fromUnixSeconds(event.created),
-      payload: body,
-      account: readString(body, 'account'),
+    const reading: StripeReading = {
+      merchantRefKey: resolveNonEmptyString(
+        endpointName,
+        KIND,
+        'merchantRefKey',
+        options.merchantRefKey,
+        'orderId',
+      ),
+      livemode: resolveLivemode(endpointName, options.livemode, options.api?.apiKey),
     };
-  }
-}
+    return {
+      kind: KIND,
+      acknowledgement: plainTextAcknowledgement(),
+      verify: (request) => scheme.verify(request, secrets),
+      normalize: (request) => normalizeStripe(request, reading),
+    };
+  },
+  extras: (options) => ({ statusClient: options.api && new StripeStatusClient(options.api) }),
+  cli: {
+    secret: 'the endpoint signing secret (whsec_…)',
+    timestamp: 'the signed time t= (Unix seconds; default now)',
+    payload: 'the event, signed byte for byte',
+    flags: [],
+  },
+  sample: {
+    secret: 'whsec_sample0000000000000000000000000000',
+    body:
+      '{"id":"evt_1sample","object":"event","type":"payment_intent.succeeded",' +
+      '"created":1767225600,"livemode":false,"data":{"object":{"id":"pi_1sample",' +
+      '"object":"payment_intent","amount":1099,"currency":"usd","status":"succeeded",' +
+      '"metadata":{"orderId":"o-1"}}}}',
+  },
+});
 
 /**
  * A Stripe webhook endpoint.
@@ -251,11 +273,8 @@ export class StripeWebhookProvider implements WebhookProvider {
  * stripeEndpoint({ name: 'stripe', secret: process.env.STRIPE_WEBHOOK_SECRET! })
  */
 export function stripeEndpoint(options: StripeEndpointOptions): WebhookEndpoint {
-  const provider = new StripeWebhookProvider(options, options?.name);
-  return defineEndpoint(options, provider, {
-    statusClient: options.api && new StripeStatusClient(options.api),
-  });
+  return stripeProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-stripeEndpoint.kind = 'stripe';
+stripeEndpoint.kind = KIND;

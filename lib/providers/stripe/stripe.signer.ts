@@ -1,8 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
 import { IdentifiedDelivery, SignablePayload } from '../signed-delivery';
-import { StripeWebhookProvider } from './stripe.provider';
+import { stripeProvider, stripeSignature } from './stripe.provider';
 
 /** Options of `signStripe()`. */
 export interface SignStripeOptions {
@@ -34,9 +32,8 @@ export type StripeSignatureHeaders = {
  * await request(app).post('/webhooks/stripe').set(signStripe({ payload: body, secret })).send(body);
  */
 export function signStripe(options: SignStripeOptions): StripeSignatureHeaders {
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = hmacSha256(options.secret, [`${timestamp}.`, options.payload]).toString('hex');
-  return { 'stripe-signature': `t=${timestamp},v1=${signature}` };
+  const { payload, secret, timestamp } = options;
+  return stripeSignature().signAll(payload, [secret], timestamp) as StripeSignatureHeaders;
 }
 
 /**
@@ -136,18 +133,7 @@ function stripeDelivery(
   body: string,
   options: { readonly secret: string; readonly timestamp?: number },
 ): IdentifiedDelivery {
-  const { secret, timestamp } = options;
-  const delivery: IdentifiedDelivery = {
-    provider: 'stripe',
-    method: 'POST',
-    eventId: id,
-    body,
-    headers: {
-      'content-type': 'application/json',
-      ...signStripe({ payload: body, secret, timestamp }),
-    },
-  };
-  return withEventIds(delivery, () => new StripeWebhookProvider({ secret }));
+  return { eventId: id, ...stripeProvider.signed(body, options.secret, options.timestamp) };
 }
 
 /** The object an event notification is about, as its `related_object` names it. */
