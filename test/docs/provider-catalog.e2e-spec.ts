@@ -233,7 +233,7 @@ export type { AcmeEndpointOptions } from './acme.provider';
     expect(run.stderr).toContain(
       'lib/providers/acme/index.ts:3: tag AcmeEndpointOptions with the entries that export it',
     );
-    expect(run.stderr).toContain('lib/providers/acme/index.ts exports no descriptor');
+    expect(run.stderr).toContain('lib/providers/acme/index.ts exports no definition');
     expect(run.stderr).toContain('lib/providers/empty/index.ts is missing');
     expect(catalog(root)).toEqual(before);
   });
