@@ -8,7 +8,7 @@ import { adyenProvider } from '../adyen/adyen.provider';
 import { braintreeDescriptor } from '../braintree/braintree.descriptor';
 import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsDescriptor } from '../cloudpayments/cloudpayments.descriptor';
-import { dodoPaymentsDescriptor } from '../dodo-payments/dodo-payments.descriptor';
+import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
 import { goCardlessDescriptor } from '../gocardless/gocardless.descriptor';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
 import { lemonSqueezyDescriptor } from '../lemon-squeezy/lemon-squeezy.descriptor';
@@ -17,7 +17,7 @@ import { mollieDescriptor } from '../mollie/mollie.descriptor';
 import { paddleProvider } from '../paddle/paddle.provider';
 import { paypalDescriptor } from '../paypal/paypal.descriptor';
 import { paystackProvider } from '../paystack/paystack.provider';
-import { polarDescriptor } from '../polar/polar.descriptor';
+import { polarProvider } from '../polar/polar.provider';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
 import { razorpayDescriptor } from '../razorpay/razorpay.descriptor';
 import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
@@ -34,8 +34,10 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   adyenProvider,
   checkoutComProvider,
+  dodoPaymentsProvider,
   paddleProvider,
   paystackProvider,
+  polarProvider,
   squareProvider,
   standardWebhooksProvider,
   stripeProvider,
@@ -47,7 +49,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   braintreeDescriptor,
   checkoutComProvider.descriptor,
   cloudPaymentsDescriptor,
-  dodoPaymentsDescriptor,
+  dodoPaymentsProvider.descriptor,
   goCardlessDescriptor,
   hmacDescriptor,
   lemonSqueezyDescriptor,
@@ -56,7 +58,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   paddleProvider.descriptor,
   paypalDescriptor,
   paystackProvider.descriptor,
-  polarDescriptor,
+  polarProvider.descriptor,
   qvardDescriptor,
   razorpayDescriptor,
   robokassaDescriptor,

@@ -11,8 +11,8 @@ import { rejection } from '../../spec-support/rejection';
 import { dodoPaymentsFixtures } from './dodo-payments.fixtures';
 import {
   DodoPaymentsEndpointOptions,
-  DodoPaymentsWebhookProvider,
   dodoPaymentsEndpoint,
+  dodoPaymentsProvider,
 } from './dodo-payments.provider';
 import { signDodoPaymentsDelivery } from './dodo-payments.signer';
 
@@ -155,7 +155,6 @@ describe('dodoPaymentsEndpoint', () => {
         name: 'dodo',
         acknowledgement: { status: 200, body: '', contentType: 'text/plain; charset=utf-8' },
       });
-      expect(endpoint.provider).toBeInstanceOf(DodoPaymentsWebhookProvider);
       expect(endpoint.provider.kind).toBe('dodo-payments');
       expect(endpoint.provider.storedHeaders).toEqual(
         expect.arrayContaining(['webhook-id', 'webhook-timestamp']),
@@ -299,5 +298,18 @@ describe('dodoPaymentsEndpoint', () => {
         expect(rejection(() => normalize(body)).name).toBe('WebhookPayloadError');
       }
     });
+  });
+});
+
+describe('dodoPaymentsProvider', () => {
+  it('signs for the CLI under its aliases’ kind with a whsec_ secret only', () => {
+    const { descriptor } = dodoPaymentsProvider;
+    const secret = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+    const input = { text: '{}', json: {}, secret, options: {}, readFile: () => '' };
+    expect(descriptor.signing.sign(input).provider).toBe('dodo-payments');
+    expect(() => descriptor.signing.sign({ ...input, secret: 'sk_live_not_a_secret' })).toThrow(
+      /whsec_/,
+    );
+    expect(descriptor.aliases).toEqual(['dodo', 'dodopayments']);
   });
 });

@@ -1,28 +1,14 @@
 import { PaymentEventType } from '../../core/payment-event-types';
-import { ownValue } from '../../core/own-value';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
-import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
-import {
-  JsonObject,
-  parseIsoDate,
-  parseJsonObject,
-  readInteger,
-  readObject,
-  readString,
-  toCurrency,
-  toIdentifier,
-} from '../parse-payload';
+import { assertNoWhitespaceInSecrets, requireSecrets } from '../define-endpoint';
+import { DefinedProvider, defineProvider } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
+import { JsonObject, readInteger, readString, toCurrency } from '../parse-payload';
 import { endpointLabel } from '../providers.messages';
+import { jsonPost, requireSecret, SigningInputError } from '../signing-input';
 import { decodeStandardWebhooksSecret } from '../standard-webhooks/standard-webhooks.keys';
-import { StandardWebhooksPlatformProvider } from '../standard-webhooks/standard-webhooks-platform.provider';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookEndpoint,
-} from '../webhook-provider.interface';
+import { standardWebhooksPlatform } from '../standard-webhooks/standard-webhooks-platform.provider';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
 
 const KIND = 'dodo-payments';
 const MINOR_UNITS = /^\d{1,16}$/;
@@ -59,12 +45,6 @@ export interface DodoPaymentsProviderOptions {
 /** Options of `dodoPaymentsEndpoint()`. */
 export interface DodoPaymentsEndpointOptions
   extends BaseEndpointOptions, DodoPaymentsProviderOptions {}
-
-const DODO_EVENT = defineEnvelope({
-  type: nonEmptyString(),
-  timestamp: optional(string()),
-  data: jsonObject(),
-});
 
 /**
  * NOTE: `payment.processing` and `dispute.challenged` stay unmapped: neither settles anything.
@@ -124,53 +104,79 @@ function signingSecrets(options: DodoPaymentsProviderOptions, endpointName: stri
   return secrets;
 }
 
-/**
- * Dodo Payments: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with
- * the spec's `whsec_` secret, verified by the Standard Webhooks provider. `webhook-id` is the
- * same on every retry of one event.
- */
-export class DodoPaymentsWebhookProvider extends StandardWebhooksPlatformProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
+const SAMPLE_SECRET = `whsec_${Buffer.alloc(24, 5).toString('base64')}`;
 
-  /**
-   * @param options the Dodo Payments options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a secret or option cannot work.
-   */
-  constructor(options: DodoPaymentsProviderOptions, endpointName = KIND) {
-    super(
-      KIND,
-      signingSecrets(options, endpointName),
-      options,
-      endpointName,
-      'dodoPaymentsEndpoint()',
-    );
-  }
-
-  /**
-   * Parses a Dodo Payments event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Dodo Payments event body');
-    const event = checkEnvelope(DODO_EVENT, body, 'Dodo Payments event');
-    const { data } = event;
-    const kind = payloadKind(event.type, data);
+/** Dodo Payments reads its events on the Standard Webhooks platform base. */
+const DODO_PAYMENTS = standardWebhooksPlatform<DodoPaymentsProviderOptions>({
+  kind: KIND,
+  name: 'Dodo Payments',
+  factory: 'dodoPaymentsEndpoint()',
+  types: EVENT_TYPES,
+  read(type, data) {
+    const kind = payloadKind(type, data);
     return {
-      eventId: this.eventId(request),
-      type: ownValue(EVENT_TYPES, event.type) ?? `${KIND}:${event.type}`,
-      nativeType: event.type,
       paymentRef: kind === undefined ? undefined : readString(data, 'payment_id'),
-      merchantRef: toIdentifier(readObject(data, 'metadata')?.[this.merchantRefKey]),
       amount: minorUnits(data, kind),
       currency: kind === undefined ? undefined : toCurrency(data.currency),
       status: readString(data, kind === 'dispute' ? 'dispute_status' : 'status'),
-      occurredAt: parseIsoDate(event.timestamp),
-      payload: body,
     };
-  }
-}
+  },
+});
+
+/**
+ * Dodo Payments: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with
+ * the spec's `whsec_` secret. `webhook-id` is the same on every retry of one event.
+ */
+export const dodoPaymentsProvider: DefinedProvider<DodoPaymentsProviderOptions> = defineProvider({
+  kind: KIND,
+  name: 'Dodo Payments',
+  aliases: ['dodo', 'dodopayments'],
+  retryHorizon: {
+    days: 4,
+    documented:
+      'retries with exponential backoff, no horizon given (the Standard Webhooks example ' +
+      'schedule spans 75 h 35 min); deliveries can also be replayed from the dashboard',
+  },
+  ...DODO_PAYMENTS,
+  // NOTE: the secrets are checked here rather than declared: a signing secret is padded base64,
+  // which no secret with a suffix appended (as the checks of every definition append) stays.
+  create: (options, endpointName) =>
+    DODO_PAYMENTS.create(options, endpointName, signingSecrets(options, endpointName)),
+  cli: {
+    title: 'Dodo Payments (Standard Webhooks)',
+    secret: "the endpoint's signing secret (whsec_ + base64)",
+    timestamp: 'webhook-timestamp (Unix seconds; default now)',
+    payload: 'the event ({ business_id, type, timestamp, data }), signed byte for byte',
+    flags: [
+      {
+        name: 'id',
+        value: '<message id>',
+        help: 'webhook-id, the dedup key (default a new msg_…)',
+      },
+    ],
+    sign: (input) => {
+      const secret = requireSecret(KIND, input);
+      let signature: Readonly<Record<string, string>>;
+      try {
+        signature = DODO_PAYMENTS.signature.sign(input.text, secret, input.timestamp, {
+          id: input.options.id,
+        });
+      } catch {
+        throw new SigningInputError(
+          '--secret for dodo-payments must be "whsec_" followed by base64',
+        );
+      }
+      return withEventIds(jsonPost(KIND, input, signature), () =>
+        dodoPaymentsProvider.provider({ secret }),
+      );
+    },
+  },
+  sample: {
+    secret: SAMPLE_SECRET,
+    options: { secret: SAMPLE_SECRET },
+    body: '{"business_id":"bus_1","type":"payment.succeeded","timestamp":"2026-01-01T00:00:00Z","data":{"payload_type":"Payment","payment_id":"pay_1","total_amount":1999,"currency":"USD","status":"succeeded"}}',
+  },
+});
 
 /**
  * A Dodo Payments webhook endpoint.
@@ -179,8 +185,8 @@ export class DodoPaymentsWebhookProvider extends StandardWebhooksPlatformProvide
  * dodoPaymentsEndpoint({ name: 'dodo', secret: process.env.DODO_PAYMENTS_WEBHOOK_KEY! })
  */
 export function dodoPaymentsEndpoint(options: DodoPaymentsEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new DodoPaymentsWebhookProvider(options, options?.name));
+  return dodoPaymentsProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-dodoPaymentsEndpoint.kind = 'dodo-payments';
+dodoPaymentsEndpoint.kind = KIND;

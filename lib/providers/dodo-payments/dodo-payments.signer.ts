@@ -1,7 +1,7 @@
 import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery } from '../signed-delivery';
 import { signStandardWebhookDelivery } from '../standard-webhooks/standard-webhooks.signer';
-import { DodoPaymentsWebhookProvider } from './dodo-payments.provider';
+import { dodoPaymentsProvider } from './dodo-payments.provider';
 
 /** Options of `signDodoPaymentsDelivery()`. */
 export interface SignDodoPaymentsDeliveryOptions {
@@ -44,5 +44,5 @@ export function signDodoPaymentsDelivery(
     timestamp: options.timestamp,
     kind: 'dodo-payments',
   });
-  return withEventIds(delivery, () => new DodoPaymentsWebhookProvider({ secret }));
+  return withEventIds(delivery, () => dodoPaymentsProvider.provider({ secret }));
 }

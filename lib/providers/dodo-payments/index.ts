@@ -1,6 +1,6 @@
 /**
  * Dodo Payments: what this folder gives the package. Each export names the entries that export
- * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * it; the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -11,4 +11,4 @@ export type {
   DodoPaymentsEndpointOptions,
   DodoPaymentsProviderOptions,
 } from './dodo-payments.provider';
-export { dodoPaymentsDescriptor } from './dodo-payments.descriptor';
+export { dodoPaymentsProvider } from './dodo-payments.provider';

@@ -1,6 +1,6 @@
 /**
  * Polar: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -8,4 +8,4 @@
 export { polarEndpoint } from './polar.provider';
 /** @entries root express providers */
 export type { PolarEndpointOptions, PolarProviderOptions } from './polar.provider';
-export { polarDescriptor } from './polar.descriptor';
+export { polarProvider } from './polar.provider';

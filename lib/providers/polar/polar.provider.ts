@@ -1,30 +1,17 @@
 import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
-import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
-import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
-import {
-  JsonObject,
-  parseIsoDate,
-  parseJsonObject,
-  readInteger,
-  readObject,
-  readString,
-  toCurrency,
-  toIdentifier,
-} from '../parse-payload';
-import { StandardWebhooksPlatformProvider } from '../standard-webhooks/standard-webhooks-platform.provider';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookEndpoint,
-} from '../webhook-provider.interface';
-import { polarSigningKeys } from './polar.keys';
+import { DefinedProvider, defineProvider } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
+import { JsonObject, readInteger, readString, toCurrency } from '../parse-payload';
+import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
+import { standardWebhooksPlatform } from '../standard-webhooks/standard-webhooks-platform.provider';
+import { standardWebhooksSignature } from '../standard-webhooks/standard-webhooks.signature';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
+import { polarSigning } from './polar.keys';
 
 const KIND = 'polar';
 
-/** Options of the Polar protocol, shared by `polarEndpoint()` and `PolarWebhookProvider`. */
+/** Options of the Polar protocol, shared by `polarEndpoint()` and `polarProvider`. */
 export interface PolarProviderOptions {
   /**
    * The webhook endpoint's secret (Polar → Settings → Webhooks → your endpoint → Secret),
@@ -57,12 +44,6 @@ export interface PolarProviderOptions {
 /** Options of `polarEndpoint()`. */
 export interface PolarEndpointOptions extends BaseEndpointOptions, PolarProviderOptions {}
 
-const POLAR_EVENT = defineEnvelope({
-  type: nonEmptyString(),
-  timestamp: optional(string()),
-  data: jsonObject(),
-});
-
 /**
  * NOTE: `order.created` and `order.updated` stay unmapped: an order is created before it is paid
  * and `order.paid` follows. `order.refunded` stays unmapped too: it carries the order and its
@@ -75,13 +56,15 @@ const REFUND_STATUSES: Readonly<Record<string, PaymentEventType>> = {
   canceled: 'refund.failed',
 };
 
-function mapPolarType(type: string, data: JsonObject): PaymentEventType | undefined {
-  if (type === 'order.paid') return 'payment.succeeded';
-  if (type === 'refund.created' || type === 'refund.updated') {
-    const status = readString(data, 'status');
-    return status === undefined ? undefined : ownValue(REFUND_STATUSES, status);
-  }
-  return undefined;
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  'order.paid': 'payment.succeeded',
+};
+
+/** A refund's type, by its status: a refund event carries each refund once per change. */
+function refundType(type: string, data: JsonObject): PaymentEventType | undefined {
+  if (type !== 'refund.created' && type !== 'refund.updated') return undefined;
+  const status = readString(data, 'status');
+  return status === undefined ? undefined : ownValue(REFUND_STATUSES, status);
 }
 
 /** What a refund gives back: Polar keeps the tax part apart (`amount` + `tax_amount`). */
@@ -91,69 +74,91 @@ function refundTotal(refund: JsonObject): number | undefined {
   return amount === undefined ? undefined : amount + tax;
 }
 
-/** The Standard Webhooks keys of the configured secrets, each checked first. */
-function polarKeys(options: PolarProviderOptions, endpointName: string): string[] {
-  const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-  assertNoWhitespaceInSecrets(
-    endpointName,
-    KIND,
-    'secret',
-    secrets,
-    "Copy the endpoint's secret from Polar → Settings → Webhooks → your endpoint",
-  );
-  return secrets.flatMap(polarSigningKeys);
-}
-
 /**
- * Polar: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), verified by
- * the Standard Webhooks provider with the keys `polarSigningKeys()` derives from each secret.
- * `webhook-id` is the event's id, the same on every retry and on a redelivery from the dashboard.
+ * Polar: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), verified
+ * with the keys `polarSigning()` derives from each secret. `webhook-id` is the event's id, the
+ * same on every retry and on a redelivery from the dashboard.
  */
-export class PolarWebhookProvider extends StandardWebhooksPlatformProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-
-  /**
-   * @param options the Polar options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a secret or option cannot work.
-   */
-  constructor(options: PolarProviderOptions, endpointName = KIND) {
-    super(KIND, polarKeys(options, endpointName), options, endpointName, 'polarEndpoint()');
-  }
-
-  /**
-   * Parses a Polar event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Polar event body');
-    const event = checkEnvelope(POLAR_EVENT, body, 'Polar event');
-    const { data } = event;
-    const isOrder = event.type.startsWith('order.');
-    const isRefund = event.type.startsWith('refund.');
-    return {
-      eventId: this.eventId(request),
-      type: mapPolarType(event.type, data) ?? `${KIND}:${event.type}`,
-      nativeType: event.type,
-      paymentRef: isOrder
-        ? readString(data, 'id')
-        : isRefund
-          ? readString(data, 'order_id')
-          : undefined,
-      merchantRef: toIdentifier(readObject(data, 'metadata')?.[this.merchantRefKey]),
-      amount: isOrder
-        ? readInteger(data, 'total_amount')
-        : isRefund
-          ? refundTotal(data)
-          : undefined,
-      currency: isOrder || isRefund ? toCurrency(data.currency) : undefined,
-      status: readString(data, 'status'),
-      occurredAt: parseIsoDate(event.timestamp),
-      payload: body,
-    };
-  }
-}
+export const polarProvider: DefinedProvider<PolarProviderOptions> = defineProvider({
+  kind: KIND,
+  name: 'Polar',
+  retryHorizon: {
+    days: 1,
+    documented:
+      'retries up to 10 times with exponential backoff (about 35 minutes in all, the backoff ' +
+      'capped at 20 minutes); a redelivery from the dashboard can come later, with the same id',
+  },
+  secrets: {
+    option: 'secret',
+    howToCopy: "Copy the endpoint's secret from Polar → Settings → Webhooks → your endpoint",
+  },
+  ...standardWebhooksPlatform<PolarProviderOptions>({
+    kind: KIND,
+    name: 'Polar',
+    factory: 'polarEndpoint()',
+    types: EVENT_TYPES,
+    signing: polarSigning(),
+    read(type, data) {
+      const isOrder = type.startsWith('order.');
+      const isRefund = type.startsWith('refund.');
+      return {
+        type: refundType(type, data),
+        paymentRef: isOrder
+          ? readString(data, 'id')
+          : isRefund
+            ? readString(data, 'order_id')
+            : undefined,
+        amount: isOrder
+          ? readInteger(data, 'total_amount')
+          : isRefund
+            ? refundTotal(data)
+            : undefined,
+        currency: isOrder || isRefund ? toCurrency(data.currency) : undefined,
+        status: readString(data, 'status'),
+      };
+    },
+  }),
+  cli: {
+    title: 'Polar (Standard Webhooks)',
+    secret: "the endpoint's secret as Polar shows it (whsec_…)",
+    timestamp: 'webhook-timestamp (Unix seconds; default now)',
+    payload: 'the event ({ type, timestamp, data }), signed byte for byte',
+    flags: [
+      { name: 'id', value: '<event id>', help: 'webhook-id, the dedup key (default a new UUID)' },
+      {
+        name: 'scheme',
+        value: 'standard|utf8',
+        help:
+          "the key Polar signs with: the spec's (whsec_ + base64, endpoints since September 2026) " +
+          'or the UTF-8 bytes of the secret (older endpoints); default by the secret’s form',
+      },
+    ],
+    sign: (input) => {
+      const secret = requireSecret(KIND, input);
+      const scheme = oneOf('scheme', input.options.scheme, ['standard', 'utf8'] as const);
+      let signature: Readonly<Record<string, string>>;
+      try {
+        signature = standardWebhooksSignature(polarSigning(scheme)).sign(
+          input.text,
+          secret,
+          input.timestamp,
+          { id: input.options.id },
+        );
+      } catch {
+        throw new SigningInputError(
+          '--scheme standard for polar needs a --secret of "whsec_" followed by padded base64',
+        );
+      }
+      return withEventIds(jsonPost(KIND, input, signature), () =>
+        polarProvider.provider({ secret }),
+      );
+    },
+  },
+  sample: {
+    secret: 'whsec_polar-sample-secret',
+    body: '{"type":"order.paid","timestamp":"2026-01-01T00:00:00Z","data":{"id":"ord_1","total_amount":1999,"currency":"usd","status":"paid"}}',
+  },
+});
 
 /**
  * A Polar webhook endpoint.
@@ -162,8 +167,8 @@ export class PolarWebhookProvider extends StandardWebhooksPlatformProvider {
  * polarEndpoint({ name: 'polar', secret: process.env.POLAR_WEBHOOK_SECRET! })
  */
 export function polarEndpoint(options: PolarEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new PolarWebhookProvider(options, options?.name));
+  return polarProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-polarEndpoint.kind = 'polar';
+polarEndpoint.kind = KIND;

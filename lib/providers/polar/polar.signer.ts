@@ -3,7 +3,7 @@ import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, IdentifiedDelivery } from '../signed-delivery';
 import { signStandardWebhookDelivery } from '../standard-webhooks/standard-webhooks.signer';
 import { isStandardPolarSecret, polarSigningKey } from './polar.keys';
-import { PolarWebhookProvider } from './polar.provider';
+import { polarProvider } from './polar.provider';
 
 /** Options of `signPolarDelivery()`. */
 export interface SignPolarDeliveryOptions {
@@ -54,5 +54,5 @@ export function signPolarDelivery(options: SignPolarDeliveryOptions): Identified
     timestamp: options.timestamp,
     kind: 'polar',
   });
-  return withEventIds(delivery, () => new PolarWebhookProvider({ secret: options.secret }));
+  return withEventIds(delivery, () => polarProvider.provider({ secret: options.secret }));
 }

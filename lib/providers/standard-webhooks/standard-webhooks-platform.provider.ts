@@ -1,4 +1,16 @@
+import { ownValue } from '../../core/own-value';
+import { PaymentEventType } from '../../core/payment-event-types';
 import { plainTextAcknowledgement } from '../define-endpoint';
+import { SignatureScheme } from '../define-provider';
+import { checkEnvelope, defineEnvelope } from '../envelope';
+import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
+import {
+  JsonObject,
+  parseIsoDate,
+  parseJsonObject,
+  readObject,
+  toIdentifier,
+} from '../parse-payload';
 import { resolveNonEmptyString, resolveTolerance } from '../provider-options';
 import {
   InboundWebhook,
@@ -6,7 +18,13 @@ import {
   WebhookAcknowledgement,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { StandardWebhooksProvider } from './standard-webhooks.provider';
+import {
+  messageIdOf,
+  STANDARD_WEBHOOKS_STORED_HEADERS,
+  StandardWebhooksScheme,
+  StandardWebhooksSigning,
+  standardWebhooksSignature,
+} from './standard-webhooks.signature';
 
 /** The options a platform signing with Standard Webhooks hands on to its base. */
 export interface StandardWebhooksPlatformOptions {
@@ -28,55 +46,85 @@ export interface StandardWebhooksPlatformOptions {
   merchantRefKey?: string;
 }
 
+/** The envelope of a platform's event: `{ type, timestamp, data }`. */
+const PLATFORM_EVENT = defineEnvelope({
+  type: nonEmptyString(),
+  timestamp: optional(string()),
+  data: jsonObject(),
+});
+
+/** What a platform reads from its event's `data`; `type` only where the table cannot say it. */
+export type PlatformFields = Pick<
+  NormalizedNotification,
+  'paymentRef' | 'amount' | 'currency' | 'status'
+> & { readonly type?: PaymentEventType };
+
+/** A platform that signs its own events with Standard Webhooks, such as Polar and Dodo Payments. */
+export interface StandardWebhooksPlatform {
+  /** The provider kind. */
+  readonly kind: string;
+  /** The platform's name, in errors about its events. */
+  readonly name: string;
+  /** The endpoint factory, named in deprecation warnings. */
+  readonly factory: string;
+  /** Its event types by native name. */
+  readonly types: Readonly<Record<string, PaymentEventType>>;
+  /** How its secrets key the signatures and the ids it gives; the spec's by default. */
+  readonly signing?: StandardWebhooksSigning;
+  /** Reads an event's object. */
+  read(type: string, data: JsonObject): PlatformFields;
+}
+
+/** The parts of a platform's definition its Standard Webhooks base gives. */
+export interface StandardWebhooksPlatformParts<O extends StandardWebhooksPlatformOptions> {
+  readonly types: Readonly<Record<string, PaymentEventType>>;
+  readonly signature: StandardWebhooksScheme;
+  create(options: O, endpointName: string, secrets: readonly string[]): WebhookProvider;
+}
+
 /**
- * Base of a platform that signs its own events with Standard Webhooks (`webhook-id`,
- * `webhook-timestamp`, `webhook-signature`), such as Polar and Dodo Payments: the Standard
- * Webhooks provider verifies each delivery and reads its event id; the subclass maps the body.
+ * The base of a platform that signs its own events with Standard Webhooks (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature`): the scheme of `standardWebhooksSignature()` signs
+ * and verifies, `webhook-id` is the event id, and `platform.read` maps the event's object.
+ * The provider is built through `create`, as it reads the `merchantRefKey` option.
  */
-export abstract class StandardWebhooksPlatformProvider implements WebhookProvider {
-  /** Provider kind. */
-  abstract readonly kind: string;
+export function standardWebhooksPlatform<O extends StandardWebhooksPlatformOptions>(
+  platform: StandardWebhooksPlatform,
+): StandardWebhooksPlatformParts<O> {
+  return {
+    types: platform.types,
+    signature: standardWebhooksSignature(platform.signing),
+    create(options, endpointName, secrets) {
+      const { kind, factory } = platform;
+      const toleranceSeconds = resolveTolerance(endpointName, kind, options, factory);
+      const merchantRefKey = resolveNonEmptyString(
+        endpointName,
+        kind,
+        'merchantRefKey',
+        options.merchantRefKey,
+        'orderId',
+      );
+      const scheme = standardWebhooksSignature({ ...platform.signing, toleranceSeconds });
+      return new StandardWebhooksPlatformProvider(platform, scheme, secrets, merchantRefKey);
+    },
+  };
+}
+
+/** A platform's provider: the Standard Webhooks scheme verifies, the platform reads. */
+class StandardWebhooksPlatformProvider implements WebhookProvider {
+  readonly kind: string;
   /** These platforms accept any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
   /** The headers `normalize()` reads again on replay: the event id and its timestamp. */
-  readonly storedHeaders: readonly string[];
-  /** Key of the `metadata` entry whose value becomes `merchantRef`. */
-  protected readonly merchantRefKey: string;
+  readonly storedHeaders = STANDARD_WEBHOOKS_STORED_HEADERS;
 
-  private readonly standard: StandardWebhooksProvider;
-
-  /**
-   * @param kind the platform's provider kind.
-   * @param keys the Standard Webhooks secrets (`whsec_` + base64 of the key) to try, already
-   * checked and derived from the platform's own secrets.
-   * @param options the platform's timestamp window and `merchantRefKey`, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @param factory the platform's endpoint factory, named in deprecation warnings.
-   * @throws WebhookConfigurationError when an option cannot work.
-   */
-  protected constructor(
-    kind: string,
-    keys: readonly string[],
-    options: StandardWebhooksPlatformOptions,
-    endpointName: string,
-    factory: string,
+  constructor(
+    private readonly platform: StandardWebhooksPlatform,
+    private readonly scheme: SignatureScheme,
+    private readonly secrets: readonly string[],
+    private readonly merchantRefKey: string,
   ) {
-    this.standard = new StandardWebhooksProvider(
-      {
-        secret: keys,
-        toleranceSeconds: resolveTolerance(endpointName, kind, options, factory),
-        kind,
-      },
-      endpointName,
-    );
-    this.storedHeaders = this.standard.storedHeaders;
-    this.merchantRefKey = resolveNonEmptyString(
-      endpointName,
-      kind,
-      'merchantRefKey',
-      options.merchantRefKey,
-      'orderId',
-    );
+    this.kind = platform.kind;
   }
 
   /**
@@ -84,17 +132,31 @@ export abstract class StandardWebhooksPlatformProvider implements WebhookProvide
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    this.standard.verify(request);
+    this.scheme.verify(request, this.secrets);
   }
 
   /**
    * Parses the platform's event and maps it to the normalized vocabulary.
    * @throws WebhookPayloadError
    */
-  abstract normalize(request: InboundWebhook): NormalizedNotification;
-
-  /** The `webhook-id` the signature covered, read by the provider that verified it. */
-  protected eventId(request: InboundWebhook): string {
-    return this.standard.normalize(request).eventId;
+  normalize(request: InboundWebhook): NormalizedNotification {
+    const { name, kind, types } = this.platform;
+    const body = parseJsonObject(request.rawBody, `${name} event body`);
+    const event = checkEnvelope(PLATFORM_EVENT, body, `${name} event`);
+    const eventId = messageIdOf(request);
+    const { data } = event;
+    const read = this.platform.read(event.type, data);
+    return {
+      eventId,
+      type: read.type ?? ownValue(types, event.type) ?? `${kind}:${event.type}`,
+      nativeType: event.type,
+      paymentRef: read.paymentRef,
+      merchantRef: toIdentifier(readObject(data, 'metadata')?.[this.merchantRefKey]),
+      amount: read.amount,
+      currency: read.currency,
+      status: read.status,
+      occurredAt: parseIsoDate(event.timestamp),
+      payload: body,
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { ownValue } from '../../core/own-value';
 import { PAYMENT_EVENT_TYPES, PaymentEventType } from '../../core/payment-event-types';
-import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { withEventIds } from '../delivery-event-ids';
 import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
 import { defineProvider, SignatureScheme } from '../define-provider';
@@ -31,7 +31,11 @@ import {
   decodeStandardWebhooksSecret,
 } from './standard-webhooks.keys';
 import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
-import { standardHeader, standardWebhooksSignature } from './standard-webhooks.signature';
+import {
+  messageIdOf,
+  STANDARD_WEBHOOKS_STORED_HEADERS,
+  standardWebhooksSignature,
+} from './standard-webhooks.signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -105,12 +109,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
   /** Standard Webhooks senders accept any 2xx; an empty 200 is the plainest. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
   /** The message id is the event id; `normalize()` reads it again on replay. */
-  readonly storedHeaders: readonly string[] = Object.freeze([
-    'webhook-id',
-    'webhook-timestamp',
-    'svix-id',
-    'svix-timestamp',
-  ]);
+  readonly storedHeaders = STANDARD_WEBHOOKS_STORED_HEADERS;
 
   private readonly secrets: readonly string[];
   private readonly scheme: SignatureScheme;
@@ -186,10 +185,7 @@ export class StandardWebhooksProvider implements WebhookProvider {
     const message = checkEnvelope(STANDARD_WEBHOOK, body, 'Webhook message');
     const data = readObject(body, 'data');
     // NOTE: verify() already required the id; normalize() may be called alone, e.g. on replay.
-    const eventId = standardHeader(request, 'id');
-    if (eventId === undefined) {
-      throw new WebhookPayloadError('Missing webhook-id header: the message has no event id');
-    }
+    const eventId = messageIdOf(request);
     return {
       eventId,
       type: ownValue(EVENT_TYPES, message.type) ?? `${this.kind}:${message.type}`,

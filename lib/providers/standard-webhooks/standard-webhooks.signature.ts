@@ -3,7 +3,7 @@ import { decodeCanonicalBase64 } from '../../core/base64';
 import { constantTimeMatchAny } from '../../core/constant-time';
 import { ByteSource, hmacSha256 } from '../../core/hmac';
 import { assertTimestampWithinWindow, parseUnixSeconds } from '../../core/timestamp-window';
-import { WebhookVerificationError } from '../../core/webhook-errors';
+import { WebhookPayloadError, WebhookVerificationError } from '../../core/webhook-errors';
 import { SignatureScheme } from '../define-provider';
 import { DEFAULT_TOLERANCE_SECONDS } from '../provider-options';
 import { InboundWebhook } from '../webhook-provider.interface';
@@ -79,9 +79,34 @@ export function signedPrefixOf(id: string, timestamp: number | string): string {
   return `${id}.${timestamp}.`;
 }
 
-/** The `v1` entry of the signature header: the HMAC-SHA256 of the signed prefix and the body. */
+/** The `v1` digest: the HMAC-SHA256 of the signed prefix and the body. */
+function v1Digest(key: ByteSource, signedPrefix: string, body: ByteSource): Buffer {
+  return hmacSha256(key, [signedPrefix, body]);
+}
+
+/** The `v1` entry of the signature header, as a sender writes it. */
 export function v1Entry(key: ByteSource, signedPrefix: string, body: ByteSource): string {
-  return `v1,${hmacSha256(key, [signedPrefix, body]).toString('base64')}`;
+  return `v1,${v1Digest(key, signedPrefix, body).toString('base64')}`;
+}
+
+/** The headers a provider stores so that `normalize()` reads the message id again on replay. */
+export const STANDARD_WEBHOOKS_STORED_HEADERS: readonly string[] = Object.freeze([
+  'webhook-id',
+  'webhook-timestamp',
+  'svix-id',
+  'svix-timestamp',
+]);
+
+/**
+ * The `webhook-id` the signature covered, the event id.
+ * @throws WebhookPayloadError when there is none (verify() requires it; replay may not).
+ */
+export function messageIdOf(request: InboundWebhook): string {
+  const id = standardHeader(request, 'id');
+  if (id === undefined) {
+    throw new WebhookPayloadError('Missing webhook-id header: the message has no event id');
+  }
+  return id;
 }
 
 /** A header by its `webhook-*` name, preferring the `svix-*` alias as the Svix library does. */
@@ -124,7 +149,7 @@ export function standardWebhooksSignature(
       if (keys.length > 0) schemes.push('v1');
       if (publicKeys.length > 0) schemes.push('v1a');
       const signatures = parseSignatureHeader(header, schemes);
-      const expected = keys.map((key) => hmacSha256(key, [signedPrefix, request.rawBody]));
+      const expected = keys.map((key) => v1Digest(key, signedPrefix, request.rawBody));
       const matches =
         constantTimeMatchAny(expected, signatures.v1) ||
         anyEd25519SignatureVerifies(publicKeys, signatures.v1a, signedPrefix, request.rawBody);
