@@ -81,6 +81,11 @@ export type CliSigning = Omit<DeliverySigning, 'title' | 'sign' | 'timestamp'> &
 export interface DefinitionSample {
   /** A secret of the provider's shape (`--secret`); none for a provider without one. */
   readonly secret?: string;
+  /**
+   * Another secret of that shape, which the checks rotate to and sign with where they need a
+   * wrong one. @default the secret with a suffix, where the shape allows any
+   */
+  readonly otherSecret?: string;
   /** A body the provider sends (`--file`). */
   readonly body: string;
   /** The endpoint options an endpoint needs besides the secret. */

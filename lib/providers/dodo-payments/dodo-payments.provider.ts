@@ -1,10 +1,7 @@
 import { PaymentEventType } from '../../core/payment-event-types';
-import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { assertNoWhitespaceInSecrets, requireSecrets } from '../define-endpoint';
 import { DefinedProvider, defineProvider } from '../define-provider';
 import { withEventIds } from '../delivery-event-ids';
 import { JsonObject, readInteger, readString, toCurrency } from '../parse-payload';
-import { endpointLabel } from '../providers.messages';
 import { jsonPost, requireSecret, SigningInputError } from '../signing-input';
 import { decodeStandardWebhooksSecret } from '../standard-webhooks/standard-webhooks.keys';
 import { standardWebhooksPlatform } from '../standard-webhooks/standard-webhooks-platform.provider';
@@ -85,24 +82,9 @@ function minorUnits(data: JsonObject, kind: PayloadKind): number | undefined {
   return undefined;
 }
 
-/** The configured signing secrets, each checked to be `whsec_` and padded base64. */
-function signingSecrets(options: DodoPaymentsProviderOptions, endpointName: string): string[] {
-  const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-  const howToCopy =
-    'Copy the signing secret (whsec_…) from the Dodo Payments dashboard → Developer → Webhooks → ' +
-    'your endpoint';
-  assertNoWhitespaceInSecrets(endpointName, KIND, 'secret', secrets, howToCopy);
-  secrets.forEach((secret, index) => {
-    if (decodeStandardWebhooksSecret(secret) === undefined) {
-      const entry = secrets.length > 1 ? `secret[${index}]` : 'secret';
-      throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName, KIND)}: ${entry} is not a signing secret ("whsec_" and ` +
-          `padded base64). ${howToCopy}, not an API key.`,
-      );
-    }
-  });
-  return secrets;
-}
+const HOW_TO_COPY =
+  'Copy the signing secret (whsec_…) from the Dodo Payments dashboard → Developer → Webhooks → ' +
+  'your endpoint';
 
 const SAMPLE_SECRET = `whsec_${Buffer.alloc(24, 5).toString('base64')}`;
 
@@ -138,10 +120,14 @@ export const dodoPaymentsProvider: DefinedProvider<DodoPaymentsProviderOptions> 
       'schedule spans 75 h 35 min); deliveries can also be replayed from the dashboard',
   },
   ...DODO_PAYMENTS,
-  // NOTE: the secrets are checked here rather than declared: a signing secret is padded base64,
-  // which no secret with a suffix appended (as the checks of every definition append) stays.
-  create: (options, endpointName) =>
-    DODO_PAYMENTS.create(options, endpointName, signingSecrets(options, endpointName)),
+  secrets: {
+    option: 'secret',
+    howToCopy: HOW_TO_COPY,
+    check: (secret) =>
+      decodeStandardWebhooksSecret(secret) === undefined
+        ? `is not a signing secret ("whsec_" and padded base64). ${HOW_TO_COPY}, not an API key.`
+        : undefined,
+  },
   cli: {
     title: 'Dodo Payments (Standard Webhooks)',
     secret: "the endpoint's signing secret (whsec_ + base64)",
@@ -173,7 +159,7 @@ export const dodoPaymentsProvider: DefinedProvider<DodoPaymentsProviderOptions> 
   },
   sample: {
     secret: SAMPLE_SECRET,
-    options: { secret: SAMPLE_SECRET },
+    otherSecret: `whsec_${Buffer.alloc(24, 6).toString('base64')}`,
     body: '{"business_id":"bus_1","type":"payment.succeeded","timestamp":"2026-01-01T00:00:00Z","data":{"payload_type":"Payment","payment_id":"pay_1","total_amount":1999,"currency":"USD","status":"succeeded"}}',
   },
 });
