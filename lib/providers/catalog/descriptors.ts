@@ -7,7 +7,7 @@ import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { adyenProvider } from '../adyen/adyen.provider';
 import { braintreeDescriptor } from '../braintree/braintree.descriptor';
 import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
-import { cloudPaymentsDescriptor } from '../cloudpayments/cloudpayments.descriptor';
+import { cloudPaymentsProvider } from '../cloudpayments/cloudpayments.provider';
 import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
 import { goCardlessDescriptor } from '../gocardless/gocardless.descriptor';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
@@ -34,6 +34,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   adyenProvider,
   checkoutComProvider,
+  cloudPaymentsProvider,
   dodoPaymentsProvider,
   paddleProvider,
   paystackProvider,
@@ -48,7 +49,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   adyenProvider.descriptor,
   braintreeDescriptor,
   checkoutComProvider.descriptor,
-  cloudPaymentsDescriptor,
+  cloudPaymentsProvider.descriptor,
   dodoPaymentsProvider.descriptor,
   goCardlessDescriptor,
   hmacDescriptor,

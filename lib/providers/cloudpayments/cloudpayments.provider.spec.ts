@@ -12,6 +12,7 @@ import {
   CloudPaymentsEndpointOptions,
   CloudPaymentsNotification,
   cloudPaymentsEndpoint,
+  cloudPaymentsProvider,
 } from './cloudpayments.provider';
 
 const SECRET = 'a3f6b0c9e1d24f7a8b5c6d7e8f901234';
@@ -320,5 +321,26 @@ describe('cloudPaymentsEndpoint', () => {
         name: 'WebhookPayloadError',
       });
     });
+  });
+});
+
+describe('cloudPaymentsProvider.descriptor', () => {
+  it('signs a JSON file for the CLI as form or JSON', () => {
+    const { sign } = cloudPaymentsProvider.descriptor.signing;
+    const json = { TransactionId: 7, InvoiceId: 'order-7', Amount: '1.00' };
+    const input = (format?: string) => ({
+      text: JSON.stringify(json),
+      json,
+      secret: 's3cret',
+      options: { format },
+      readFile: () => '',
+    });
+    const form = sign(input());
+    expect(form.body).toBe('TransactionId=7&InvoiceId=order-7&Amount=1.00');
+    expect(form.headers['content-hmac']).toBe(
+      createHmac('sha256', 's3cret').update(form.body).digest('base64'),
+    );
+    expect(sign(input('json')).headers['content-type']).toBe('application/json');
+    expect(() => sign(input('xml'))).toThrow(/--format takes form or json/);
   });
 });

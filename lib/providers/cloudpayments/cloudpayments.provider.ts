@@ -1,15 +1,19 @@
 import { constantTimeMatchAny } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
 import { currencyExponent } from '../../core/minor-units';
+import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import {
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../../core/webhook-errors';
-import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { encodeFormBody } from '../form-body';
 import { JsonObject, toCurrency } from '../parse-payload';
 import { endpointLabel } from '../providers.messages';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonObject, oneOf, requireSecret } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -89,8 +93,11 @@ export interface CloudPaymentsEndpointOptions
 
 /** What a kind of notification means, and what its body must not say. */
 interface KindRule {
-  /** The normalized type, from the body's `Status` and `OperationType`. */
-  readonly type: (status?: string, operation?: string) => PaymentEventType | undefined;
+  /**
+   * The normalized type, from the body's `Status` and `OperationType`, where they decide it;
+   * else the kind's entry in `EVENT_TYPES`.
+   */
+  readonly type?: (status?: string, operation?: string) => PaymentEventType | undefined;
   /** Why the body cannot be a notification of this kind (one sent to another URL), if it cannot. */
   readonly mismatch: (fields: JsonObject) => string | undefined;
 }
@@ -109,7 +116,7 @@ const succeededStatus = (fields: JsonObject) => {
 };
 
 const KIND_RULES: Readonly<Record<CloudPaymentsNotification, KindRule>> = {
-  check: { type: () => undefined, mismatch: refundFields },
+  check: { mismatch: refundFields },
   pay: {
     type: (status, operation) =>
       !isPayment(operation)
@@ -126,27 +133,30 @@ const KIND_RULES: Readonly<Record<CloudPaymentsNotification, KindRule>> = {
     mismatch: (fields) => refundFields(fields) ?? succeededStatus(fields),
   },
   confirm: {
-    type: () => 'payment.succeeded',
     mismatch: (fields) =>
       refundFields(fields) ??
       (textOf(fields, 'Status') === 'Authorized' ? 'its Status is Authorized' : undefined),
   },
   refund: {
-    type: () => 'refund.succeeded',
     mismatch: (fields) =>
       textOf(fields, 'PaymentTransactionId') === undefined
         ? 'it has no PaymentTransactionId'
         : undefined,
   },
   recurrent: {
-    type: () => undefined,
     mismatch: (fields) =>
       textOf(fields, 'TransactionId') !== undefined ? 'it carries a TransactionId' : undefined,
   },
   cancel: {
-    type: () => 'payment.canceled',
     mismatch: (fields) => refundFields(fields) ?? succeededStatus(fields),
   },
+};
+
+/** The kinds whose type their body does not change. */
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  confirm: 'payment.succeeded',
+  refund: 'refund.succeeded',
+  cancel: 'payment.canceled',
 };
 
 /**
@@ -159,61 +169,28 @@ const CODE_0: WebhookAcknowledgement = Object.freeze({
   contentType: 'application/json; charset=utf-8',
 });
 
-/**
- * CloudPayments notifications (Check, Pay, Fail, Confirm, Refund, Recurrent, Cancel), form-encoded
- * or JSON. `Content-HMAC` is the base64 HMAC-SHA256 of the body keyed by the site's API secret;
- * `X-Content-HMAC` the same over the URL-decoded body. Either one matching is enough. The body
- * names no kind of notification: each endpoint receives one, set by `notification`.
- */
-export class CloudPaymentsWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** `{"code":0}` as JSON. */
-  readonly acknowledgement: WebhookAcknowledgement = CODE_0;
-
-  private readonly secrets: readonly string[];
-  private readonly notification: CloudPaymentsNotification;
-  private readonly defaultCurrency: string;
-
-  /**
-   * @param options the CloudPayments options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when the API secret, the notification or the default
-   * currency cannot work.
-   */
-  constructor(options: CloudPaymentsProviderOptions, endpointName = KIND) {
-    this.secrets = requireSecrets(endpointName, KIND, 'apiSecret', options?.apiSecret);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'apiSecret',
-      this.secrets,
-      'Copy the API secret ("Пароль для API") from the site’s settings in the CloudPayments back office',
-    );
-    const notification: unknown = options.notification;
-    if (!CLOUDPAYMENTS_NOTIFICATIONS.some((kind) => kind === notification)) {
-      throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName, KIND)} has no usable notification (got ${JSON.stringify(notification)}): ` +
-          `set it to the notification whose URL points at this endpoint, one of ${CLOUDPAYMENTS_NOTIFICATIONS.join(', ')}; ` +
-          'CloudPayments posts each kind to its own URL and the body does not say which it is.',
-      );
-    }
-    this.notification = notification as CloudPaymentsNotification;
-    const currency = options.defaultCurrency ?? 'RUB';
-    if (typeof currency !== 'string' || currencyExponent(currency) === undefined) {
-      throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName, KIND)}: defaultCurrency must be an ISO 4217 code such as "RUB" ` +
-          `(got ${JSON.stringify(currency)}); it is the site's currency, used for Refund and Cancel.`,
-      );
-    }
-    this.defaultCurrency = currency.toUpperCase();
+function formBody(payload: CloudPaymentsFields): string {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    fields[name] = value === null ? '' : String(value);
   }
+  return encodeFormBody(fields);
+}
 
-  /**
-   * Checks Content-HMAC (and X-Content-HMAC) against the body and each configured API secret.
-   * @throws WebhookVerificationError when both headers are missing, malformed or do not match.
-   */
-  verify(request: InboundWebhook): void {
+function decodedForm(body: string): string {
+  return body
+    .split('&')
+    .map((pair) => decodeURIComponent(pair.replace(/\+/g, ' ')))
+    .join('&');
+}
+
+/**
+ * `Content-HMAC` is the base64 HMAC-SHA256 of the body keyed by the site's API secret,
+ * `X-Content-HMAC` the same over the URL-decoded form body (the body itself when it is JSON).
+ * Either one matching is enough.
+ */
+const CONTENT_HMAC_SIGNATURE: SignatureScheme = {
+  verify(request, secrets) {
     const sent = [CONTENT_HMAC, X_CONTENT_HMAC]
       .map((name) => request.headers[name]?.trim())
       .filter((value): value is string => value !== undefined && value !== '');
@@ -229,7 +206,7 @@ export class CloudPaymentsWebhookProvider implements WebhookProvider {
     }
     const decoded = decodedFormText(request.rawBody);
     const signedForms = decoded === undefined ? [request.rawBody] : [request.rawBody, decoded];
-    const expected = this.secrets.flatMap((secret) =>
+    const expected = secrets.flatMap((secret) =>
       signedForms.map((form) => hmacSha256(secret, [form]).toString('base64')),
     );
     if (!constantTimeMatchAny(expected, candidates)) {
@@ -239,6 +216,67 @@ export class CloudPaymentsWebhookProvider implements WebhookProvider {
           '"Пароль для API" in the CloudPayments back office)',
       );
     }
+  },
+  sign(body, secret) {
+    const json = body.trimStart().startsWith('{');
+    const sign = (text: string) => hmacSha256(secret, [text]).toString('base64');
+    return {
+      'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+      [CONTENT_HMAC]: sign(body),
+      [X_CONTENT_HMAC]: sign(json ? body : decodedForm(body)),
+    };
+  },
+};
+
+/** A notification's parameters, as the signer takes them. */
+type CloudPaymentsFields = Readonly<Record<string, string | number | boolean | null>>;
+
+/** A notification's body: the parameters in the site's format, or the exact text given. */
+export function notificationBody(
+  payload: CloudPaymentsFields | string,
+  format?: 'form' | 'json',
+): string {
+  if (typeof payload === 'string') return payload;
+  return format === 'json' ? JSON.stringify(payload) : formBody(payload);
+}
+
+/** The notification kind, if the options give one CloudPayments sends, or a startup error. */
+function checkNotification(endpointName: unknown, notification: unknown): void {
+  if (!CLOUDPAYMENTS_NOTIFICATIONS.some((kind) => kind === notification)) {
+    throw new WebhookConfigurationError(
+      `${endpointLabel(endpointName, KIND)} has no usable notification (got ${JSON.stringify(notification)}): ` +
+        `set it to the notification whose URL points at this endpoint, one of ${CLOUDPAYMENTS_NOTIFICATIONS.join(', ')}; ` +
+        'CloudPayments posts each kind to its own URL and the body does not say which it is.',
+    );
+  }
+}
+
+/** The site's currency, upper case, or a startup error. */
+function defaultCurrencyOf(options: CloudPaymentsProviderOptions, endpointName: unknown): string {
+  const currency = options.defaultCurrency ?? 'RUB';
+  if (typeof currency !== 'string' || currencyExponent(currency) === undefined) {
+    throw new WebhookConfigurationError(
+      `${endpointLabel(endpointName, KIND)}: defaultCurrency must be an ISO 4217 code such as "RUB" ` +
+        `(got ${JSON.stringify(currency)}); it is the site's currency, used for Refund and Cancel.`,
+    );
+  }
+  return currency.toUpperCase();
+}
+
+/** An endpoint's reader of the notifications of its kind, verifying with the definition. */
+class CloudPaymentsWebhookProvider implements WebhookProvider {
+  readonly kind = KIND;
+  /** `{"code":0}` as JSON. */
+  readonly acknowledgement: WebhookAcknowledgement = CODE_0;
+
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly notification: CloudPaymentsNotification,
+    private readonly defaultCurrency: string,
+  ) {}
+
+  verify(request: InboundWebhook): void {
+    CONTENT_HMAC_SIGNATURE.verify(request, this.secrets);
   }
 
   /**
@@ -258,7 +296,8 @@ export class CloudPaymentsWebhookProvider implements WebhookProvider {
     }
     const status = textOf(fields, 'Status');
     const operation = textOf(fields, 'OperationType');
-    const type = rule.type(status, operation) ?? (`${KIND}:${kind}` as const);
+    const type =
+      rule.type?.(status, operation) ?? ownValue(EVENT_TYPES, kind) ?? (`${KIND}:${kind}` as const);
     if (kind === 'recurrent') {
       return { ...this.subscription(fields, status), type, nativeType: kind };
     }
@@ -308,6 +347,74 @@ export class CloudPaymentsWebhookProvider implements WebhookProvider {
 }
 
 /**
+ * CloudPayments notifications (Check, Pay, Fail, Confirm, Refund, Recurrent, Cancel), form-encoded
+ * or JSON, signed in `Content-HMAC` and `X-Content-HMAC`. The body names no kind of notification:
+ * each endpoint receives one, set by `notification`.
+ */
+export const cloudPaymentsProvider = defineProvider<CloudPaymentsProviderOptions>({
+  kind: KIND,
+  name: 'CloudPayments',
+  // NOTE: no retryHorizon: the API reference read for this provider gives no retry schedule, so
+  // dedup keys keep the package's 7-day minimum (see docs/providers/cloudpayments.md).
+  secrets: {
+    option: 'apiSecret',
+    howToCopy:
+      'Copy the API secret ("Пароль для API") from the site’s settings in the CloudPayments back office',
+  },
+  checkOptions: (options, endpointName) => checkNotification(endpointName, options.notification),
+  signature: CONTENT_HMAC_SIGNATURE,
+  acknowledgement: CODE_0,
+  types: EVENT_TYPES,
+  create: (options, endpointName, secrets) =>
+    new CloudPaymentsWebhookProvider(
+      secrets,
+      options.notification,
+      defaultCurrencyOf(options, endpointName),
+    ),
+  cli: {
+    title: 'CloudPayments (Content-HMAC)',
+    secret: "the site's API secret",
+    payload:
+      'the notification parameters as one JSON object (send them to the endpoint of their kind)',
+    flags: [
+      {
+        name: 'notification',
+        value: '<name>',
+        help: `the endpoint's notification (${CLOUDPAYMENTS_NOTIFICATIONS.join(', ')}), which starts the event's id (default none: no id)`,
+      },
+      {
+        name: 'format',
+        value: '<form|json>',
+        help: "the body's format as the site's notification settings choose it (default form)",
+      },
+    ],
+    sign: (input): SignedDelivery =>
+      // NOTE: without --notification no endpoint reads the body, and the delivery has no id.
+      cloudPaymentsProvider.signed(
+        notificationBody(
+          jsonObject(KIND, input, 'the notification parameters') as CloudPaymentsFields,
+          oneOf('format', input.options.format, ['form', 'json'] as const),
+        ),
+        requireSecret(KIND, input),
+        undefined,
+        {
+          notification: oneOf(
+            'notification',
+            input.options.notification,
+            CLOUDPAYMENTS_NOTIFICATIONS,
+          ),
+        },
+      ),
+  },
+  sample: {
+    secret: 'cp_sample_api_secret_0000',
+    body: '{"TransactionId":7,"InvoiceId":"order-7","Amount":"1.00","Currency":"RUB","Status":"Completed"}',
+    options: { notification: 'confirm' },
+    flags: { notification: 'confirm' },
+  },
+});
+
+/**
  * A CloudPayments notification endpoint for one kind of notification: give its URL
  * `https://<host>/<path>/<name>` to that notification in the site's settings (format
  * CloudPayments, UTF-8, POST).
@@ -321,8 +428,8 @@ export class CloudPaymentsWebhookProvider implements WebhookProvider {
  * })
  */
 export function cloudPaymentsEndpoint(options: CloudPaymentsEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new CloudPaymentsWebhookProvider(options, options?.name));
+  return cloudPaymentsProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-cloudPaymentsEndpoint.kind = 'cloudpayments';
+cloudPaymentsEndpoint.kind = KIND;

@@ -1,8 +1,9 @@
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
-import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import { CloudPaymentsNotification, CloudPaymentsWebhookProvider } from './cloudpayments.provider';
+import {
+  CloudPaymentsNotification,
+  cloudPaymentsProvider,
+  notificationBody,
+} from './cloudpayments.provider';
 
 /** A notification's parameters: what `cloudPaymentsFixtures` builds. */
 export type CloudPaymentsParameters = Readonly<Record<string, string | number | boolean | null>>;
@@ -29,21 +30,6 @@ export interface SignCloudPaymentsDeliveryOptions {
   notification?: CloudPaymentsNotification;
 }
 
-function formBody(payload: CloudPaymentsParameters): string {
-  const fields: Record<string, string> = {};
-  for (const [name, value] of Object.entries(payload)) {
-    fields[name] = value === null ? '' : String(value);
-  }
-  return encodeFormBody(fields);
-}
-
-function decodedForm(body: string): string {
-  return body
-    .split('&')
-    .map((pair) => decodeURIComponent(pair.replace(/\+/g, ' ')))
-    .join('&');
-}
-
 /**
  * A notification exactly as CloudPayments posts it: `Content-HMAC` is the base64 HMAC-SHA256 of
  * the body keyed by the API secret, `X-Content-HMAC` the same over the URL-decoded form body (the
@@ -59,23 +45,9 @@ function decodedForm(body: string): string {
 export function signCloudPaymentsDelivery(
   options: SignCloudPaymentsDeliveryOptions,
 ): SignedDelivery {
-  const { payload, apiSecret, notification } = options;
-  const json =
-    typeof payload === 'string' ? payload.trimStart().startsWith('{') : options.format === 'json';
-  const body =
-    typeof payload === 'string' ? payload : json ? JSON.stringify(payload) : formBody(payload);
-  const sign = (text: string) => hmacSha256(apiSecret, [text]).toString('base64');
-  const delivery: SignedDelivery = {
-    provider: 'cloudpayments',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
-      'content-hmac': sign(body),
-      'x-content-hmac': sign(json ? body : decodedForm(body)),
-    },
-  };
-  return notification === undefined
-    ? delivery
-    : withEventIds(delivery, () => new CloudPaymentsWebhookProvider({ apiSecret, notification }));
+  const { payload, apiSecret, format, notification } = options;
+  // NOTE: without a notification no endpoint reads the body, and the delivery has no eventId.
+  return cloudPaymentsProvider.signed(notificationBody(payload, format), apiSecret, undefined, {
+    notification,
+  });
 }
