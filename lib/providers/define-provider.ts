@@ -55,6 +55,16 @@ export interface SecretsDefinition {
   /** Where the dashboard shows it, as a sentence starting with "Copy", for the whitespace error. */
   readonly howToCopy: string;
   /**
+   * Whether a secret may hold whitespace, for secrets the user chooses rather than copies
+   * (Razorpay's). @default false: whitespace is refused as a copy-and-paste slip
+   */
+  readonly allowWhitespace?: boolean;
+  /**
+   * Whether an endpoint may go without it (Mollie's classic webhooks, confirmed with the API):
+   * then `checkOptions` says what the endpoint needs instead. @default false
+   */
+  readonly optional?: boolean;
+  /**
    * Whether a value has the provider's shape (Paystack's `sk_live_…`): undefined when it does,
    * else the end of the error, which begins "Webhook endpoint "<name>" (<kind>): <option> ".
    */
@@ -66,11 +76,13 @@ export type DefinedNotification = Omit<NormalizedNotification, 'type'> &
   Partial<Pick<NormalizedNotification, 'type'>>;
 
 /** A delivery as a definition's `normalize` reads it. */
-export interface DefinedDelivery<E> {
+export interface DefinedDelivery<E, O extends object = object> {
   /** The request the ingress hands the provider, raw body included. */
   readonly request: InboundWebhook;
   /** The JSON body, checked against the definition's `envelope`; undefined without one. */
   readonly event: E;
+  /** The endpoint's options (its `merchantRefKey`, …), as the factory was given them. */
+  readonly options: O;
 }
 
 /** How the CLI's `sign` and `send` describe the provider; `sign` is derived unless given. */
@@ -92,6 +104,11 @@ export interface DefinitionSample {
   readonly options?: object;
   /** The provider's own CLI flags, by name without the dashes. */
   readonly flags?: Readonly<Record<string, string>>;
+  /**
+   * The delivery without its signature, for a provider that signs inside the body (YooMoney's
+   * `sha1_hash`, T-Bank's `Token`). @default the delivery with its content type as only header
+   */
+  withoutSignature?(delivery: SignedDelivery): SignedDelivery;
 }
 
 /** What every definition holds, with or without an envelope. */
@@ -154,7 +171,7 @@ export interface EnvelopeDefinition<
   readonly envelope: Envelope<R>;
   /** Reads one delivery. @throws WebhookPayloadError */
   normalize(
-    delivery: DefinedDelivery<Checked<Envelope<R>>>,
+    delivery: DefinedDelivery<Checked<Envelope<R>>, O>,
   ): DefinedNotification | readonly DefinedNotification[];
 }
 
@@ -163,7 +180,7 @@ export interface RawDefinition<O extends object> extends DefinitionBase<O> {
   readonly envelope?: undefined;
   /** Reads one delivery. @throws WebhookPayloadError */
   normalize?(
-    delivery: DefinedDelivery<undefined>,
+    delivery: DefinedDelivery<undefined, O>,
   ): DefinedNotification | readonly DefinedNotification[];
 }
 
@@ -233,7 +250,7 @@ export function defineProvider<O extends object>(
     definition.checkOptions?.(options, endpointName);
     return definition.create
       ? definition.create(options, endpointName, secrets)
-      : new DefinedWebhookProvider(definition, schemeOf(definition, options), secrets);
+      : new DefinedWebhookProvider(definition, schemeOf(definition, options), secrets, options);
   };
   const endpoint = Object.assign(
     (options: O & BaseEndpointOptions): WebhookEndpoint =>
@@ -293,6 +310,7 @@ class DefinedWebhookProvider<O extends object> implements WebhookProvider {
     private readonly definition: ProviderDefinition<O>,
     private readonly scheme: SignatureScheme,
     private readonly secrets: readonly string[],
+    private readonly options: O,
   ) {
     this.kind = definition.kind;
     this.acknowledgement = definition.acknowledgement ?? DEFAULT_ACKNOWLEDGEMENT;
@@ -311,9 +329,9 @@ class DefinedWebhookProvider<O extends object> implements WebhookProvider {
       : undefined;
     // NOTE: the overloads of defineProvider pair an envelope with the normalize that reads it.
     const normalize = this.definition.normalize as (
-      delivery: DefinedDelivery<JsonObject | undefined>,
+      delivery: DefinedDelivery<JsonObject | undefined, O>,
     ) => DefinedNotification | readonly DefinedNotification[];
-    const read = normalize.call(this.definition, { request, event });
+    const read = normalize.call(this.definition, { request, event, options: this.options });
     return Array.isArray(read)
       ? (read as readonly DefinedNotification[]).map((one) => this.typed(one))
       : this.typed(read as DefinedNotification);
@@ -342,13 +360,22 @@ function secretsOf<O extends object>(
   const rule = definition.secrets;
   if (!rule) return [];
   const value = (options as Record<string, unknown> | undefined)?.[rule.option];
+  if (rule.optional && value === undefined) return [];
   const secrets = requireSecrets(
     endpointName,
     definition.kind,
     rule.option,
     value as string | readonly string[] | undefined,
   );
-  assertNoWhitespaceInSecrets(endpointName, definition.kind, rule.option, secrets, rule.howToCopy);
+  if (!rule.allowWhitespace) {
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      definition.kind,
+      rule.option,
+      secrets,
+      rule.howToCopy,
+    );
+  }
   secrets.forEach((secret, index) => {
     const problem = rule.check?.(secret);
     if (problem !== undefined) {
