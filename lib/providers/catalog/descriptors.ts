@@ -9,7 +9,7 @@ import { braintreeDescriptor } from '../braintree/braintree.descriptor';
 import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsProvider } from '../cloudpayments/cloudpayments.provider';
 import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
-import { goCardlessDescriptor } from '../gocardless/gocardless.descriptor';
+import { goCardlessProvider } from '../gocardless/gocardless.provider';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
 import { lemonSqueezyDescriptor } from '../lemon-squeezy/lemon-squeezy.descriptor';
 import { mercadoPagoDescriptor } from '../mercado-pago/mercado-pago.descriptor';
@@ -36,6 +36,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   checkoutComProvider,
   cloudPaymentsProvider,
   dodoPaymentsProvider,
+  goCardlessProvider,
   paddleProvider,
   paystackProvider,
   polarProvider,
@@ -51,7 +52,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   checkoutComProvider.descriptor,
   cloudPaymentsProvider.descriptor,
   dodoPaymentsProvider.descriptor,
-  goCardlessDescriptor,
+  goCardlessProvider.descriptor,
   hmacDescriptor,
   lemonSqueezyDescriptor,
   mercadoPagoDescriptor,

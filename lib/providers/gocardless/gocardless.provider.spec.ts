@@ -8,11 +8,7 @@ import {
 } from '../webhook-provider.interface';
 import { rejection } from '../../spec-support/rejection';
 import { goCardlessFixtures, GoCardlessEvent } from './gocardless.fixtures';
-import {
-  GoCardlessEndpointOptions,
-  GoCardlessWebhookProvider,
-  goCardlessEndpoint,
-} from './gocardless.provider';
+import { GoCardlessEndpointOptions, goCardlessEndpoint } from './gocardless.provider';
 
 // NOTE: the SDK's root entry also loads its API client, which needs an ES-module-only uuid; its
 // webhooks entry is CommonJS alone. TypeScript finds the types through the root entry.
@@ -178,7 +174,6 @@ describe('goCardlessEndpoint', () => {
     it('answers 204 No Content, and refuses a bad signature with 498 Token Invalid', () => {
       const endpoint = goCardlessEndpoint({ name: 'gocardless', secret: SECRET });
       expect(endpoint.acknowledgement).toMatchObject({ status: 204, body: '' });
-      expect(endpoint.provider).toBeInstanceOf(GoCardlessWebhookProvider);
       expect(endpoint.provider.signatureRefusalStatus).toBe(498);
       expect(endpoint.provider.kind).toBe('gocardless');
     });

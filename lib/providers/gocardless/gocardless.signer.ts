@@ -1,8 +1,6 @@
 import { OptionRename, renamedOption } from '../../core/deprecated-options';
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { GoCardlessWebhookProvider } from './gocardless.provider';
+import { goCardlessProvider } from './gocardless.provider';
 
 const SIGNER_WEBHOOK_SECRET: OptionRename = {
   from: 'webhookSecret',
@@ -50,14 +48,5 @@ export function signGoCardlessDelivery(options: SignGoCardlessDeliveryOptions): 
   }
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const delivery: SignedDelivery = {
-    provider: 'gocardless',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-signature': hmacSha256(secret, [body]).toString('hex'),
-    },
-  };
-  return withEventIds(delivery, () => new GoCardlessWebhookProvider({ secret }));
+  return goCardlessProvider.signed(body, secret);
 }

@@ -1,6 +1,6 @@
 /**
  * GoCardless: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -8,4 +8,4 @@
 export { goCardlessEndpoint } from './gocardless.provider';
 /** @entries root express providers */
 export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from './gocardless.provider';
-export { goCardlessDescriptor } from './gocardless.descriptor';
+export { goCardlessProvider } from './gocardless.provider';
