@@ -11,7 +11,7 @@ import { cloudPaymentsProvider } from '../cloudpayments/cloudpayments.provider';
 import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
 import { goCardlessProvider } from '../gocardless/gocardless.provider';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
-import { lemonSqueezyDescriptor } from '../lemon-squeezy/lemon-squeezy.descriptor';
+import { lemonSqueezyProvider } from '../lemon-squeezy/lemon-squeezy.provider';
 import { mercadoPagoDescriptor } from '../mercado-pago/mercado-pago.descriptor';
 import { mollieDescriptor } from '../mollie/mollie.descriptor';
 import { paddleProvider } from '../paddle/paddle.provider';
@@ -37,6 +37,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   cloudPaymentsProvider,
   dodoPaymentsProvider,
   goCardlessProvider,
+  lemonSqueezyProvider,
   paddleProvider,
   paystackProvider,
   polarProvider,
@@ -54,7 +55,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   dodoPaymentsProvider.descriptor,
   goCardlessProvider.descriptor,
   hmacDescriptor,
-  lemonSqueezyDescriptor,
+  lemonSqueezyProvider.descriptor,
   mercadoPagoDescriptor,
   mollieDescriptor,
   paddleProvider.descriptor,

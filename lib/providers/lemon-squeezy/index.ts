@@ -1,6 +1,6 @@
 /**
  * Lemon Squeezy: what this folder gives the package. Each export names the entries that export
- * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run
+ * it; the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run
  * providers:catalog` lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -11,4 +11,4 @@ export type {
   LemonSqueezyEndpointOptions,
   LemonSqueezyProviderOptions,
 } from './lemon-squeezy.provider';
-export { lemonSqueezyDescriptor } from './lemon-squeezy.descriptor';
+export { lemonSqueezyProvider } from './lemon-squeezy.provider';

@@ -1,17 +1,13 @@
 import { ownValue } from '../../core/own-value';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { assertBodySignature, BodySignatureHeader } from '../body-signature';
-import {
-  assertAcknowledgedWith200,
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
+import { bodyHmacSignature, BodySignatureHeader } from '../body-signature';
+import { assertAcknowledgedWith200, plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { identifier, jsonObject, nonEmptyString, optional } from '../envelope-rules';
 import {
+  isJsonObject,
   JsonObject,
   parseIsoDate,
   parseJsonObject,
@@ -136,45 +132,59 @@ function resolveMerchantRefKey(name: unknown, value: unknown): string {
   return value;
 }
 
+/** `meta.event_name`, when the body is a Lemon Squeezy event. */
+function eventNameOf(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const meta = isJsonObject(parsed) ? parsed.meta : undefined;
+  return isJsonObject(meta) && typeof meta.event_name === 'string' ? meta.event_name : undefined;
+}
+
+const BODY_SIGNATURE = bodyHmacSignature(LEMON_SQUEEZY_SIGNATURE);
+
+/** `X-Signature` over the body; a signer also repeats `meta.event_name` in `X-Event-Name`. */
+const LEMON_SQUEEZY_SCHEME: SignatureScheme = {
+  verify: BODY_SIGNATURE.verify,
+  sign(body, secret) {
+    const eventName = eventNameOf(body);
+    return {
+      ...(eventName === undefined ? {} : { 'x-event-name': eventName }),
+      ...BODY_SIGNATURE.sign(body, secret),
+    };
+  },
+};
+
 /**
  * Lemon Squeezy webhooks: `X-Signature` is the hex HMAC-SHA256 of the raw body keyed by the
  * webhook's signing secret. The event name is read from the signed body (`meta.event_name`),
  * never from the unsigned `X-Event-Name` header. Lemon Squeezy sends no event id, so the dedup
  * key is built from the signed object (see `lemonSqueezyEventKey`).
  */
-export class LemonSqueezyWebhookProvider implements WebhookProvider {
+class LemonSqueezyWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Lemon Squeezy counts only a 200 as delivered; it reads no body. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
-  private readonly secrets: readonly string[];
-  private readonly merchantRefKey: string;
-
   /**
-   * @param options the Lemon Squeezy options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when the signing secret or `merchantRefKey` cannot work.
+   * @param secrets the endpoint's signing secrets, checked by the definition.
+   * @param merchantRefKey the key of `meta.custom_data` that holds the order id.
    */
-  constructor(options: LemonSqueezyProviderOptions, endpointName = KIND) {
-    const secrets = requireSecrets(endpointName, KIND, 'signingSecret', options?.signingSecret);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'signingSecret',
-      secrets,
-      "Copy the webhook's signing secret from Settings → Webhooks",
-    );
-    this.secrets = secrets;
-    this.merchantRefKey = resolveMerchantRefKey(endpointName, options.merchantRefKey);
-  }
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly merchantRefKey: string,
+  ) {}
 
   /**
    * Checks `X-Signature` against the raw body.
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    assertBodySignature(request, LEMON_SQUEEZY_SIGNATURE, this.secrets);
+    LEMON_SQUEEZY_SCHEME.verify(request, this.secrets);
   }
 
   /**
@@ -212,6 +222,50 @@ export class LemonSqueezyWebhookProvider implements WebhookProvider {
 }
 
 /**
+ * Lemon Squeezy as a definition. Its provider keeps a class of its own, built by `create`: it
+ * reads the order id under the endpoint's `merchantRefKey`, and maps `order_created` by status.
+ */
+export const lemonSqueezyProvider = defineProvider<LemonSqueezyEndpointOptions>({
+  kind: KIND,
+  name: 'Lemon Squeezy',
+  aliases: ['lemonsqueezy'],
+  retryHorizon: {
+    days: 1,
+    documented:
+      'retried up to three more times with exponential backoff (e.g. 5 s, 25 s, 125 s), then given up',
+  },
+  secrets: {
+    option: 'signingSecret',
+    howToCopy: "Copy the webhook's signing secret from Settings → Webhooks",
+  },
+  signature: LEMON_SQUEEZY_SCHEME,
+  types: EVENT_TYPES,
+  checkOptions(options, endpointName) {
+    resolveMerchantRefKey(endpointName, options.merchantRefKey);
+    assertAcknowledgedWith200(
+      options,
+      (status) =>
+        `${endpointLabel(options.name)}: acknowledgement.status ${status} would make Lemon Squeezy ` +
+        'retry every delivery; it counts only 200 as delivered. Leave acknowledgement.status unset.',
+    );
+  },
+  create: (options, endpointName, secrets) =>
+    new LemonSqueezyWebhookProvider(
+      secrets,
+      resolveMerchantRefKey(endpointName, options.merchantRefKey),
+    ),
+  cli: {
+    secret: "the webhook's signing secret",
+    payload: 'the event (meta and data), signed byte for byte',
+    flags: [],
+  },
+  sample: {
+    secret: 'lemon-squeezy-sample-secret',
+    body: '{"meta":{"event_name":"subscription_payment_success"},"data":{"type":"subscription-invoices","id":"1","attributes":{"status":"paid","total":999,"currency":"USD"}}}',
+  },
+});
+
+/**
  * A Lemon Squeezy webhook endpoint.
  * @throws WebhookConfigurationError at startup when the signing secret or `merchantRefKey`
  * cannot work, or `acknowledgement.status` is not 200.
@@ -222,15 +276,8 @@ export class LemonSqueezyWebhookProvider implements WebhookProvider {
  * })
  */
 export function lemonSqueezyEndpoint(options: LemonSqueezyEndpointOptions): WebhookEndpoint {
-  const provider = new LemonSqueezyWebhookProvider(options, options?.name);
-  assertAcknowledgedWith200(
-    options,
-    (status) =>
-      `${endpointLabel(options.name)}: acknowledgement.status ${status} would make Lemon Squeezy ` +
-      'retry every delivery; it counts only 200 as delivered. Leave acknowledgement.status unset.',
-  );
-  return defineEndpoint(options, provider);
+  return lemonSqueezyProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-lemonSqueezyEndpoint.kind = 'lemon-squeezy';
+lemonSqueezyEndpoint.kind = KIND;

@@ -1,8 +1,5 @@
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
-import { isJsonObject } from '../parse-payload';
 import { SignedDelivery } from '../signed-delivery';
-import { LemonSqueezyWebhookProvider } from './lemon-squeezy.provider';
+import { lemonSqueezyProvider } from './lemon-squeezy.provider';
 
 /** Options of `signLemonSqueezyDelivery()`. */
 export interface SignLemonSqueezyDeliveryOptions {
@@ -10,18 +7,6 @@ export interface SignLemonSqueezyDeliveryOptions {
   payload: string | object;
   /** The webhook's signing secret, used verbatim. */
   signingSecret: string;
-}
-
-/** `meta.event_name`, when the body is a Lemon Squeezy event. */
-function eventNameOf(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const meta = isJsonObject(parsed) ? parsed.meta : undefined;
-  return isJsonObject(meta) && typeof meta.event_name === 'string' ? meta.event_name : undefined;
 }
 
 /**
@@ -35,19 +20,7 @@ function eventNameOf(body: string): string | undefined {
  * })
  */
 export function signLemonSqueezyDelivery(options: SignLemonSqueezyDeliveryOptions): SignedDelivery {
-  const { signingSecret } = options;
-  const body =
-    typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const eventName = eventNameOf(body);
-  const delivery: SignedDelivery = {
-    provider: 'lemon-squeezy',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      ...(eventName === undefined ? {} : { 'x-event-name': eventName }),
-      'x-signature': hmacSha256(signingSecret, [body]).toString('hex'),
-    },
-  };
-  return withEventIds(delivery, () => new LemonSqueezyWebhookProvider({ signingSecret }));
+  return sign(options);
 }
+
+const sign = lemonSqueezyProvider.signer('signingSecret');
