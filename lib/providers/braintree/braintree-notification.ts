@@ -18,8 +18,11 @@ const PAYLOAD_CHARACTERS = /^[A-Za-z0-9+/=\n]+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Kinds whose meaning does not depend on the transaction's type. */
-const TYPES: Readonly<Record<string, PaymentEventType>> = {
+/**
+ * Braintree's kinds by name; a transaction kind means this for a sale, and
+ * {@link REFUND_TYPES} for a refund (`type` `credit`).
+ */
+export const BRAINTREE_TYPES: Readonly<Record<string, PaymentEventType>> = {
   subscription_charged_successfully: 'payment.succeeded',
   subscription_charged_unsuccessfully: 'payment.failed',
   refund_failed: 'refund.failed',
@@ -31,12 +34,14 @@ const TYPES: Readonly<Record<string, PaymentEventType>> = {
   dispute_expired: 'dispute.closed',
   local_payment_funded: 'payment.succeeded',
   local_payment_expired: 'payment.canceled',
+  transaction_settled: 'payment.succeeded',
+  transaction_settlement_declined: 'payment.failed',
 };
 
-/** Transaction kinds, by whether the transaction is a sale or a refund (`type` `credit`). */
-const TRANSACTION_TYPES: Readonly<Record<string, readonly [PaymentEventType, PaymentEventType]>> = {
-  transaction_settled: ['payment.succeeded', 'refund.succeeded'],
-  transaction_settlement_declined: ['payment.failed', 'refund.failed'],
+/** Transaction kinds of a refund (`type` `credit`). */
+const REFUND_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  transaction_settled: 'refund.succeeded',
+  transaction_settlement_declined: 'refund.failed',
 };
 
 // NOTE: what names the subject of a notification, in order: the object's own id first.
@@ -60,7 +65,8 @@ export interface BraintreeNotification {
   readonly timestamp: Date;
   /** The dedup key: `kind:subject:timestamp`. */
   readonly key: string;
-  readonly type: PaymentEventType | undefined;
+  /** The type of a refund's transaction kind; other kinds map through BRAINTREE_TYPES. */
+  readonly refundType: PaymentEventType | undefined;
   readonly paymentRef?: string;
   readonly merchantRef?: string;
   readonly amount?: number;
@@ -100,7 +106,7 @@ export function readBraintreeNotification(payload: string): BraintreeNotificatio
     timestampText,
     timestamp,
     key: `${kind}:${subjectKey(kind, object, transaction)}:${timestampText}`,
-    type: ownValue(TYPES, kind) ?? ownValue(TRANSACTION_TYPES, kind)?.[isRefund ? 1 : 0],
+    refundType: isRefund ? ownValue(REFUND_TYPES, kind) : undefined,
     paymentRef: isRefund
       ? (childText(transaction, 'refunded-transaction-id') ?? childText(transaction, 'id'))
       : (childText(transaction, 'id') ?? childText(object, 'payment-id')),

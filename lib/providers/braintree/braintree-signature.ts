@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { encodeFormBody } from '../form-body';
 
 /** A Braintree API key: the public key names it in `bt_signature`, the private key signs. */
 export interface BraintreeApiKey {
@@ -16,6 +17,24 @@ export interface BraintreeApiKey {
 export function braintreePayloadSignature(privateKey: string, payload: string): string {
   const key = createHash('sha1').update(privateKey, 'utf8').digest();
   return createHmac('sha1', key).update(payload, 'utf8').digest('hex');
+}
+
+/** The `publicKey|hexsig` pair of `bt_signature` that `key` makes for `payload`. */
+export function braintreeSignaturePair(key: BraintreeApiKey, payload: string): string {
+  return `${key.publicKey}|${braintreePayloadSignature(key.privateKey, payload)}`;
+}
+
+/**
+ * The form body Braintree posts for the XML notification `xml` under `key`: `bt_payload` is the
+ * XML in base64 with a line break every 60 characters and at the end, `bt_signature` its pair.
+ */
+export function braintreeFormBody(key: BraintreeApiKey, xml: string): string {
+  const base64 = Buffer.from(xml, 'utf8').toString('base64');
+  const payload = `${base64.match(/.{1,60}/g)?.join('\n') ?? ''}\n`;
+  return encodeFormBody({
+    bt_signature: braintreeSignaturePair(key, payload),
+    bt_payload: payload,
+  });
 }
 
 /** One `publicKey|signature` pair of a `bt_signature` value. */

@@ -1,8 +1,7 @@
 import { withEventIds } from '../delivery-event-ids';
-import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import { BraintreeWebhookProvider } from './braintree.provider';
-import { braintreePayloadSignature } from './braintree-signature';
+import { braintreeFormPost, braintreeProvider } from './braintree.provider';
+import { braintreeFormBody } from './braintree-signature';
 
 /** Options of `signBraintreeDelivery()`. */
 export interface SignBraintreeDeliveryOptions {
@@ -31,17 +30,6 @@ export interface SignBraintreeDeliveryOptions {
  */
 export function signBraintreeDelivery(options: SignBraintreeDeliveryOptions): SignedDelivery {
   const { publicKey, privateKey } = options;
-  const payload = base64Lines(Buffer.from(options.payload, 'utf8').toString('base64'));
-  const signature = `${publicKey}|${braintreePayloadSignature(privateKey, payload)}`;
-  const delivery: SignedDelivery = {
-    provider: 'braintree',
-    method: 'POST',
-    body: encodeFormBody({ bt_signature: signature, bt_payload: payload }),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  };
-  return withEventIds(delivery, () => new BraintreeWebhookProvider({ publicKey, privateKey }));
-}
-
-function base64Lines(base64: string): string {
-  return `${base64.match(/.{1,60}/g)?.join('\n') ?? ''}\n`;
+  const delivery = braintreeFormPost(braintreeFormBody({ publicKey, privateKey }, options.payload));
+  return withEventIds(delivery, () => braintreeProvider.provider({ publicKey, privateKey }));
 }

@@ -1,6 +1,6 @@
 /**
  * Braintree: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -14,4 +14,4 @@ export type { BraintreeApiKey } from './braintree-signature';
 export { BraintreeStatusClient } from './braintree-status.client';
 /** @entries root express providers */
 export type { BraintreeStatusClientOptions } from './braintree-status.client';
-export { braintreeDescriptor } from './braintree.descriptor';
+export { braintreeProvider } from './braintree.provider';

@@ -5,7 +5,7 @@
 import { DefinedProvider } from '../define-provider';
 import { ProviderDescriptor } from '../provider-descriptor.interface';
 import { adyenProvider } from '../adyen/adyen.provider';
-import { braintreeDescriptor } from '../braintree/braintree.descriptor';
+import { braintreeProvider } from '../braintree/braintree.provider';
 import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsProvider } from '../cloudpayments/cloudpayments.provider';
 import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
@@ -33,6 +33,7 @@ import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   adyenProvider,
+  braintreeProvider,
   checkoutComProvider,
   cloudPaymentsProvider,
   dodoPaymentsProvider,
@@ -49,7 +50,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
 export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   adyenProvider.descriptor,
-  braintreeDescriptor,
+  braintreeProvider.descriptor,
   checkoutComProvider.descriptor,
   cloudPaymentsProvider.descriptor,
   dodoPaymentsProvider.descriptor,
