@@ -26,7 +26,7 @@ import { squareProvider } from '../square/square.provider';
 import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
 import { stripeProvider } from '../stripe/stripe.provider';
 import { tbankDescriptor } from '../tbank/tbank.descriptor';
-import { yookassaDescriptor } from '../yookassa/yookassa.descriptor';
+import { yookassaProvider } from '../yookassa/yookassa.provider';
 import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 
 /** One definition per provider folder, by folder name. */
@@ -45,6 +45,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   squareProvider,
   standardWebhooksProvider,
   stripeProvider,
+  yookassaProvider,
 ];
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
@@ -71,6 +72,6 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   standardWebhooksProvider.descriptor,
   stripeProvider.descriptor,
   tbankDescriptor,
-  yookassaDescriptor,
+  yookassaProvider.descriptor,
   yoomoneyDescriptor,
 ];

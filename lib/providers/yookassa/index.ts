@@ -1,6 +1,6 @@
 /**
  * YooKassa: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -16,4 +16,4 @@ export type { YooKassaNotification, YooKassaNotificationObject } from './yookass
 export { YooKassaStatusClient } from './yookassa-status.client';
 /** @entries root express providers */
 export type { YooKassaStatusClientOptions } from './yookassa-status.client';
-export { yookassaDescriptor } from './yookassa.descriptor';
+export { yookassaProvider } from './yookassa.provider';

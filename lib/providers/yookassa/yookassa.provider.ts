@@ -3,11 +3,9 @@ import { YooKassaStatusClient, YooKassaStatusClientOptions } from './yookassa-st
 import { currencyExponent, toMinorUnits } from '../../core/minor-units';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
-import {
-  assertAcknowledgedWith200,
-  defineEndpoint,
-  plainTextAcknowledgement,
-} from '../define-endpoint';
+import { ownValue } from '../../core/own-value';
+import { assertAcknowledgedWith200, plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import {
   currencyCode,
@@ -26,13 +24,13 @@ import {
   toCurrency,
 } from '../parse-payload';
 import { resolveNonEmptyString } from '../provider-options';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonObject as jsonObjectInput, SigningInputError } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
 
 const KIND = 'yookassa';
@@ -54,7 +52,7 @@ export const YOOKASSA_IP_RANGES: readonly string[] = Object.freeze([
 /** The YooKassa API v3 base URL. */
 export const YOOKASSA_API_URL = 'https://api.yookassa.ru/v3';
 
-/** Options of the YooKassa protocol, shared by `yookassaEndpoint()` and the provider class. */
+/** Options of the YooKassa protocol, shared by `yookassaEndpoint()` and its signer. */
 export interface YooKassaProviderOptions {
   /**
    * Key of the `metadata` entry (set by your app when creating the payment) that holds your
@@ -190,10 +188,6 @@ const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'refund.succeeded': 'refund.succeeded',
 };
 
-function mapYooKassaEvent(event: string): PaymentEventType | undefined {
-  return Object.prototype.hasOwnProperty.call(EVENT_TYPES, event) ? EVENT_TYPES[event] : undefined;
-}
-
 /** The object's amount in minor units and its currency, when it has an amount. */
 function readAmount(object: JsonObject): { amount?: number; currency?: string } {
   const raw = readObject(object, 'amount');
@@ -301,67 +295,114 @@ function isHttpUrl(value: unknown): boolean {
   }
 }
 
+/** YooKassa signs nothing: verifying checks that the body is a notification, signing adds no header. */
+const YOOKASSA_UNSIGNED: SignatureScheme = {
+  verify: (request) => void readNotification(request.rawBody),
+  sign: () => ({}),
+};
+
+/** The body of the notification YooKassa posts about `object`. */
+export function yookassaNotificationBody(event: string, object: object): string {
+  return JSON.stringify({ type: 'notification', event, object });
+}
+
 /**
  * YooKassa (API v3) HTTP notifications: `{"type":"notification","event":…,"object":{…}}`, not
- * signed. `verify()` checks only that the body is such a notification; authenticity comes from
- * the endpoint's source-address allowlist and from asking the API (`verifyWithProvider`).
- * YooKassa has no event id; status changes are one-way, so `${event}:${object.id}` is the key.
+ * signed. `verify()` checks only that the body is such a notification, with an `event` and an
+ * `object.id`, the fields the dedup key and the API check depend on; authenticity comes from the
+ * endpoint's source-address allowlist and from asking the API (`verifyWithProvider`). YooKassa
+ * has no event id; status changes are one-way, so `${event}:${object.id}` is the key. It counts
+ * exactly 200 as delivered, ignores the body, and retries any other answer for 24 hours.
  */
-export class YooKassaWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /**
-   * NOTE: exactly 200; YooKassa ignores the body and counts any other status as a failed
-   * delivery, retrying it for 24 hours.
-   */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly merchantRefKey: string;
-
-  /**
-   * @param options the YooKassa options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when `merchantRefKey` is not a non-empty string.
-   */
-  constructor(options: YooKassaProviderOptions = {}, endpointName = KIND) {
-    this.merchantRefKey = resolveNonEmptyString(
+export const yookassaProvider = defineProvider<YooKassaProviderOptions>({
+  kind: KIND,
+  name: 'YooKassa',
+  retryHorizon: { days: 1, documented: 'keeps delivering for 24 hours' },
+  signature: YOOKASSA_UNSIGNED,
+  types: EVENT_TYPES,
+  checkOptions(options: YooKassaEndpointOptions) {
+    assertAcknowledgedWith200(options, (status) => acknowledgementMessage(options.name, status));
+  },
+  // NOTE: built here, not from normalize, because reading merchantRef needs merchantRefKey.
+  create(options, endpointName) {
+    const merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,
       'merchantRefKey',
       options?.merchantRefKey,
       'orderId',
     );
-  }
-
-  /**
-   * Checks that the body is a YooKassa notification with an `event` and an `object.id`, the
-   * fields the dedup key and the API check depend on. There is no signature to check.
-   * @throws WebhookPayloadError
-   */
-  verify(request: InboundWebhook): void {
-    readNotification(request.rawBody);
-  }
-
-  /**
-   * Parses a YooKassa notification; the event id is `${event}:${object.id}`.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const { body, event, object, id } = readNotification(request.rawBody);
-    const { amount, currency } = readAmount(object);
     return {
-      eventId: `${event}:${id}`,
-      type: mapYooKassaEvent(event) ?? `${KIND}:${event}`,
-      nativeType: event,
-      paymentRef: paymentRefOf(event, object),
-      merchantRef: readString(readObject(object, 'metadata'), this.merchantRefKey),
-      amount,
-      currency,
-      status: readString(object, 'status'),
-      occurredAt: parseIsoDate(object.captured_at) ?? parseIsoDate(object.created_at),
-      payload: body,
+      kind: KIND,
+      acknowledgement: plainTextAcknowledgement(),
+      verify: (request) => YOOKASSA_UNSIGNED.verify(request, []),
+      normalize: (request) => readYooKassaNotification(request, merchantRefKey),
     };
-  }
+  },
+  extras(options: YooKassaEndpointOptions) {
+    const api = resolveApiOptions(options);
+    const statusClient =
+      api.shopId !== undefined && api.secretKey !== undefined
+        ? new YooKassaStatusClient({
+            shopId: api.shopId,
+            secretKey: api.secretKey,
+            apiUrl: api.apiUrl,
+            timeoutMs: api.timeoutMs,
+          })
+        : undefined;
+    return {
+      statusClient,
+      verifyWithProviderByDefault: true,
+      defaultSources: {
+        ranges: YOOKASSA_IP_RANGES,
+        name: "YooKassa's published ranges (YOOKASSA_IP_RANGES)",
+      },
+    };
+  },
+  cli: {
+    title: 'YooKassa (unsigned: the endpoint trusts source addresses)',
+    secret: null,
+    payload: 'the notification: { "event": "payment.succeeded", "object": { … } }',
+    flags: [],
+    sign: (input): SignedDelivery => {
+      const { event, object } = jsonObjectInput(KIND, input, '{ "event": …, "object": { … } }');
+      if (typeof event !== 'string' || object === null || typeof object !== 'object') {
+        throw new SigningInputError(
+          '--provider yookassa takes { "event": "payment.succeeded", "object": { … } } in --file',
+        );
+      }
+      return yookassaProvider.signed(yookassaNotificationBody(event, object), '');
+    },
+  },
+  sample: {
+    options: { verifyWithProvider: false },
+    body: JSON.stringify({
+      type: 'notification',
+      event: 'payment.succeeded',
+      object: { id: '2d9f3a6c-000f-5000-8000-1a2b3c4d5e6f', status: 'succeeded' },
+    }),
+  },
+});
+
+/** Parses a YooKassa notification; the event id is `${event}:${object.id}`. */
+function readYooKassaNotification(
+  request: InboundWebhook,
+  merchantRefKey: string,
+): NormalizedNotification {
+  const { body, event, object, id } = readNotification(request.rawBody);
+  const { amount, currency } = readAmount(object);
+  return {
+    eventId: `${event}:${id}`,
+    type: ownValue(EVENT_TYPES, event) ?? `${KIND}:${event}`,
+    nativeType: event,
+    paymentRef: paymentRefOf(event, object),
+    merchantRef: readString(readObject(object, 'metadata'), merchantRefKey),
+    amount,
+    currency,
+    status: readString(object, 'status'),
+    occurredAt: parseIsoDate(object.captured_at) ?? parseIsoDate(object.created_at),
+    payload: body,
+  };
 }
 
 /**
@@ -377,27 +418,8 @@ export class YooKassaWebhookProvider implements WebhookProvider {
  * })
  */
 export function yookassaEndpoint(options: YooKassaEndpointOptions): WebhookEndpoint {
-  const provider = new YooKassaWebhookProvider(options, options?.name);
-  assertAcknowledgedWith200(options, (status) => acknowledgementMessage(options.name, status));
-  const api = resolveApiOptions(options);
-  const statusClient =
-    api.shopId !== undefined && api.secretKey !== undefined
-      ? new YooKassaStatusClient({
-          shopId: api.shopId,
-          secretKey: api.secretKey,
-          apiUrl: api.apiUrl,
-          timeoutMs: api.timeoutMs,
-        })
-      : undefined;
-  return defineEndpoint(options, provider, {
-    statusClient,
-    verifyWithProviderByDefault: true,
-    defaultSources: {
-      ranges: YOOKASSA_IP_RANGES,
-      name: "YooKassa's published ranges (YOOKASSA_IP_RANGES)",
-    },
-  });
+  return yookassaProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-yookassaEndpoint.kind = 'yookassa';
+yookassaEndpoint.kind = KIND;

@@ -1,6 +1,9 @@
-import { withEventIds } from '../delivery-event-ids';
-import { YooKassaNotificationObject, YooKassaWebhookProvider } from './yookassa.provider';
 import { SignedDelivery } from '../signed-delivery';
+import {
+  YooKassaNotificationObject,
+  yookassaNotificationBody,
+  yookassaProvider,
+} from './yookassa.provider';
 
 /** Options of `yookassaDelivery()`. */
 export interface YooKassaDeliveryOptions {
@@ -20,11 +23,6 @@ export interface YooKassaDeliveryOptions {
  * const delivery = yookassaDelivery({ event: 'payment.succeeded', object: yookassaPayment() });
  */
 export function yookassaDelivery(options: YooKassaDeliveryOptions): SignedDelivery {
-  const delivery: SignedDelivery = {
-    provider: 'yookassa',
-    method: 'POST',
-    body: JSON.stringify({ type: 'notification', event: options.event, object: options.object }),
-    headers: { 'content-type': 'application/json' },
-  };
-  return withEventIds(delivery, () => new YooKassaWebhookProvider());
+  // NOTE: YooKassa signs nothing; the secret is unused.
+  return yookassaProvider.signed(yookassaNotificationBody(options.event, options.object), '');
 }
