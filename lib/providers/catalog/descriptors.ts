@@ -12,7 +12,7 @@ import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
 import { goCardlessProvider } from '../gocardless/gocardless.provider';
 import { hmacDescriptor } from '../hmac/hmac.descriptor';
 import { lemonSqueezyProvider } from '../lemon-squeezy/lemon-squeezy.provider';
-import { mercadoPagoDescriptor } from '../mercado-pago/mercado-pago.descriptor';
+import { mercadoPagoProvider } from '../mercado-pago/mercado-pago.provider';
 import { mollieDescriptor } from '../mollie/mollie.descriptor';
 import { paddleProvider } from '../paddle/paddle.provider';
 import { paypalDescriptor } from '../paypal/paypal.descriptor';
@@ -39,6 +39,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   dodoPaymentsProvider,
   goCardlessProvider,
   lemonSqueezyProvider,
+  mercadoPagoProvider,
   paddleProvider,
   paystackProvider,
   polarProvider,
@@ -58,7 +59,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   goCardlessProvider.descriptor,
   hmacDescriptor,
   lemonSqueezyProvider.descriptor,
-  mercadoPagoDescriptor,
+  mercadoPagoProvider.descriptor,
   mollieDescriptor,
   paddleProvider.descriptor,
   paypalDescriptor,

@@ -1,6 +1,6 @@
 /**
  * Mercado Pago: what this folder gives the package. Each export names the entries that export
- * it; the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run
+ * it; the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run
  * providers:catalog` lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -19,4 +19,4 @@ export { MercadoPagoStatusClient } from './mercado-pago-status.client';
 export type { MercadoPagoStatusClientOptions } from './mercado-pago-status.client';
 /** @entries providers */
 export type { MercadoPagoPayment } from './mercado-pago-payment';
-export { mercadoPagoDescriptor } from './mercado-pago.descriptor';
+export { mercadoPagoProvider } from './mercado-pago.provider';

@@ -1,3 +1,4 @@
+import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { ownValue } from '../../core/own-value';
 import { JsonObject, readString, toCurrency, toIdentifier } from '../parse-payload';
@@ -231,4 +232,54 @@ function amountOf(
   }
   const amount = decimalToMinorUnits(raw, currency);
   return amount === undefined ? undefined : { amount, currency };
+}
+
+/** Mercado Pago waits 22 s for the answer; a payment notification waits for the API before it. */
+const LONGEST_API_WAIT_MS = 18_000;
+
+/** What an endpoint's options say of its API access. */
+interface ApiAccessOptions {
+  readonly api?: MercadoPagoStatusClientOptions;
+  readonly verifyWithProvider?: boolean;
+}
+
+// NOTE: the provider confirms payments with the status client the endpoint hands out, so both
+// take the one made for the options object.
+const statusClients = new WeakMap<object, MercadoPagoStatusClient>();
+
+/**
+ * The status client of an endpoint's `api`, one per options object; none without `api`.
+ * @throws WebhookConfigurationError at startup when `api` is needed (`verifyWithProvider` on,
+ * the default) and missing, or its timeout is longer than a payment notification can wait.
+ */
+export function mercadoPagoStatusClientOf(
+  options: ApiAccessOptions | undefined,
+  endpointName: string,
+): MercadoPagoStatusClient | undefined {
+  const label = `Webhook endpoint ${JSON.stringify(endpointName)} (mercado-pago)`;
+  if (options?.api === undefined) {
+    if (options?.verifyWithProvider !== false) {
+      throw new WebhookConfigurationError(
+        `${label} reads each notified payment from the Mercado Pago API ` +
+          '(verifyWithProvider, on by default, because Mercado Pago signs only its id) but has no ' +
+          'API access: set api: { accessToken } (Your integrations → your application → ' +
+          'credentials → Access Token), or set verifyWithProvider: false to act on the notification alone.',
+      );
+    }
+    return undefined;
+  }
+  const timeoutMs = options.api.timeoutMs;
+  if (typeof timeoutMs === 'number' && timeoutMs > LONGEST_API_WAIT_MS) {
+    throw new WebhookConfigurationError(
+      `${label}: api.timeoutMs ${timeoutMs} is longer than a payment notification ` +
+        'can wait for the Mercado Pago API (Mercado Pago waits 22 s for the answer); use at most ' +
+        `${LONGEST_API_WAIT_MS}, or leave it out for 10000.`,
+    );
+  }
+  let client = statusClients.get(options);
+  if (client === undefined) {
+    client = new MercadoPagoStatusClient(options.api);
+    statusClients.set(options, client);
+  }
+  return client;
 }

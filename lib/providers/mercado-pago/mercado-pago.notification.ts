@@ -77,7 +77,7 @@ export function readNotification(rawBody: Buffer): CheckedNotification {
 // NOTE: only the Orders API says in the notification what became of the order, and that claim
 // is not signed: with `verifyWithProvider` (on by default) the order is read from the API
 // before handlers run. A `payment` notification says only that the payment changed.
-const ORDER_ACTIONS: Readonly<Record<string, PaymentEventType>> = {
+export const ORDER_ACTIONS: Readonly<Record<string, PaymentEventType>> = {
   'order.processed': 'payment.succeeded',
   'order.failed': 'payment.failed',
   'order.canceled': 'payment.canceled',

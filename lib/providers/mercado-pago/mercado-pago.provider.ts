@@ -5,23 +5,31 @@ import {
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../../core/webhook-errors';
-import { assertNoWhitespaceInSecrets, defineEndpoint, requireSecrets } from '../define-endpoint';
+import {
+  assertNoWhitespaceInSecrets,
+  plainTextAcknowledgement,
+  requireSecrets,
+} from '../define-endpoint';
+import { defineProvider } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
 import { parseJsonObject } from '../parse-payload';
 import { ApiCallBudgetOptions, ApiLookup, ProviderApiCalls } from '../provider-api-calls';
 import { sharedNotFoundNote } from '../provider-api-calls.messages';
 import { resolveTolerance } from '../provider-options';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonPost, requireSecret } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
   SignedTransmission,
-  WebhookAcknowledgement,
   WebhookEndpoint,
   WebhookProvider,
 } from '../webhook-provider.interface';
 import {
   MercadoPagoStatusClient,
   MercadoPagoStatusClientOptions,
+  mercadoPagoStatusClientOf,
 } from './mercado-pago-status.client';
 import {
   MercadoPagoPayment,
@@ -29,6 +37,7 @@ import {
   normalizeMercadoPagoPayment,
 } from './mercado-pago-payment';
 import {
+  ORDER_ACTIONS,
   mapMercadoPagoType,
   merchantRefOf,
   occurredAtOf,
@@ -39,11 +48,11 @@ import {
   statusOf,
 } from './mercado-pago.notification';
 import {
+  MercadoPagoSignatureScheme,
   REQUEST_ID_HEADER,
   SIGNATURE_HEADER,
+  mercadoPagoSignatureScheme,
   parseMercadoPagoSignature,
-  requireRequestId,
-  verifyMercadoPagoSignature,
 } from './mercado-pago.signature';
 
 const KIND = 'mercado-pago';
@@ -54,8 +63,6 @@ const SECRET_PAGE =
  * Mercado Pago documents retries (IPN schedule), so a replay cannot outlast it.
  */
 const UNCHECKED_REPLAY_SECONDS = 2 * 4 * 24 * 60 * 60;
-/** Mercado Pago waits 22 s for the answer; a payment notification waits for the API before it. */
-const LONGEST_API_WAIT_MS = 18_000;
 // NOTE: payment ids are digits; anything else is no payment Mercado Pago notifies.
 const PAYMENT_ID = /^\d{1,32}$/;
 /**
@@ -154,6 +161,18 @@ type Confirmation =
   | { readonly kind: 'payment'; readonly payment: MercadoPagoPayment }
   | { readonly kind: 'skip'; readonly notification: CheckedNotification; readonly reason: string };
 
+/** What a Mercado Pago provider works with, its options checked. */
+interface MercadoPagoSettings {
+  readonly secrets: readonly string[];
+  /** The timestamp window in seconds; 0: not checked. */
+  readonly tolerance: number;
+  readonly currency: string | undefined;
+  /** The client `payment` notifications are confirmed with; none keeps them native. */
+  readonly api: MercadoPagoStatusClient | undefined;
+  /** The budget, shared calls and remembered answers of `api`'s lookups. */
+  readonly calls: ProviderApiCalls;
+}
+
 /**
  * Mercado Pago Webhooks: `x-signature: ts=…,v1=…` is the hex HMAC-SHA256, keyed by the
  * application's secret signature, of `id:{data.id};request-id:{x-request-id};ts:{ts};`. Only
@@ -166,19 +185,13 @@ type Confirmation =
  * calls are shared, remembered briefly and held to the endpoint's `apiCallBudget`
  * ({@link ProviderApiCalls}).
  */
-export class MercadoPagoWebhookProvider implements WebhookProvider {
+class MercadoPagoWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Mercado Pago takes 200 or 201 within 22 seconds; the body is not read. */
-  readonly acknowledgement: WebhookAcknowledgement = Object.freeze({
-    status: 200,
-    body: '',
-    contentType: 'text/plain; charset=utf-8',
-  });
+  readonly acknowledgement = plainTextAcknowledgement();
 
-  private readonly secrets: readonly string[];
-  private readonly tolerance: number;
-  private readonly currency: string | undefined;
+  private readonly scheme: MercadoPagoSignatureScheme;
   // NOTE: verify() and normalize() get the same request object from the ingress.
   private readonly confirmations = new WeakMap<InboundWebhook, Confirmation>();
   /** The payment each signed transmission's own call read, by `data.id` and transmission. */
@@ -186,41 +199,14 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
     MAX_REMEMBERED_TRANSMISSIONS,
   );
 
-  /**
-   * @param options the Mercado Pago options, checked here.
-   * @param api the client `payment` notifications are confirmed with; none keeps them native.
-   * @param endpointName names the endpoint in configuration errors.
-   * @param calls the budget, shared calls and remembered answers of `api`'s lookups.
-   * @throws WebhookConfigurationError when the secret, tolerance or currency cannot work.
-   */
-  constructor(
-    options: MercadoPagoProviderOptions,
-    private readonly api?: MercadoPagoStatusClient,
-    endpointName = KIND,
-    private readonly calls = new ProviderApiCalls({
-      endpoint: endpointName,
-      kind: KIND,
-      provider: 'Mercado Pago',
-    }),
-  ) {
-    const secrets = requireSecrets(endpointName, KIND, 'secret', options?.secret);
-    assertNoWhitespaceInSecrets(
-      endpointName,
-      KIND,
-      'secret',
-      secrets,
-      `Copy the secret signature from ${SECRET_PAGE}`,
-    );
-    this.secrets = secrets;
-    this.tolerance = resolveTolerance(endpointName, KIND, options, 'mercadoPagoEndpoint()');
-    this.currency = resolveCurrency(endpointName, options.currency);
+  constructor(private readonly settings: MercadoPagoSettings) {
+    this.scheme = mercadoPagoSignatureScheme(settings.tolerance);
   }
 
   /**
-   * Checks `x-signature` against `data.id` of the body, `x-request-id` and `ts`, then `ts`
-   * against the tolerance. With an API client, then fetches the payment a `payment`
-   * notification names (and resolves once it has it), unless a replay of the same signed
-   * transmission finds the payment its first delivery fetched.
+   * Checks the signature (see {@link mercadoPagoSignatureScheme}). With an API client, then
+   * fetches the payment a `payment` notification names (and resolves once it has it), unless a
+   * replay of the same signed transmission finds the payment its first delivery fetched.
    * @throws WebhookVerificationError (a rejection `unconfirmed` when the API cannot confirm a
    * payment notification now, or the payment was read for another delivery a moment ago:
    * Mercado Pago calls again; `api_budget_spent` past the endpoint's budget of API calls), or
@@ -228,23 +214,13 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
    * payment id.
    */
   verify(request: InboundWebhook): void | Promise<void> {
-    const signature = parseMercadoPagoSignature(request.headers[SIGNATURE_HEADER]);
-    const requestId = requireRequestId(request.headers[REQUEST_ID_HEADER]);
-    // NOTE: Mercado Pago signs data.id as it puts it in the URL's query, which it sets to the
-    // body's data.id; the body's is the one handlers read, so it is the one checked.
-    const notification = readNotification(request.rawBody);
-    verifyMercadoPagoSignature(
-      signature,
-      { dataId: notification.dataId, requestId },
-      this.secrets,
-      request.receivedAt,
-      this.tolerance,
-    );
-    if (this.api === undefined || notification.type !== 'payment') {
+    const notification = this.scheme.verifyNotification(request, this.settings.secrets);
+    const { api } = this.settings;
+    if (api === undefined || notification.type !== 'payment') {
       this.confirmations.set(request, { kind: 'notification' });
       return;
     }
-    return this.confirmPayment(this.api, notification, request).then((confirmation) => {
+    return this.confirmPayment(api, notification, request).then((confirmation) => {
       this.confirmations.set(request, confirmation);
     });
   }
@@ -257,9 +233,10 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   signedTransmission(request: InboundWebhook): SignedTransmission {
     const requestId = request.headers[REQUEST_ID_HEADER]?.trim() ?? '';
     const ts = parseMercadoPagoSignature(request.headers[SIGNATURE_HEADER]).ts;
+    const { tolerance } = this.settings;
     return {
       id: `${requestId} ${ts}`,
-      replayableSeconds: this.tolerance > 0 ? 2 * this.tolerance : UNCHECKED_REPLAY_SECONDS,
+      replayableSeconds: tolerance > 0 ? 2 * tolerance : UNCHECKED_REPLAY_SECONDS,
     };
   }
 
@@ -305,7 +282,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
       nativeType: notification.nativeType,
       paymentRef: paymentRefOf(notification),
       merchantRef: merchantRefOf(notification),
-      ...paidAmountOf(notification, type, this.currency),
+      ...paidAmountOf(notification, type, this.settings.currency),
       status: statusOf(notification),
       occurredAt: occurredAtOf(notification),
       payload: notification.body,
@@ -357,7 +334,7 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
     id: string,
   ): Promise<ApiLookup<MercadoPagoPayment>> {
     try {
-      return await this.calls.lookup(id, `payment ${id}`, () => api.fetchPayment(id));
+      return await this.settings.calls.lookup(id, `payment ${id}`, () => api.fetchPayment(id));
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         throw error;
@@ -371,28 +348,102 @@ export class MercadoPagoWebhookProvider implements WebhookProvider {
   }
 }
 
-/** The status client of the endpoint's `api`, or a startup error when it is needed and missing. */
-function statusClientOf(options: MercadoPagoEndpointOptions): MercadoPagoStatusClient | undefined {
-  if (options?.api === undefined) {
-    if (options?.verifyWithProvider !== false) {
-      throw new WebhookConfigurationError(
-        `${label(options?.name)} reads each notified payment from the Mercado Pago API ` +
-          '(verifyWithProvider, on by default, because Mercado Pago signs only its id) but has no ' +
-          'API access: set api: { accessToken } (Your integrations → your application → ' +
-          'credentials → Access Token), or set verifyWithProvider: false to act on the notification alone.',
-      );
-    }
-    return undefined;
-  }
-  const timeoutMs = options.api.timeoutMs;
-  if (typeof timeoutMs === 'number' && timeoutMs > LONGEST_API_WAIT_MS) {
-    throw new WebhookConfigurationError(
-      `${label(options.name)}: api.timeoutMs ${timeoutMs} is longer than a payment notification ` +
-        'can wait for the Mercado Pago API (Mercado Pago waits 22 s for the answer); use at most ' +
-        `${LONGEST_API_WAIT_MS}, or leave it out for 10000.`,
+/** The options a Mercado Pago provider is built from: the endpoint's, its name aside. */
+type MercadoPagoOptions = Omit<MercadoPagoEndpointOptions, 'name'>;
+
+/**
+ * Mercado Pago's definition. The provider is built through `create`: it keeps the payments it
+ * confirmed, and its startup checks keep their order (API access, then the secret, the
+ * tolerance and the currency), so the secret is checked there rather than by `secrets`. Nor
+ * is the body signed: a changed body under a signed transmission is refused by the ingress
+ * (`signedTransmission()`), not by `verify`.
+ */
+export const mercadoPagoProvider = defineProvider<MercadoPagoOptions>({
+  kind: KIND,
+  name: 'Mercado Pago',
+  aliases: ['mercadopago'],
+  retryHorizon: {
+    days: 4,
+    documented:
+      'Webhooks: a retry every 15 minutes, then at longer intervals after the third, with no end ' +
+      'stated; the IPN schedule ends with a fifth attempt 96 hours after the first',
+  },
+  signature: mercadoPagoSignatureScheme(),
+  types: ORDER_ACTIONS,
+  create(options, endpointName) {
+    const api = mercadoPagoStatusClientOf(options, endpointName);
+    const calls = new ProviderApiCalls({
+      endpoint: endpointName,
+      kind: KIND,
+      provider: 'Mercado Pago',
+      budget: options.apiCallBudget,
+    });
+    const secrets = requireSecrets(endpointName, KIND, 'secret', options.secret);
+    assertNoWhitespaceInSecrets(
+      endpointName,
+      KIND,
+      'secret',
+      secrets,
+      `Copy the secret signature from ${SECRET_PAGE}`,
     );
-  }
-  return new MercadoPagoStatusClient(options.api);
+    return new MercadoPagoWebhookProvider({
+      secrets,
+      tolerance: resolveTolerance(endpointName, KIND, options, 'mercadoPagoEndpoint()'),
+      currency: resolveCurrency(endpointName, options.currency),
+      api,
+      calls,
+    });
+  },
+  extras: (options) => ({
+    statusClient: mercadoPagoStatusClientOf(options, options.name),
+    verifyWithProviderByDefault: true,
+  }),
+  cli: {
+    title: 'Mercado Pago (Webhooks)',
+    secret: "the application's webhook secret signature",
+    timestamp: 'ts= of x-signature (Unix seconds; default now)',
+    payload: 'the notification; its data.id is signed, the rest of the body is not',
+    flags: [
+      {
+        name: 'request-id',
+        value: '<id>',
+        help: 'x-request-id, signed with data.id and ts (default: a random UUID)',
+      },
+    ],
+    sign: (input) =>
+      signedMercadoPagoDelivery(
+        input.text,
+        requireSecret(KIND, input),
+        input.timestamp,
+        input.options['request-id'],
+      ),
+  },
+  sample: {
+    secret: 'mercado-pago-sample-secret',
+    options: { secret: 'mercado-pago-sample-secret', verifyWithProvider: false },
+    flags: { 'request-id': 'bb56a2f1-6aae-46ac-982e-9dcd3581d08e' },
+    body:
+      '{"id":12345678901,"type":"payment","action":"payment.updated","api_version":"v1",' +
+      '"date_created":"2026-03-02T15:04:05Z","live_mode":false,"data":{"id":"98765432101"}}',
+  },
+});
+
+/**
+ * A delivery of `body` signed as Mercado Pago signs it, with the id an endpoint without `api`
+ * stores it under.
+ * @param timestamp `ts` of `x-signature`, written as given (default now, in Unix seconds).
+ * @param requestId `x-request-id` (default a random UUID).
+ */
+export function signedMercadoPagoDelivery(
+  body: string,
+  secret: string,
+  timestamp?: number,
+  requestId?: string,
+): SignedDelivery {
+  const headers = mercadoPagoSignatureScheme(undefined, requestId).sign(body, secret, timestamp);
+  return withEventIds(jsonPost(KIND, { text: body }, headers), () =>
+    mercadoPagoProvider.provider({ secret, verifyWithProvider: false }),
+  );
 }
 
 /**
@@ -407,19 +458,8 @@ function statusClientOf(options: MercadoPagoEndpointOptions): MercadoPagoStatusC
  * })
  */
 export function mercadoPagoEndpoint(options: MercadoPagoEndpointOptions): WebhookEndpoint {
-  const statusClient = statusClientOf(options);
-  const calls = new ProviderApiCalls({
-    endpoint: options?.name,
-    kind: KIND,
-    provider: 'Mercado Pago',
-    budget: options?.apiCallBudget,
-  });
-  const provider = new MercadoPagoWebhookProvider(options, statusClient, options?.name, calls);
-  return defineEndpoint(options, provider, {
-    statusClient,
-    verifyWithProviderByDefault: true,
-  });
+  return mercadoPagoProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-mercadoPagoEndpoint.kind = 'mercado-pago';
+mercadoPagoEndpoint.kind = KIND;

@@ -1,7 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { constantTimeMatchAny } from '../../core/constant-time';
 import { hmacSha256 } from '../../core/hmac';
 import { assertTimestampWithinWindow } from '../../core/timestamp-window';
 import { WebhookVerificationError } from '../../core/webhook-errors';
+import { SignatureScheme } from '../define-provider';
+import { toIdentifier } from '../parse-payload';
+import { DEFAULT_TOLERANCE_SECONDS } from '../provider-options';
+import { InboundWebhook } from '../webhook-provider.interface';
+import { CheckedNotification, readNotification } from './mercado-pago.notification';
 
 /** The header that carries `ts=<time>,v1=<hex HMAC-SHA256>`. */
 export const SIGNATURE_HEADER = 'x-signature';
@@ -141,4 +147,71 @@ export function verifyMercadoPagoSignature(
   }
   // NOTE: checked after the signature, so only genuine but late (or early) deliveries say so.
   assertTimestampWithinWindow(signature.seconds, receivedAt, tolerance);
+}
+
+/** Mercado Pago's signature: `verify` also hands back the notification whose `data.id` it checked. */
+export interface MercadoPagoSignatureScheme extends SignatureScheme {
+  /**
+   * Checks `x-signature` against `data.id` of the body, `x-request-id` and `ts`, then `ts`
+   * against the tolerance.
+   * @returns the notification the body holds.
+   * @throws WebhookVerificationError, or WebhookPayloadError for a body that is no notification.
+   */
+  verifyNotification(request: InboundWebhook, secrets: readonly string[]): CheckedNotification;
+}
+
+/** `data.id` of a notification body, as text; undefined when it has none or is no JSON. */
+function dataIdOf(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const data = (parsed as { data?: { id?: unknown } } | null)?.data;
+  return typeof data === 'object' && data !== null ? toIdentifier(data.id) : undefined;
+}
+
+/**
+ * Mercado Pago's signature, for the endpoint and the signers alike: `x-signature: ts=…,v1=…`
+ * over `id:{data.id};request-id:{x-request-id};ts:{ts};`, and `x-request-id`.
+ * @param tolerance the timestamp window in seconds (0: not checked).
+ * @param requestId the `x-request-id` it signs with; a random UUID per delivery, as Mercado Pago
+ * sends, when unset.
+ */
+export function mercadoPagoSignatureScheme(
+  tolerance = DEFAULT_TOLERANCE_SECONDS,
+  requestId?: string,
+): MercadoPagoSignatureScheme {
+  const verifyNotification = (
+    request: InboundWebhook,
+    secrets: readonly string[],
+  ): CheckedNotification => {
+    const signature = parseMercadoPagoSignature(request.headers[SIGNATURE_HEADER]);
+    const signedRequestId = requireRequestId(request.headers[REQUEST_ID_HEADER]);
+    // NOTE: Mercado Pago signs data.id as it puts it in the URL's query, which it sets to the
+    // body's data.id; the body's is the one handlers read, so it is the one checked.
+    const notification = readNotification(request.rawBody);
+    verifyMercadoPagoSignature(
+      signature,
+      { dataId: notification.dataId, requestId: signedRequestId },
+      secrets,
+      request.receivedAt,
+      tolerance,
+    );
+    return notification;
+  };
+  return {
+    verifyNotification,
+    verify: (request, secrets) => {
+      verifyNotification(request, secrets);
+    },
+    sign: (body, secret, timestamp) => {
+      // NOTE: ts is written as given: Unix seconds, or milliseconds as on the Orders page.
+      const ts = String(timestamp ?? Math.floor(Date.now() / 1000));
+      const id = requestId ?? randomUUID();
+      const v1 = mercadoPagoSignature(secret, { dataId: dataIdOf(body), requestId: id, ts });
+      return { [SIGNATURE_HEADER]: `ts=${ts},v1=${v1}`, [REQUEST_ID_HEADER]: id };
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { WebhookSignatureValidator } from 'mercadopago';
 import { createHmac } from 'node:crypto';
 import { mercadoPagoFixtures } from './mercado-pago.fixtures';
 import { signMercadoPagoDelivery } from './mercado-pago.signer';
-import { mercadoPagoEndpoint } from './mercado-pago.provider';
+import { mercadoPagoEndpoint, mercadoPagoProvider } from './mercado-pago.provider';
 import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 // The Orders page's example (data.id, x-request-id, ts) under the documentation's sample secret;
@@ -108,6 +108,36 @@ describe('signMercadoPagoDelivery', () => {
     });
     expect(await storedEventIds(endpoint, delivery)).toEqual([String(payload.id)]);
     expect(delivery.eventId).toBe(String(payload.id));
+  });
+});
+
+describe('mercadoPagoProvider', () => {
+  it('signs for the CLI with the x-request-id of --request-id, the one flag it lists', () => {
+    const endpoint = mercadoPagoEndpoint({
+      name: 'mp',
+      secret: 'cli-secret',
+      verifyWithProvider: false,
+    });
+    const text = '{"id":1,"type":"payment","action":"payment.updated","data":{"id":"1319485746"}}';
+    const sent = mercadoPagoProvider.descriptor.signing.sign({
+      text,
+      json: JSON.parse(text),
+      secret: 'cli-secret',
+      timestamp: Math.floor(Date.now() / 1000),
+      options: { 'request-id': 'cli-request-1' },
+      readFile: () => '',
+    });
+    expect(sent.headers['x-request-id']).toBe('cli-request-1');
+    expect(() =>
+      endpoint.provider.verify({
+        rawBody: Buffer.from(sent.body),
+        headers: sent.headers,
+        receivedAt: new Date(),
+      }),
+    ).not.toThrow();
+    expect(mercadoPagoProvider.descriptor.signing.flags.map((flag) => flag.name)).toEqual([
+      'request-id',
+    ]);
   });
 });
 

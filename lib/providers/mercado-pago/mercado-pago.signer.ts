@@ -1,9 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { toIdentifier } from '../parse-payload';
-import { MercadoPagoWebhookProvider } from './mercado-pago.provider';
-import { mercadoPagoSignature } from './mercado-pago.signature';
+import { signedMercadoPagoDelivery } from './mercado-pago.provider';
 
 /** Options of `signMercadoPagoDelivery()`. */
 export interface SignMercadoPagoDeliveryOptions {
@@ -21,18 +17,6 @@ export interface SignMercadoPagoDeliveryOptions {
   requestId?: string;
 }
 
-/** `data.id` of a notification body, as text; undefined when it has none. */
-function dataIdOf(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const data = (parsed as { data?: { id?: unknown } } | null)?.data;
-  return typeof data === 'object' && data !== null ? toIdentifier(data.id) : undefined;
-}
-
 /**
  * Signs a delivery the way Mercado Pago does: `x-signature: ts=…,v1=…`, the hex HMAC-SHA256 of
  * `id:{data.id};request-id:{x-request-id};ts:{ts};` under the secret, with `data.id` taken from
@@ -48,21 +32,7 @@ function dataIdOf(body: string): string | undefined {
  * })
  */
 export function signMercadoPagoDelivery(options: SignMercadoPagoDeliveryOptions): SignedDelivery {
-  const { secret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const ts = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const requestId = options.requestId ?? randomUUID();
-  const v1 = mercadoPagoSignature(secret, { dataId: dataIdOf(body), requestId, ts });
-  const delivery: SignedDelivery = {
-    provider: 'mercado-pago',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-signature': `ts=${ts},v1=${v1}`,
-      'x-request-id': requestId,
-    },
-  };
-  return withEventIds(delivery, () => new MercadoPagoWebhookProvider({ secret }));
+  return signedMercadoPagoDelivery(body, options.secret, options.timestamp, options.requestId);
 }
