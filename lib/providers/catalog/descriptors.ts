@@ -25,7 +25,7 @@ import { sberDescriptor } from '../sber/sber.descriptor';
 import { squareProvider } from '../square/square.provider';
 import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
 import { stripeProvider } from '../stripe/stripe.provider';
-import { tbankDescriptor } from '../tbank/tbank.descriptor';
+import { tbankProvider } from '../tbank/tbank.provider';
 import { yookassaProvider } from '../yookassa/yookassa.provider';
 import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
 
@@ -46,6 +46,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   squareProvider,
   standardWebhooksProvider,
   stripeProvider,
+  tbankProvider,
   yookassaProvider,
 ];
 
@@ -72,7 +73,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   squareProvider.descriptor,
   standardWebhooksProvider.descriptor,
   stripeProvider.descriptor,
-  tbankDescriptor,
+  tbankProvider.descriptor,
   yookassaProvider.descriptor,
   yoomoneyDescriptor,
 ];

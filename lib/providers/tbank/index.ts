@@ -1,6 +1,6 @@
 /**
  * T-Bank: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -14,4 +14,4 @@ export { tbankToken } from './tbank-token';
 export { TBankStatusClient } from './tbank-status.client';
 /** @entries root express providers */
 export type { TBankStatusClientOptions } from './tbank-status.client';
-export { tbankDescriptor } from './tbank.descriptor';
+export { tbankProvider } from './tbank.provider';

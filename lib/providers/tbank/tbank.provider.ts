@@ -10,28 +10,28 @@ import {
   WebhookVerificationError,
 } from '../../core/webhook-errors';
 import { tbankToken } from './tbank-token';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { DefinedNotification, defineProvider, SignatureScheme } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { boolean, nonEmptyString, optional } from '../envelope-rules';
 import { JsonObject, parseJsonObject } from '../parse-payload';
 import { nonEmptyStringOptionMessage } from '../providers.messages';
 import { endpointLabel } from '../providers.messages';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonObject, jsonPost, requireSecret } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
-import { ownValue } from '../../core/own-value';
 
 const KIND = 'tbank';
 const SUCCESS_BODY = 'OK';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const DIGITS = /^\d+$/;
 
-/** Options of the T-Bank protocol, shared by `tbankEndpoint()` and `TBankWebhookProvider`. */
+/** Options of the T-Bank protocol, shared by `tbankEndpoint()` and the provider it builds. */
 export interface TBankProviderOptions {
   /**
    * The terminal's password (T-Business → Internet acquiring → Stores → Terminals), hashed into
@@ -86,116 +86,88 @@ interface TBankNotification {
 }
 
 /**
- * T-Bank (Tinkoff) acquiring notifications: a JSON body whose `Token` is the lowercase hex SHA-256
- * of the values of its other top-level scalar fields plus `Password`, ordered by key. There is no
- * event id and no timestamp; the dedup key is `${PaymentId}:${Status}` (plus `:${Amount}` for the
- * partial statuses, which can repeat). T-Bank counts a delivery as done only when the answer is
- * HTTP 200 with the body `OK`.
+ * T-Bank signs inside the body: `Token` is the lowercase hex SHA-256 of the values of the
+ * notification's other top-level scalar fields plus `Password`, ordered by key (see
+ * {@link tbankToken}, which the signers write it with). `verify` recomputes it from the
+ * notification's own fields and each password, then checks `TerminalKey` when the endpoint
+ * names one.
  */
-export class TBankWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /**
-   * NOTE: T-Bank wants exactly "OK" (upper case, no markup); anything else is retried hourly
-   * for 24 hours.
-   */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement(SUCCESS_BODY);
-
-  private readonly passwords: readonly string[];
-  private readonly terminalKey?: string;
-
-  /**
-   * @param options the T-Bank options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when no usable password is given, or `terminalKey` is
-   * not a non-empty string.
-   */
-  constructor(options: TBankProviderOptions, endpointName = KIND) {
-    this.passwords = requireSecrets(endpointName, KIND, 'password', options?.password);
-    const terminalKey: unknown = options.terminalKey;
-    if (terminalKey !== undefined && (typeof terminalKey !== 'string' || terminalKey === '')) {
-      throw new WebhookConfigurationError(
-        nonEmptyStringOptionMessage(endpointName, KIND, 'terminalKey', '"1772186527637DEMO"'),
-      );
-    }
-    this.terminalKey = terminalKey;
-  }
-
-  /**
-   * Recomputes `Token` from the notification's own fields and each configured password, then
-   * checks `TerminalKey` when the endpoint names one.
-   * @throws WebhookVerificationError when `Token` is missing, malformed or does not match, or the
-   * notification is for another terminal.
-   * @throws WebhookPayloadError when the body is not a JSON object the Token can be computed over.
-   */
-  verify(request: InboundWebhook): void {
-    const { members } = readNotification(request.rawBody);
-    const token = members.get('Token');
-    if (token === undefined) {
-      throw new WebhookVerificationError('missing_signature', 'T-Bank notification has no Token');
-    }
-    if (token.kind !== 'string' || !HEX_SHA256.test(token.text)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed Token in the T-Bank notification: expected 64 hex digits',
-      );
-    }
-    // NOTE: every value is handed over as text, so numbers are hashed exactly as written.
-    const signed = signedValues(members);
-    const expected = this.passwords.map((password) => tbankToken(signed, password));
-    if (!constantTimeIncludes(expected, token.text.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Token does not match the T-Bank notification and the terminal password',
-      );
-    }
-    // NOTE: checked after the Token, so only genuine notifications of another terminal say so.
-    const terminalKey = members.get('TerminalKey');
-    if (this.terminalKey !== undefined && terminalKey?.text !== this.terminalKey) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `T-Bank notification is for terminal ${JSON.stringify(terminalKey?.text ?? null)}, ` +
-          `not for this endpoint's terminal ${JSON.stringify(this.terminalKey)}`,
-      );
-    }
-  }
-
-  /**
-   * Parses a T-Bank notification. `Success: false` (with an `ErrorCode`) is still a notification
-   * and is mapped by its `Status` like any other.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const { body, members } = readNotification(request.rawBody);
-    const notification = checkEnvelope(TBANK_NOTIFICATION, body, 'T-Bank notification');
-    const paymentId = identifierOf(members.get('PaymentId'));
-    if (paymentId === undefined) {
-      throw new WebhookPayloadError(
-        'T-Bank notification is not valid: PaymentId must be a non-negative integer or a non-empty string',
-      );
-    }
-    const status = notification.Status;
-    const amount = amountOf(members.get('Amount'));
-    let eventId = `${paymentId}:${status}`;
-    if (REPEATABLE_STATUSES.has(status)) {
-      if (amount === undefined) {
-        throw new WebhookPayloadError(
-          `T-Bank notification is not valid: a ${status} notification must carry Amount`,
+function tbankTokenSignature(
+  passwords: readonly string[],
+  terminalKey: string | undefined,
+): SignatureScheme {
+  return {
+    verify(request: InboundWebhook): void {
+      const { members } = readNotification(request.rawBody);
+      const token = members.get('Token');
+      if (token === undefined) {
+        throw new WebhookVerificationError('missing_signature', 'T-Bank notification has no Token');
+      }
+      if (token.kind !== 'string' || !HEX_SHA256.test(token.text)) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          'Malformed Token in the T-Bank notification: expected 64 hex digits',
         );
       }
-      eventId += `:${amount}`;
-    }
-    return {
-      eventId,
-      type: ownValue(TBANK_STATUS_TYPES, status) ?? `${KIND}:${status}`,
-      nativeType: status,
-      paymentRef: paymentId,
-      merchantRef: identifierOf(members.get('OrderId')),
-      ...amountOfEvent(status, amount),
-      status,
-      payload: body,
-    };
+      // NOTE: every value is handed over as text, so numbers are hashed exactly as written.
+      const signed = signedValues(members);
+      const expected = passwords.map((password) => tbankToken(signed, password));
+      if (!constantTimeIncludes(expected, token.text.toLowerCase())) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          'Token does not match the T-Bank notification and the terminal password',
+        );
+      }
+      // NOTE: checked after the Token, so only genuine notifications of another terminal say so.
+      const terminal = members.get('TerminalKey');
+      if (terminalKey !== undefined && terminal?.text !== terminalKey) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `T-Bank notification is for terminal ${JSON.stringify(terminal?.text ?? null)}, ` +
+            `not for this endpoint's terminal ${JSON.stringify(terminalKey)}`,
+        );
+      }
+    },
+    sign(): never {
+      throw new TypeError('T-Bank signs inside the body (Token): sign with signTBankDelivery()');
+    },
+  };
+}
+
+/**
+ * Parses a T-Bank notification. `Success: false` (with an `ErrorCode`) is still a notification
+ * and is mapped by its `Status` like any other.
+ * @throws WebhookPayloadError
+ */
+function readTBankNotification(request: InboundWebhook): DefinedNotification {
+  const { body, members } = readNotification(request.rawBody);
+  const notification = checkEnvelope(TBANK_NOTIFICATION, body, 'T-Bank notification');
+  const paymentId = identifierOf(members.get('PaymentId'));
+  if (paymentId === undefined) {
+    throw new WebhookPayloadError(
+      'T-Bank notification is not valid: PaymentId must be a non-negative integer or a non-empty string',
+    );
   }
+  const status = notification.Status;
+  const amount = amountOf(members.get('Amount'));
+  let eventId = `${paymentId}:${status}`;
+  if (REPEATABLE_STATUSES.has(status)) {
+    if (amount === undefined) {
+      throw new WebhookPayloadError(
+        `T-Bank notification is not valid: a ${status} notification must carry Amount`,
+      );
+    }
+    eventId += `:${amount}`;
+  }
+  return {
+    eventId,
+    nativeType: status,
+    paymentRef: paymentId,
+    merchantRef: identifierOf(members.get('OrderId')),
+    ...amountOfEvent(status, amount),
+    status,
+    payload: body,
+  };
 }
 
 /**
@@ -365,6 +337,117 @@ export function tbankAcknowledgementMessage(
   );
 }
 
+/** The terminal passwords of the options. @throws WebhookConfigurationError */
+function passwordsOf(options: TBankProviderOptions, endpointName: string): string[] {
+  return requireSecrets(endpointName, KIND, 'password', options?.password);
+}
+
+/**
+ * The notification T-Bank posts with `payload`'s fields (a `Token` there is replaced) and the
+ * `Token` of `password`, last, with the id the endpoint stores it under: what
+ * `signTBankDelivery()` and the CLI's `sign` send.
+ * @throws Error when `payload` has a `Password` field (T-Bank never sends one).
+ */
+export function tbankDelivery(
+  payload: Readonly<Record<string, unknown>>,
+  password: string,
+): SignedDelivery {
+  if ('Password' in payload) {
+    throw new Error(
+      'signTBankDelivery: remove Password from the payload; pass the password as `password`',
+    );
+  }
+  const { Token: _ignored, ...fields } = payload;
+  const body = JSON.stringify({ ...fields, Token: tbankToken(fields, password) });
+  return withEventIds(jsonPost(KIND, { text: body }, {}), () =>
+    tbankProvider.provider({ password }),
+  );
+}
+
+const SAMPLE_PASSWORD = 'rpnstdt1ekalr00f';
+
+/**
+ * T-Bank (Tinkoff) acquiring notifications: a JSON body signed by its `Token` (see
+ * {@link tbankTokenSignature}). There is no event id and no timestamp; the dedup key is
+ * `${PaymentId}:${Status}` (plus `:${Amount}` for the partial statuses, which can repeat).
+ * T-Bank counts a delivery as done only when the answer is HTTP 200 with the body `OK`.
+ */
+export const tbankProvider = defineProvider<TBankProviderOptions>({
+  kind: KIND,
+  name: 'T-Bank',
+  aliases: ['tinkoff'],
+  retryHorizon: { days: 1, documented: 'once an hour for 24 hours' },
+  eventName: 'T-Bank notification',
+  // NOTE: no `secrets`: T-Bank signs inside the body, where a delivery stripped of its headers is
+  // still signed and a changed last byte is no JSON (a payload error); the password is checked
+  // with the other options instead, as before (a password with spaces is hashed as it is).
+  checkOptions(options: TBankProviderOptions & Partial<BaseEndpointOptions>, endpointName) {
+    passwordsOf(options, String(endpointName));
+    const terminalKey: unknown = options.terminalKey;
+    if (terminalKey !== undefined && (typeof terminalKey !== 'string' || terminalKey === '')) {
+      throw new WebhookConfigurationError(
+        nonEmptyStringOptionMessage(endpointName, KIND, 'terminalKey', '"1772186527637DEMO"'),
+      );
+    }
+    const { status, body } = options.acknowledgement ?? {};
+    if (status !== undefined && status !== 200) {
+      throw new WebhookConfigurationError(
+        tbankAcknowledgementMessage(options.name, 'status', status),
+      );
+    }
+    if (body !== undefined && body !== SUCCESS_BODY) {
+      throw new WebhookConfigurationError(tbankAcknowledgementMessage(options.name, 'body', body));
+    }
+  },
+  signature: (options) => tbankTokenSignature(passwordsOf(options, KIND), options.terminalKey),
+  // NOTE: T-Bank wants exactly "OK" (upper case, no markup); anything else is retried hourly
+  // for 24 hours.
+  acknowledgement: plainTextAcknowledgement(SUCCESS_BODY),
+  types: TBANK_STATUS_TYPES,
+  normalize: ({ request }) => readTBankNotification(request),
+  extras(options: TBankEndpointOptions) {
+    if (!options.api) return {};
+    const terminalKey = options.api.terminalKey ?? options.terminalKey;
+    if (terminalKey === undefined) {
+      throw new WebhookConfigurationError(
+        `Webhook endpoint "${options.name}" (tbank): api needs the terminal's key: set terminalKey ` +
+          '(the TerminalKey from the terminal settings) on the endpoint or in api.',
+      );
+    }
+    const passwords = Array.isArray(options.password) ? options.password : [options.password];
+    const statusClient = new TBankStatusClient({
+      terminalKey,
+      password: options.api.password ?? (passwords[passwords.length - 1] as string),
+      apiUrl: options.api.apiUrl,
+      timeoutMs: options.api.timeoutMs,
+    });
+    return { statusClient };
+  },
+  cli: {
+    secret: 'the terminal password',
+    payload: 'the notification object without Token (Token is computed and appended)',
+    flags: [],
+    sign: (input) =>
+      tbankDelivery(
+        jsonObject(KIND, input, 'the notification without Token'),
+        requireSecret(KIND, input),
+      ),
+  },
+  sample: {
+    secret: SAMPLE_PASSWORD,
+    options: { password: SAMPLE_PASSWORD },
+    body: JSON.stringify({
+      TerminalKey: '1772186527637DEMO',
+      OrderId: 'order-1',
+      Success: true,
+      Status: 'CONFIRMED',
+      PaymentId: 8111987112,
+      ErrorCode: '0',
+      Amount: 19200,
+    }),
+  },
+});
+
 /**
  * A T-Bank (Tinkoff) acquiring notification endpoint: give the terminal's `NotificationURL` as
  * `https://<host>/<path>/<name>`.
@@ -378,35 +461,8 @@ export function tbankAcknowledgementMessage(
  * })
  */
 export function tbankEndpoint(options: TBankEndpointOptions): WebhookEndpoint {
-  const provider = new TBankWebhookProvider(options, options?.name);
-  const { status, body } = options.acknowledgement ?? {};
-  if (status !== undefined && status !== 200) {
-    throw new WebhookConfigurationError(
-      tbankAcknowledgementMessage(options.name, 'status', status),
-    );
-  }
-  if (body !== undefined && body !== SUCCESS_BODY) {
-    throw new WebhookConfigurationError(tbankAcknowledgementMessage(options.name, 'body', body));
-  }
-  let statusClient: TBankStatusClient | undefined;
-  if (options.api) {
-    const terminalKey = options.api.terminalKey ?? options.terminalKey;
-    if (terminalKey === undefined) {
-      throw new WebhookConfigurationError(
-        `Webhook endpoint "${options.name}" (tbank): api needs the terminal's key: set terminalKey ` +
-          '(the TerminalKey from the terminal settings) on the endpoint or in api.',
-      );
-    }
-    const passwords = Array.isArray(options.password) ? options.password : [options.password];
-    statusClient = new TBankStatusClient({
-      terminalKey,
-      password: options.api.password ?? (passwords[passwords.length - 1] as string),
-      apiUrl: options.api.apiUrl,
-      timeoutMs: options.api.timeoutMs,
-    });
-  }
-  return defineEndpoint(options, provider, { statusClient });
+  return tbankProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-tbankEndpoint.kind = 'tbank';
+tbankEndpoint.kind = KIND;

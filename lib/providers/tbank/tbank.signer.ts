@@ -1,7 +1,5 @@
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { TBankWebhookProvider } from './tbank.provider';
-import { tbankToken } from './tbank-token';
+import { tbankDelivery } from './tbank.provider';
 
 /** Options of `signTBankDelivery()`. */
 export interface SignTBankDeliveryOptions {
@@ -28,18 +26,5 @@ export interface SignTBankDeliveryOptions {
  * expect(response.body).toBe('OK');
  */
 export function signTBankDelivery(options: SignTBankDeliveryOptions): SignedDelivery {
-  if ('Password' in options.payload) {
-    throw new Error(
-      'signTBankDelivery: remove Password from the payload; pass the password as `password`',
-    );
-  }
-  const { password } = options;
-  const { Token: _ignored, ...fields } = options.payload;
-  const delivery: SignedDelivery = {
-    provider: 'tbank',
-    method: 'POST',
-    body: JSON.stringify({ ...fields, Token: tbankToken(fields, password) }),
-    headers: { 'content-type': 'application/json' },
-  };
-  return withEventIds(delivery, () => new TBankWebhookProvider({ password }));
+  return tbankDelivery(options.payload, options.password);
 }
