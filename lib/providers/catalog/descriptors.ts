@@ -15,7 +15,7 @@ import { lemonSqueezyProvider } from '../lemon-squeezy/lemon-squeezy.provider';
 import { mercadoPagoProvider } from '../mercado-pago/mercado-pago.provider';
 import { mollieDescriptor } from '../mollie/mollie.descriptor';
 import { paddleProvider } from '../paddle/paddle.provider';
-import { paypalDescriptor } from '../paypal/paypal.descriptor';
+import { paypalProvider } from '../paypal/paypal.provider';
 import { paystackProvider } from '../paystack/paystack.provider';
 import { polarProvider } from '../polar/polar.provider';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
@@ -41,6 +41,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   lemonSqueezyProvider,
   mercadoPagoProvider,
   paddleProvider,
+  paypalProvider,
   paystackProvider,
   polarProvider,
   squareProvider,
@@ -63,7 +64,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   mercadoPagoProvider.descriptor,
   mollieDescriptor,
   paddleProvider.descriptor,
-  paypalDescriptor,
+  paypalProvider.descriptor,
   paystackProvider.descriptor,
   polarProvider.descriptor,
   qvardDescriptor,

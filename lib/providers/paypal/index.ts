@@ -1,6 +1,6 @@
 /**
  * PayPal: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer, fixtures and test certificate: ./testing.ts.
  */
 
@@ -21,4 +21,4 @@ export type {
 export { PayPalStatusClient } from './paypal-status.client';
 /** @entries root express providers */
 export type { PayPalStatusClientOptions } from './paypal-status.client';
-export { paypalDescriptor } from './paypal.descriptor';
+export { paypalProvider } from './paypal.provider';

@@ -1,11 +1,16 @@
+import { KeyObject, randomUUID, sign } from 'node:crypto';
+import { crc32 } from '../../core/crc32';
 import { WebhookVerificationError } from '../../core/webhook-errors';
 import { InboundWebhook } from '../webhook-provider.interface';
+import { PAYPAL_TEST_CERT_URL, PAYPAL_TEST_PRIVATE_KEY_PEM } from './paypal-test-certificate';
 
 /** `PAYPAL-TRANSMISSION-ID`, lower-cased: which transmission (delivery attempt) this is. */
 export const TRANSMISSION_ID_HEADER = 'paypal-transmission-id';
 /** `PAYPAL-TRANSMISSION-TIME`, lower-cased: when PayPal sent it. */
 export const TRANSMISSION_TIME_HEADER = 'paypal-transmission-time';
 const TRANSMISSION_SIG_HEADER = 'paypal-transmission-sig';
+/** The only `PAYPAL-AUTH-ALGO` PayPal signs with. */
+export const AUTH_ALGO = 'SHA256withRSA';
 const CERT_URL_HEADER = 'paypal-cert-url';
 const AUTH_ALGO_HEADER = 'paypal-auth-algo';
 const PAYPAL_DOMAIN = 'paypal.com';
@@ -91,4 +96,56 @@ export function parseTransmissionTime(text: string): number {
     );
   }
   return millis;
+}
+
+/**
+ * What PayPal signs for a transmission: its id and time, the webhook id, and the CRC-32 of the
+ * raw body, joined by `|`. The endpoint verifies and the signers sign this one string.
+ */
+export function transmissionMessage(
+  transmissionId: string,
+  transmissionTime: string,
+  webhookId: string,
+  body: Uint8Array | string,
+): Buffer {
+  return Buffer.from(
+    `${transmissionId}|${transmissionTime}|${webhookId}|${String(crc32(body))}`,
+    'utf8',
+  );
+}
+
+/** What a PayPal transmission is signed with; defaults as `signPayPalDelivery()` documents. */
+export interface TransmissionSigning {
+  readonly webhookId: string;
+  readonly privateKey?: string | KeyObject;
+  readonly certUrl?: string;
+  readonly transmissionId?: string;
+  readonly transmissionTime?: Date | string;
+}
+
+/** `2024-05-12T18:14:14.123Z` → `2024-05-12T18:14:14Z`. */
+function transmissionTimeText(time: Date | string | undefined): string {
+  if (typeof time === 'string') return time;
+  return (time ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The transmission headers PayPal sends `body` with: an RSA SHA-256 signature of its message. */
+export function signedTransmissionHeaders(
+  body: string,
+  signing: TransmissionSigning,
+): Record<string, string> {
+  const transmissionId = signing.transmissionId ?? randomUUID();
+  const transmissionTime = transmissionTimeText(signing.transmissionTime);
+  const signature = sign(
+    'sha256',
+    transmissionMessage(transmissionId, transmissionTime, signing.webhookId, body),
+    signing.privateKey ?? PAYPAL_TEST_PRIVATE_KEY_PEM,
+  ).toString('base64');
+  return {
+    [AUTH_ALGO_HEADER]: AUTH_ALGO,
+    [CERT_URL_HEADER]: signing.certUrl ?? PAYPAL_TEST_CERT_URL,
+    [TRANSMISSION_ID_HEADER]: transmissionId,
+    [TRANSMISSION_SIG_HEADER]: signature,
+    [TRANSMISSION_TIME_HEADER]: transmissionTime,
+  };
 }

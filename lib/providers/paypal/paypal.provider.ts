@@ -1,14 +1,11 @@
 import { renamedOption, toleranceRename } from '../../core/deprecated-options';
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
 import { decodeCanonicalBase64 } from '../../core/base64';
-import { crc32 } from '../../core/crc32';
-import { toMinorUnits } from '../../core/minor-units';
-import { PaymentEventType } from '../../core/payment-event-types';
 import { assertTimestampWithinWindow } from '../../core/timestamp-window';
 import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
-import { defineEndpoint, plainTextAcknowledgement } from '../define-endpoint';
-import { checkEnvelope, defineEnvelope } from '../envelope';
-import { jsonObject, nonEmptyString, optional, string } from '../envelope-rules';
+import { plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
 import {
   PayPalTrustAnchors,
   nodeTrustAnchors,
@@ -20,16 +17,9 @@ import {
   createPayPalCertificateResolver,
   describeCertificateError,
 } from './paypal-certificate.resolver';
-import {
-  JsonObject,
-  isJsonObject,
-  parseIsoDate,
-  parseJsonObject,
-  readObject,
-  readString,
-  toCurrency,
-} from '../parse-payload';
 import { paypalTrustedRootsMessage } from '../providers.messages';
+import { SignedDelivery } from '../signed-delivery';
+import { jsonPost, SigningInputError } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -39,20 +29,23 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from '../webhook-provider.interface';
-import { ownValue } from '../../core/own-value';
 import {
+  AUTH_ALGO,
   TRANSMISSION_ID_HEADER,
   TRANSMISSION_TIME_HEADER,
   checkCertUrl,
   parseTransmissionTime,
   readTransmissionHeaders,
   shown,
+  signedTransmissionHeaders,
+  TransmissionSigning,
+  transmissionMessage,
 } from './paypal-transmission-headers';
+import { PAYPAL_TEST_CA_PEM, PAYPAL_TEST_CERTIFICATE_PEM } from './paypal-test-certificate';
 import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';
+import { PAYPAL_EVENT_TYPES, readPayPalEvent } from './paypal-event';
 
 const KIND = 'paypal';
-const AUTH_ALGO = 'SHA256withRSA';
-const CAPTURE_LINK = /\/v2\/payments\/captures\/([^/?#]+)$/;
 
 /**
  * How far `PAYPAL-TRANSMISSION-TIME` may be from the receive time unless an endpoint says
@@ -123,71 +116,6 @@ export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProvid
    * @example api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! }
    */
   api?: PayPalStatusClientOptions;
-}
-
-const PAYPAL_EVENT = defineEnvelope({
-  id: nonEmptyString(),
-  event_type: nonEmptyString(),
-  resource: jsonObject(),
-  create_time: optional(string()),
-});
-
-const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
-  'PAYMENT.CAPTURE.COMPLETED': 'payment.succeeded',
-  'PAYMENT.CAPTURE.DENIED': 'payment.failed',
-  'PAYMENT.CAPTURE.DECLINED': 'payment.failed',
-  'PAYMENT.CAPTURE.REFUNDED': 'refund.succeeded',
-  'CUSTOMER.DISPUTE.CREATED': 'dispute.opened',
-  'CUSTOMER.DISPUTE.RESOLVED': 'dispute.closed',
-};
-
-/** Which resource an event type carries, as far as references and amounts are concerned. */
-type ResourceFamily = 'capture' | 'refund' | 'authorization' | 'dispute' | 'other';
-
-function resourceFamily(eventType: string): ResourceFamily {
-  // NOTE: a reversal (chargeback debit) carries a refund resource, like a refund does.
-  if (eventType === 'PAYMENT.CAPTURE.REFUNDED' || eventType === 'PAYMENT.CAPTURE.REVERSED') {
-    return 'refund';
-  }
-  if (eventType.startsWith('PAYMENT.CAPTURE.')) return 'capture';
-  if (eventType.startsWith('PAYMENT.AUTHORIZATION.')) return 'authorization';
-  if (eventType.startsWith('CUSTOMER.DISPUTE.')) return 'dispute';
-  return 'other';
-}
-
-/** The capture a refund belongs to: the id at the end of its `rel: "up"` link. */
-function capturedPaymentOf(refund: JsonObject): string | undefined {
-  const links = Array.isArray(refund.links) ? refund.links : [];
-  for (const link of links) {
-    if (isJsonObject(link) && link.rel === 'up') {
-      const href = readString(link, 'href');
-      const match = href === undefined ? null : CAPTURE_LINK.exec(href);
-      if (match) return decodePathSegment(match[1]);
-    }
-  }
-  return undefined;
-}
-
-function decodePathSegment(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    // NOTE: a malformed escape (e.g. "%E0%A4%A") leaves the reference unknown rather than failing.
-    return undefined;
-  }
-}
-
-function firstDisputedTransaction(dispute: JsonObject): JsonObject | undefined {
-  const transactions = dispute.disputed_transactions;
-  return Array.isArray(transactions) && isJsonObject(transactions[0]) ? transactions[0] : undefined;
-}
-
-/** `{ value: '10.99', currency_code: 'USD' }` → 1099 and `'USD'`. */
-function readMoney(money: JsonObject | undefined): { amount?: number; currency?: string } {
-  const currency = toCurrency(money?.currency_code);
-  const value = readString(money, 'value');
-  if (currency === undefined) return {};
-  return { amount: value === undefined ? undefined : toMinorUnits(value, currency), currency };
 }
 
 /**
@@ -286,17 +214,15 @@ export class PayPalWebhookProvider implements WebhookProvider {
       this.tolerance,
     );
     const certificate = await this.loadCertificate(certUrl, request.receivedAt);
-    const message =
-      `${headers.transmissionId}|${headers.transmissionTime}|${this.webhookId}|` +
-      String(crc32(request.rawBody));
+    const message = transmissionMessage(
+      headers.transmissionId,
+      headers.transmissionTime,
+      this.webhookId,
+      request.rawBody,
+    );
     let valid: boolean;
     try {
-      valid = verifySignature(
-        'sha256',
-        Buffer.from(message, 'utf8'),
-        certificate.publicKey,
-        signature,
-      );
+      valid = verifySignature('sha256', message, certificate.publicKey, signature);
     } catch {
       valid = false;
     }
@@ -329,38 +255,7 @@ export class PayPalWebhookProvider implements WebhookProvider {
    * @throws WebhookPayloadError
    */
   normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'PayPal event body');
-    const event = checkEnvelope(PAYPAL_EVENT, body, 'PayPal event');
-    const { resource } = event;
-    const family = resourceFamily(event.event_type);
-
-    let paymentRef: string | undefined;
-    let merchantRef = readString(resource, 'custom_id') ?? readString(resource, 'invoice_id');
-    let money = readMoney(readObject(resource, 'amount'));
-    if (family === 'capture' || family === 'authorization') {
-      paymentRef = readString(resource, 'id');
-    } else if (family === 'refund') {
-      // NOTE: the refund's own id is no payment; without an "up" link the reference stays unknown.
-      paymentRef = capturedPaymentOf(resource);
-    } else if (family === 'dispute') {
-      const transaction = firstDisputedTransaction(resource);
-      paymentRef = readString(transaction, 'seller_transaction_id');
-      merchantRef = readString(transaction, 'custom') ?? readString(transaction, 'invoice_number');
-      money = readMoney(readObject(resource, 'dispute_amount'));
-    }
-
-    return {
-      eventId: event.id,
-      type: ownValue(EVENT_TYPES, event.event_type) ?? `${KIND}:${event.event_type}`,
-      nativeType: event.event_type,
-      paymentRef,
-      merchantRef,
-      amount: money.amount,
-      currency: money.currency,
-      status: readString(resource, 'status'),
-      occurredAt: parseIsoDate(event.create_time),
-      payload: body,
-    };
+    return readPayPalEvent(request.rawBody);
   }
 
   private async loadCertificate(url: string, receivedAt: Date): Promise<X509Certificate> {
@@ -407,6 +302,88 @@ function resolveTrustAnchors(
 }
 
 /**
+ * PayPal: verifying fetches the signing certificate (cached by its resolver) and checks its chain
+ * against the endpoint's trust anchors, so the provider is `PayPalWebhookProvider`, built through
+ * `create`; the definition carries the rest.
+ */
+export const paypalProvider = defineProvider<
+  PayPalProviderOptions & Pick<PayPalEndpointOptions, 'api'>
+>({
+  kind: KIND,
+  name: 'PayPal',
+  retryHorizon: { days: 3, documented: 'up to 25 retries over 3 days' },
+  create: (options, endpointName) => new PayPalWebhookProvider(options, endpointName),
+  types: PAYPAL_EVENT_TYPES,
+  extras: (options) => ({ statusClient: options.api && new PayPalStatusClient(options.api) }),
+  cli: {
+    title: 'PayPal (RSA signature with a certificate)',
+    secret: null,
+    timestamp: 'PAYPAL-TRANSMISSION-TIME (Unix seconds; default now)',
+    payload: 'the event, signed byte for byte (through its CRC32)',
+    flags: [
+      {
+        name: 'webhook-id',
+        value: '<id>',
+        help: "the webhook id the endpoint is configured with (required; PayPal's simulator uses WEBHOOK_ID)",
+      },
+      {
+        name: 'private-key',
+        value: '<pem file>',
+        help: "private key of the certificate at --cert-url (default the package's test key, PAYPAL_TEST_PRIVATE_KEY_PEM)",
+      },
+      {
+        name: 'cert-url',
+        value: '<url>',
+        help: "PAYPAL-CERT-URL, answered by the endpoint's certificateResolver (default PAYPAL_TEST_CERT_URL)",
+      },
+      {
+        name: 'transmission-id',
+        value: '<id>',
+        help: 'PAYPAL-TRANSMISSION-ID (default a new UUID)',
+      },
+    ],
+    sign: (input): SignedDelivery => {
+      const webhookId = input.options['webhook-id'];
+      if (webhookId === undefined || webhookId === '') {
+        throw new SigningInputError('--provider paypal needs --webhook-id');
+      }
+      return paypalDelivery(input.text, {
+        webhookId,
+        privateKey:
+          input.options['private-key'] === undefined ? undefined : input.readFile('private-key'),
+        certUrl: input.options['cert-url'],
+        transmissionId: input.options['transmission-id'],
+        transmissionTime:
+          input.timestamp === undefined ? undefined : new Date(input.timestamp * 1000),
+      });
+    },
+  },
+  sample: {
+    body: JSON.stringify({
+      id: 'WH-2WR32451HC0233532-67976317FL4543714',
+      event_type: 'PAYMENT.CAPTURE.COMPLETED',
+      create_time: '2024-05-12T18:14:14Z',
+      resource: { id: '42311647XV020574X', status: 'COMPLETED', custom_id: 'order-42' },
+    }),
+    options: {
+      webhookId: 'WH-SAMPLE',
+      certificateResolver: async () => PAYPAL_TEST_CERTIFICATE_PEM,
+      trustedRoots: PAYPAL_TEST_CA_PEM,
+    },
+    flags: { 'webhook-id': 'WH-SAMPLE' },
+  },
+});
+
+/**
+ * `body` as PayPal sends it signed under `signing`, with the event id the endpoint stores it
+ * under; the CLI's signing and `signPayPalDelivery()` both make their deliveries here.
+ */
+export function paypalDelivery(body: string, signing: TransmissionSigning): SignedDelivery {
+  const delivery = jsonPost(KIND, { text: body }, signedTransmissionHeaders(body, signing));
+  return withEventIds(delivery, () => paypalProvider.provider({ webhookId: signing.webhookId }));
+}
+
+/**
  * A PayPal webhook endpoint.
  * @throws WebhookConfigurationError at startup when the webhook id or an option cannot work.
  * @example
@@ -421,11 +398,8 @@ function resolveTrustAnchors(
  * })
  */
 export function paypalEndpoint(options: PayPalEndpointOptions): WebhookEndpoint {
-  const provider = new PayPalWebhookProvider(options, options?.name);
-  return defineEndpoint(options, provider, {
-    statusClient: options.api && new PayPalStatusClient(options.api),
-  });
+  return paypalProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-paypalEndpoint.kind = 'paypal';
+paypalEndpoint.kind = KIND;

@@ -1,9 +1,6 @@
-import { KeyObject, randomUUID, sign } from 'node:crypto';
-import { crc32 } from '../../core/crc32';
-import { withEventIds } from '../delivery-event-ids';
-import { PAYPAL_TEST_CERT_URL, PAYPAL_TEST_PRIVATE_KEY_PEM } from './paypal-test-certificate';
+import { KeyObject } from 'node:crypto';
 import { SignedDelivery } from '../signed-delivery';
-import { PayPalWebhookProvider } from './paypal.provider';
+import { paypalDelivery } from './paypal.provider';
 
 /** Options of `signPayPalDelivery()`. */
 export interface SignPayPalDeliveryOptions {
@@ -35,12 +32,6 @@ export interface SignPayPalDeliveryOptions {
   transmissionTime?: Date | string;
 }
 
-/** `2024-05-12T18:14:14.123Z` → `2024-05-12T18:14:14Z`. */
-function transmissionTimeText(time: Date | string | undefined): string {
-  if (typeof time === 'string') return time;
-  return (time ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /**
  * Signs a delivery the way PayPal does: an RSA SHA-256 signature of
  * `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(body)}` with the certificate's
@@ -59,29 +50,7 @@ function transmissionTimeText(time: Date | string | undefined): string {
  * });
  */
 export function signPayPalDelivery(options: SignPayPalDeliveryOptions): SignedDelivery {
-  const { webhookId } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const transmissionId = options.transmissionId ?? randomUUID();
-  const transmissionTime = transmissionTimeText(options.transmissionTime);
-  const message = `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(body)}`;
-  const signature = sign(
-    'sha256',
-    Buffer.from(message, 'utf8'),
-    options.privateKey ?? PAYPAL_TEST_PRIVATE_KEY_PEM,
-  ).toString('base64');
-  const delivery: SignedDelivery = {
-    provider: 'paypal',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'paypal-auth-algo': 'SHA256withRSA',
-      'paypal-cert-url': options.certUrl ?? PAYPAL_TEST_CERT_URL,
-      'paypal-transmission-id': transmissionId,
-      'paypal-transmission-sig': signature,
-      'paypal-transmission-time': transmissionTime,
-    },
-  };
-  return withEventIds(delivery, () => new PayPalWebhookProvider({ webhookId }));
+  return paypalDelivery(body, options);
 }
