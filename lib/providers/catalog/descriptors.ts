@@ -19,7 +19,7 @@ import { paypalProvider } from '../paypal/paypal.provider';
 import { paystackProvider } from '../paystack/paystack.provider';
 import { polarProvider } from '../polar/polar.provider';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
-import { razorpayDescriptor } from '../razorpay/razorpay.descriptor';
+import { razorpayProvider } from '../razorpay/razorpay.provider';
 import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
 import { sberDescriptor } from '../sber/sber.descriptor';
 import { squareProvider } from '../square/square.provider';
@@ -44,6 +44,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paypalProvider,
   paystackProvider,
   polarProvider,
+  razorpayProvider,
   squareProvider,
   standardWebhooksProvider,
   stripeProvider,
@@ -68,7 +69,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   paystackProvider.descriptor,
   polarProvider.descriptor,
   qvardDescriptor,
-  razorpayDescriptor,
+  razorpayProvider.descriptor,
   robokassaDescriptor,
   sberDescriptor,
   squareProvider.descriptor,

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { PaymentEventType } from '../../core/payment-event-types';
-import { ownValue } from '../../core/own-value';
 import { JsonObject, readObject, readString } from '../parse-payload';
 
 /** Razorpay event types whose name alone decides the normalized type. */
-const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+export const RAZORPAY_EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'payment.authorized': 'payment.authorized',
   'payment.captured': 'payment.succeeded',
   'payment.failed': 'payment.failed',
@@ -16,11 +15,6 @@ const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
   'payment.dispute.lost': 'dispute.closed',
   'payment.dispute.closed': 'dispute.closed',
 };
-
-/** The normalized type of a Razorpay event type, where one fits. */
-export function mapRazorpayEvent(event: string): PaymentEventType | undefined {
-  return ownValue(EVENT_TYPES, event);
-}
 
 /** The entity an event is about, and the name it has under `payload`. */
 export interface RazorpaySubject {

@@ -1,6 +1,8 @@
+import { ownValue } from '../../core/own-value';
 import { WebhookConfigurationError } from '../../core/webhook-errors';
-import { assertBodySignature, BodySignatureHeader } from '../body-signature';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { bodyHmacSignature, BodySignatureHeader } from '../body-signature';
+import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { defineProvider } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { integer, jsonObject, nonEmptyString } from '../envelope-rules';
 import {
@@ -13,15 +15,15 @@ import {
   toCurrency,
 } from '../parse-payload';
 import { resolveNonEmptyString } from '../provider-options';
+import { SignedDelivery } from '../signed-delivery';
+import { requireSecret } from '../signing-input';
 import {
   BaseEndpointOptions,
   InboundWebhook,
   NormalizedNotification,
-  WebhookAcknowledgement,
   WebhookEndpoint,
-  WebhookProvider,
 } from '../webhook-provider.interface';
-import { entityOf, mapRazorpayEvent, razorpayEventKey, subjectOf } from './razorpay-event';
+import { entityOf, RAZORPAY_EVENT_TYPES, razorpayEventKey, subjectOf } from './razorpay-event';
 import { razorpaySecretIsKeyIdMessage, razorpaySecretPaddedMessage } from './razorpay.messages';
 import { RazorpayStatusClient, RazorpayStatusClientOptions } from './razorpay-status.client';
 
@@ -36,9 +38,11 @@ const RAZORPAY_SIGNATURE: BodySignatureHeader = {
     'X-Razorpay-Signature does not match the payload and the webhook secret (it is the ' +
     "webhook's own secret, not the API Key Secret; after a change, list the old one too)",
 };
+/** The one definition of the header the endpoint verifies and the signer writes. */
+export const RAZORPAY_SIGNATURE_SCHEME = bodyHmacSignature(RAZORPAY_SIGNATURE);
 const API_KEY_ID = /^rzp_(live|test)_/;
 
-/** Options of the Razorpay protocol, shared by `razorpayEndpoint()` and `RazorpayWebhookProvider`. */
+/** Options of the Razorpay protocol, shared by `razorpayEndpoint()` and the provider. */
 export interface RazorpayProviderOptions {
   /**
    * The webhook's secret: the one you typed when creating the webhook (Razorpay Dashboard →
@@ -87,84 +91,117 @@ function resolveSecrets(name: string, value: RazorpayProviderOptions['secret']):
   return secrets;
 }
 
+/** The order id in an entity's `notes` (an object, or `[]` when it has none). */
+function noteOf(entity: JsonObject | undefined, merchantRefKey: string): string | undefined {
+  return readString(readObject(entity, 'notes'), merchantRefKey);
+}
+
+/** Reads a Razorpay event, with the order id under `merchantRefKey` of the `notes`. */
+function normalizeRazorpay(
+  request: InboundWebhook,
+  merchantRefKey: string,
+): NormalizedNotification {
+  const body = parseJsonObject(request.rawBody, 'Razorpay event body');
+  const event = checkEnvelope(RAZORPAY_EVENT, body, 'Razorpay event');
+  const subject = subjectOf(event.event, event.payload);
+  const payment = entityOf(event.payload, 'payment');
+  const order = entityOf(event.payload, 'order');
+  // NOTE: an order's amount is what was asked; the payment's is what was paid.
+  const money = subject?.name === 'order' ? (payment ?? subject.entity) : subject?.entity;
+
+  return {
+    eventId: razorpayEventKey(event.event, event.created_at, subject, request.rawBody),
+    type: ownValue(RAZORPAY_EVENT_TYPES, event.event) ?? `${KIND}:${event.event}`,
+    nativeType: event.event,
+    paymentRef:
+      subject?.name === 'payment'
+        ? readString(subject.entity, 'id')
+        : (readString(payment, 'id') ?? readString(subject?.entity, 'payment_id')),
+    merchantRef:
+      readString(order, 'receipt') ??
+      noteOf(payment, merchantRefKey) ??
+      noteOf(order, merchantRefKey) ??
+      noteOf(subject?.entity, merchantRefKey),
+    amount: readInteger(money, 'amount'),
+    currency: toCurrency(money?.currency),
+    status: readString(subject?.entity, 'status'),
+    occurredAt: fromUnixSeconds(event.created_at),
+    // NOTE: Razorpay signs the whole body, created_at included, but no delivery timestamp.
+    occurredAtSigned: true,
+    payload: body,
+  };
+}
+
 /**
  * Razorpay webhooks: `X-Razorpay-Signature` is hex HMAC-SHA256 of the raw body keyed by the
  * webhook secret. There is no signed delivery timestamp, but the signed body's `created_at`
- * bounds a replay. The dedup key is made from signed fields (see `razorpayEventKey`).
+ * bounds a replay. The dedup key is made from signed fields (see `razorpayEventKey`). Razorpay
+ * accepts any 2xx within 5 seconds; an empty 200 is the plainest.
  */
-export class RazorpayWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Razorpay accepts any 2xx within 5 seconds; an empty 200 is the plainest. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-
-  private readonly secrets: readonly string[];
-  private readonly merchantRefKey: string;
-
-  /**
-   * @param options the Razorpay options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a secret or `merchantRefKey` cannot work.
-   */
-  constructor(options: RazorpayProviderOptions, endpointName = KIND) {
-    this.secrets = resolveSecrets(endpointName, options?.secret);
-    this.merchantRefKey = resolveNonEmptyString(
+export const razorpayProvider = defineProvider<RazorpayEndpointOptions>({
+  kind: KIND,
+  name: 'Razorpay',
+  retryHorizon: {
+    days: 1,
+    documented:
+      'retries with exponential backoff for 24 hours after the event was created, then disables ' +
+      'the webhook (a replay on request covers events up to 15 days old)',
+  },
+  signature: RAZORPAY_SIGNATURE_SCHEME,
+  types: RAZORPAY_EVENT_TYPES,
+  // NOTE: the secrets are checked here, not as the definition's secrets: a merchant types the
+  // secret, so a space inside it is kept and only one around it is refused. The order id's key
+  // is an option, so the provider is built with the options it reads.
+  create(options, endpointName) {
+    const secrets = resolveSecrets(endpointName, options?.secret);
+    const merchantRefKey = resolveNonEmptyString(
       endpointName,
       KIND,
       'merchantRefKey',
       options.merchantRefKey,
       'orderId',
     );
-  }
-
-  /**
-   * Checks X-Razorpay-Signature against the raw body.
-   * @throws WebhookVerificationError
-   */
-  verify(request: InboundWebhook): void {
-    assertBodySignature(request, RAZORPAY_SIGNATURE, this.secrets);
-  }
-
-  /**
-   * Parses a Razorpay event and maps it to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
-    const body = parseJsonObject(request.rawBody, 'Razorpay event body');
-    const event = checkEnvelope(RAZORPAY_EVENT, body, 'Razorpay event');
-    const subject = subjectOf(event.event, event.payload);
-    const payment = entityOf(event.payload, 'payment');
-    const order = entityOf(event.payload, 'order');
-    // NOTE: an order's amount is what was asked; the payment's is what was paid.
-    const money = subject?.name === 'order' ? (payment ?? subject.entity) : subject?.entity;
-
     return {
-      eventId: razorpayEventKey(event.event, event.created_at, subject, request.rawBody),
-      type: mapRazorpayEvent(event.event) ?? `${KIND}:${event.event}`,
-      nativeType: event.event,
-      paymentRef:
-        subject?.name === 'payment'
-          ? readString(subject.entity, 'id')
-          : (readString(payment, 'id') ?? readString(subject?.entity, 'payment_id')),
-      merchantRef:
-        readString(order, 'receipt') ??
-        this.noteOf(payment) ??
-        this.noteOf(order) ??
-        this.noteOf(subject?.entity),
-      amount: readInteger(money, 'amount'),
-      currency: toCurrency(money?.currency),
-      status: readString(subject?.entity, 'status'),
-      occurredAt: fromUnixSeconds(event.created_at),
-      // NOTE: Razorpay signs the whole body, created_at included, but no delivery timestamp.
-      occurredAtSigned: true,
-      payload: body,
+      kind: KIND,
+      acknowledgement: plainTextAcknowledgement(),
+      verify: (request) => RAZORPAY_SIGNATURE_SCHEME.verify(request, secrets),
+      normalize: (request) => normalizeRazorpay(request, merchantRefKey),
     };
-  }
+  },
+  extras: (options) => ({ statusClient: options.api && new RazorpayStatusClient(options.api) }),
+  cli: {
+    secret: "the webhook's secret",
+    payload: 'the event, signed byte for byte',
+    flags: [
+      {
+        name: 'event-id',
+        value: '<id>',
+        help: 'x-razorpay-event-id, sent unsigned and not read by the endpoint (default: none)',
+      },
+    ],
+    sign: (input) =>
+      razorpayDelivery(input.text, requireSecret(KIND, input), input.options['event-id']),
+  },
+  sample: {
+    secret: 'sample-webhook-secret',
+    body:
+      '{"entity":"event","event":"payment.captured","contains":["payment"],"payload":' +
+      '{"payment":{"entity":{"id":"pay_sample","amount":1999,"currency":"INR",' +
+      '"status":"captured","notes":{"orderId":"o-1"}}}},"created_at":1767225600}',
+    // NOTE: without a definition of the secrets, the endpoint takes the sample's as an option.
+    options: { secret: 'sample-webhook-secret' },
+    flags: { 'event-id': 'evt_sample' },
+  },
+});
 
-  /** The order id in an entity's `notes` (an object, or `[]` when it has none). */
-  private noteOf(entity: JsonObject | undefined): string | undefined {
-    return readString(readObject(entity, 'notes'), this.merchantRefKey);
-  }
+/**
+ * A delivery of `body` signed with `secret` as Razorpay signs it, with the ids the endpoint
+ * stores it under, and `x-razorpay-event-id` (sent unsigned, read by no endpoint) when given.
+ */
+export function razorpayDelivery(body: string, secret: string, eventId?: string): SignedDelivery {
+  const delivery = razorpayProvider.signed(body, secret, undefined, { secret });
+  if (eventId === undefined) return delivery;
+  return { ...delivery, headers: { ...delivery.headers, 'x-razorpay-event-id': eventId } };
 }
 
 /**
@@ -174,11 +211,8 @@ export class RazorpayWebhookProvider implements WebhookProvider {
  * razorpayEndpoint({ name: 'razorpay', secret: process.env.RAZORPAY_WEBHOOK_SECRET! })
  */
 export function razorpayEndpoint(options: RazorpayEndpointOptions): WebhookEndpoint {
-  const provider = new RazorpayWebhookProvider(options, options?.name);
-  return defineEndpoint(options, provider, {
-    statusClient: options.api && new RazorpayStatusClient(options.api),
-  });
+  return razorpayProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-razorpayEndpoint.kind = 'razorpay';
+razorpayEndpoint.kind = KIND;

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
 import { razorpayFixtures } from './razorpay.fixtures';
 import { signRazorpayDelivery } from './razorpay.signer';
-import { razorpayEndpoint } from './razorpay.provider';
+import { razorpayEndpoint, razorpayProvider } from './razorpay.provider';
+import { SigningInput } from '../provider-descriptor.interface';
 import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 const SECRET = 'Shop-Webhook-Secret-2024';
@@ -84,5 +85,38 @@ describe('razorpayFixtures', () => {
       status: 'lost',
       amount_deducted: 49900,
     });
+  });
+});
+
+describe('razorpayProvider CLI signing', () => {
+  function input(overrides: Partial<SigningInput>): SigningInput {
+    return {
+      text: '{"event":"payment.captured"}',
+      json: { event: 'payment.captured' },
+      options: {},
+      readFile: () => '',
+      ...overrides,
+    };
+  }
+
+  it('signs the file as it is for the CLI, the way the SDK checks it', () => {
+    const delivery = razorpayProvider.descriptor.signing.sign(
+      input({ secret: 'cli-secret', options: { 'event-id': 'KlmZ1VJk' } }),
+    );
+    expect(delivery.body).toBe('{"event":"payment.captured"}');
+    expect(
+      validateWebhookSignature(
+        delivery.body,
+        delivery.headers['x-razorpay-signature'],
+        'cli-secret',
+      ),
+    ).toBe(true);
+    expect(delivery.headers['x-razorpay-event-id']).toBe('KlmZ1VJk');
+  });
+
+  it('needs --secret', () => {
+    expect(() => razorpayProvider.descriptor.signing.sign(input({}))).toThrow(
+      '--provider razorpay needs --secret',
+    );
   });
 });

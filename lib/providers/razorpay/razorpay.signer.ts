@@ -1,7 +1,5 @@
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
 import { SignedDelivery } from '../signed-delivery';
-import { RazorpayWebhookProvider } from './razorpay.provider';
+import { razorpayDelivery } from './razorpay.provider';
 
 /** Options of `signRazorpayDelivery()`. */
 export interface SignRazorpayDeliveryOptions {
@@ -29,18 +27,7 @@ export interface SignRazorpayDeliveryOptions {
  * })
  */
 export function signRazorpayDelivery(options: SignRazorpayDeliveryOptions): SignedDelivery {
-  const { secret } = options;
   const body =
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const delivery: SignedDelivery = {
-    provider: 'razorpay',
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-razorpay-signature': hmacSha256(secret, [body]).toString('hex'),
-      ...(options.eventId === undefined ? {} : { 'x-razorpay-event-id': options.eventId }),
-    },
-  };
-  return withEventIds(delivery, () => new RazorpayWebhookProvider({ secret }));
+  return razorpayDelivery(body, options.secret, options.eventId);
 }
