@@ -10,7 +10,7 @@ import { checkoutComProvider } from '../checkout-com/checkout-com.provider';
 import { cloudPaymentsProvider } from '../cloudpayments/cloudpayments.provider';
 import { dodoPaymentsProvider } from '../dodo-payments/dodo-payments.provider';
 import { goCardlessProvider } from '../gocardless/gocardless.provider';
-import { hmacDescriptor } from '../hmac/hmac.descriptor';
+import { hmacProvider } from '../hmac/hmac.provider';
 import { lemonSqueezyProvider } from '../lemon-squeezy/lemon-squeezy.provider';
 import { mercadoPagoProvider } from '../mercado-pago/mercado-pago.provider';
 import { mollieDescriptor } from '../mollie/mollie.descriptor';
@@ -38,6 +38,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   cloudPaymentsProvider,
   dodoPaymentsProvider,
   goCardlessProvider,
+  hmacProvider,
   lemonSqueezyProvider,
   mercadoPagoProvider,
   paddleProvider,
@@ -60,7 +61,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   cloudPaymentsProvider.descriptor,
   dodoPaymentsProvider.descriptor,
   goCardlessProvider.descriptor,
-  hmacDescriptor,
+  hmacProvider.descriptor,
   lemonSqueezyProvider.descriptor,
   mercadoPagoProvider.descriptor,
   mollieDescriptor,

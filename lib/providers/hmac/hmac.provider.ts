@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { decodeCanonicalBase64 } from '../../core/base64';
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
-import { isPaymentEventType } from '../../core/payment-event-types';
-import { assertTimestampWithinWindow, parseUnixSeconds } from '../../core/timestamp-window';
-import { WebhookConfigurationError, WebhookVerificationError } from '../../core/webhook-errors';
-import { defineEndpoint, plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import {
+  isPaymentEventType,
+  PAYMENT_EVENT_TYPES,
+  PaymentEventType,
+} from '../../core/payment-event-types';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
+import { withEventIds } from '../delivery-event-ids';
+import { plainTextAcknowledgement, requireSecrets } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
 import { checkEnvelope, defineEnvelope } from '../envelope';
 import { identifier, named, optional } from '../envelope-rules';
 import {
@@ -24,7 +26,9 @@ import {
   resolveTolerance,
 } from '../provider-options';
 import { invalidEncodingMessage, nonEmptyStringOptionMessage } from '../providers.messages';
+import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
 import { unsignedHeaderMessage } from './hmac.messages';
+import { hmacSignature, HmacSignatureSettings } from './hmac.signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -47,10 +51,7 @@ export const HMAC_DEFAULTS = Object.freeze({
   merchantRefPath: 'data.orderId',
 });
 
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
-const SHA256_BYTES = 32;
-
-/** Options of the generic HMAC-SHA256 scheme, shared by `hmacEndpoint()` and `HmacWebhookProvider`. */
+/** Options of the generic HMAC-SHA256 scheme, shared by `hmacEndpoint()` and the provider. */
 export interface HmacProviderOptions {
   /**
    * The shared secret, used verbatim (UTF-8) as the HMAC key. Pass a list while rotating: a
@@ -198,20 +199,26 @@ function nonEmptyHeader(request: InboundWebhook, name: string): string | undefin
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** The signature bytes written in `encoded`, or undefined when it is not a SHA-256 MAC. */
-function decodeSignature(encoded: string, encoding: HmacSignatureEncoding): Buffer | undefined {
-  if (encoding === 'hex') {
-    return HEX_SHA256.test(encoded) ? Buffer.from(encoded, 'hex') : undefined;
-  }
-  const bytes = decodeCanonicalBase64(encoded);
-  return bytes?.length === SHA256_BYTES ? bytes : undefined;
+/** The signature options of `hmacEndpoint()` as given, with their defaults, unchecked. */
+export function hmacSignatureSettings(
+  options: Pick<
+    HmacProviderOptions,
+    'signatureHeader' | 'signaturePrefix' | 'encoding' | 'timestampHeader'
+  >,
+): HmacSignatureSettings {
+  return {
+    signatureHeader: options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader,
+    signaturePrefix: options.signaturePrefix,
+    encoding: options.encoding ?? HMAC_DEFAULTS.encoding,
+    timestampHeader: options.timestampHeader,
+  };
 }
 
 /**
  * A generic HMAC-SHA256 scheme for senders without a provider of their own (GitHub-style
  * `X-Hub-Signature-256: sha256=<hex>`, and the many "HMAC of the raw body in a header" senders).
  */
-export class HmacWebhookProvider implements WebhookProvider {
+class HmacWebhookProvider implements WebhookProvider {
   /** Provider kind (the `kind` option). */
   readonly kind: string;
   /** Such senders accept any 2xx; an empty 200 is the plainest. */
@@ -220,11 +227,8 @@ export class HmacWebhookProvider implements WebhookProvider {
   readonly storedHeaders: readonly string[];
 
   private readonly secrets: readonly string[];
-  private readonly signatureHeader: string;
-  private readonly signaturePrefix: string | undefined;
-  private readonly encoding: HmacSignatureEncoding;
+  private readonly signature: SignatureScheme;
   private readonly timestampHeader: string | undefined;
-  private readonly tolerance: number;
   private readonly eventIdPath: readonly string[];
   private readonly eventIdHeader: string | undefined;
   private readonly typePath: readonly string[];
@@ -254,7 +258,7 @@ export class HmacWebhookProvider implements WebhookProvider {
     const optionalPath = (option: string, value: string | undefined) =>
       value === undefined ? undefined : path(option, value);
 
-    this.signatureHeader = header(
+    const signatureHeader = header(
       'signatureHeader',
       options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader,
     );
@@ -266,14 +270,18 @@ export class HmacWebhookProvider implements WebhookProvider {
         nonEmptyStringOptionMessage(endpointName, kind, 'signaturePrefix', '"sha256="'),
       );
     }
-    this.signaturePrefix = options.signaturePrefix;
     const encoding = options.encoding ?? HMAC_DEFAULTS.encoding;
     if (encoding !== 'hex' && encoding !== 'base64') {
       throw new WebhookConfigurationError(invalidEncodingMessage(endpointName, kind, encoding));
     }
-    this.encoding = encoding;
     this.timestampHeader = optionalHeader('timestampHeader', options.timestampHeader);
-    this.tolerance = resolveTolerance(endpointName, kind, options, 'hmacEndpoint()');
+    this.signature = hmacSignature({
+      signatureHeader,
+      signaturePrefix: options.signaturePrefix,
+      encoding,
+      timestampHeader: this.timestampHeader,
+      tolerance: resolveTolerance(endpointName, kind, options, 'hmacEndpoint()'),
+    });
     this.eventIdPath = path('eventIdPath', options.eventIdPath ?? HMAC_DEFAULTS.eventIdPath);
     this.eventIdHeader = optionalHeader('eventIdHeader', options.eventIdHeader);
     this.typePath = path('typePath', options.typePath ?? HMAC_DEFAULTS.typePath);
@@ -290,7 +298,7 @@ export class HmacWebhookProvider implements WebhookProvider {
     this.occurredAtPath = optionalPath('occurredAtPath', options.occurredAtPath);
     this.storedHeaders = Object.freeze(
       [this.timestampHeader, this.eventIdHeader, this.typeHeader].filter(
-        (name): name is string => name !== undefined && name !== this.signatureHeader,
+        (name): name is string => name !== undefined && name !== signatureHeader,
       ),
     );
   }
@@ -324,59 +332,7 @@ export class HmacWebhookProvider implements WebhookProvider {
    * @throws WebhookVerificationError
    */
   verify(request: InboundWebhook): void {
-    const header = nonEmptyHeader(request, this.signatureHeader);
-    if (header === undefined) {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        `Missing ${this.signatureHeader} header`,
-      );
-    }
-    let timestampText: string | undefined;
-    let timestamp: number | undefined;
-    if (this.timestampHeader !== undefined) {
-      timestampText = nonEmptyHeader(request, this.timestampHeader);
-      if (timestampText === undefined) {
-        throw new WebhookVerificationError(
-          'missing_signature',
-          `Missing ${this.timestampHeader} header`,
-        );
-      }
-      timestamp = parseUnixSeconds(timestampText);
-      if (timestamp === undefined) {
-        throw new WebhookVerificationError(
-          'bad_signature',
-          `Malformed ${this.timestampHeader} header: expected Unix seconds`,
-        );
-      }
-    }
-    if (this.signaturePrefix !== undefined && !header.startsWith(this.signaturePrefix)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `Malformed ${this.signatureHeader} header: expected it to start with "${this.signaturePrefix}"`,
-      );
-    }
-    const candidate = decodeSignature(
-      header.slice(this.signaturePrefix?.length ?? 0),
-      this.encoding,
-    );
-    if (candidate === undefined) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `Malformed ${this.signatureHeader} header: expected a ${this.encoding} HMAC-SHA256`,
-      );
-    }
-    const parts =
-      timestampText === undefined ? [request.rawBody] : [`${timestampText}.`, request.rawBody];
-    const expected = this.secrets.map((secret) => hmacSha256(secret, parts));
-    if (!constantTimeIncludes(expected, candidate)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `${this.signatureHeader} does not match the payload and the secret`,
-      );
-    }
-    if (timestamp !== undefined) {
-      assertTimestampWithinWindow(timestamp, request.receivedAt, this.tolerance);
-    }
+    this.signature.verify(request, this.secrets);
   }
 
   /**
@@ -432,6 +388,78 @@ export class HmacWebhookProvider implements WebhookProvider {
   }
 }
 
+/** Every normalized type, as itself: a body's type already normalized is used as is. */
+const NORMALIZED_TYPES: Readonly<Record<string, PaymentEventType>> = Object.freeze(
+  Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, type])),
+);
+
+/**
+ * Generic HMAC-SHA256 (`hmacEndpoint`). No retry horizon: the sender is whoever the endpoint is
+ * configured for.
+ */
+export const hmacProvider = defineProvider<HmacProviderOptions>({
+  kind: HMAC_DEFAULTS.kind,
+  name: 'generic HMAC-SHA256',
+  signature: (options) => hmacSignature(hmacSignatureSettings(options)),
+  types: NORMALIZED_TYPES,
+  // NOTE: the kind, the headers and the paths are options, and the secrets are checked under the
+  // configured kind, so the provider is built with the options it reads.
+  create: (options, endpointName) => new HmacWebhookProvider(options, endpointName),
+  cli: {
+    title: 'generic HMAC-SHA256 (hmacEndpoint)',
+    secret: 'the shared secret',
+    timestamp: 'the signed time, with --timestamp-header (Unix seconds; default now)',
+    payload: 'the body, signed byte for byte',
+    flags: [
+      {
+        name: 'signature-header',
+        value: '<name>',
+        help: 'header carrying the signature (default x-signature)',
+      },
+      {
+        name: 'signature-prefix',
+        value: '<text>',
+        help: 'text before the signature, e.g. sha256= (default none)',
+      },
+      { name: 'encoding', value: 'hex|base64', help: 'signature encoding (default hex)' },
+      {
+        name: 'timestamp-header',
+        value: '<name>',
+        help: 'header carrying the time; the signed text becomes "<time>.<body>" (default none)',
+      },
+    ],
+    sign: (input) => {
+      if (input.timestamp !== undefined && input.options['timestamp-header'] === undefined) {
+        throw new SigningInputError(
+          '--timestamp needs --timestamp-header for --provider hmac (the endpoint reads the time from it)',
+        );
+      }
+      const secret = requireSecret(HMAC_DEFAULTS.kind, input);
+      const signature = hmacSignature(
+        hmacSignatureSettings({
+          signatureHeader: input.options['signature-header'],
+          signaturePrefix: input.options['signature-prefix'],
+          encoding: oneOf<HmacSignatureEncoding>('encoding', input.options.encoding, [
+            'hex',
+            'base64',
+          ]),
+          timestampHeader: input.options['timestamp-header'],
+        }),
+      ).sign(input.text, secret, input.timestamp);
+      // NOTE: the endpoint's defaults: the id at `id`, the type at `type`, kind `hmac`.
+      return withEventIds(jsonPost(HMAC_DEFAULTS.kind, input, signature), (): WebhookProvider =>
+        hmacProvider.provider({ secret }),
+      );
+    },
+  },
+  sample: {
+    secret: 'sample-shared-secret',
+    body: '{"id":"evt_sample","type":"payment.succeeded","data":{"orderId":"o-1"}}',
+    // NOTE: without a definition of the secrets, the endpoint takes the sample's as an option.
+    options: { secret: 'sample-shared-secret' },
+  },
+});
+
 /**
  * An endpoint for a sender that signs the raw body with HMAC-SHA256 in a header.
  * @throws WebhookConfigurationError at startup when a secret or option cannot work.
@@ -450,7 +478,7 @@ export class HmacWebhookProvider implements WebhookProvider {
  * })
  */
 export function hmacEndpoint(options: HmacEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, new HmacWebhookProvider(options, options?.name));
+  return hmacProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */

@@ -1,8 +1,14 @@
-import { ByteSource, hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
 import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
-import { HMAC_DEFAULTS, HmacSignatureEncoding, HmacWebhookProvider } from './hmac.provider';
+import { jsonPost } from '../signing-input';
+import {
+  HMAC_DEFAULTS,
+  hmacProvider,
+  HmacSignatureEncoding,
+  hmacSignatureSettings,
+} from './hmac.provider';
+import { hmacSignature } from './hmac.signature';
 
 /** Options of `signHmac()`: the same header, prefix and encoding options as `hmacEndpoint()`. */
 export interface SignHmacOptions {
@@ -43,19 +49,11 @@ export interface SignHmacOptions {
  * signHmac({ payload: body, secret, signatureHeader: 'x-hub-signature-256', signaturePrefix: 'sha256=' })
  */
 export function signHmac(options: SignHmacOptions): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const parts: ByteSource[] = [options.payload];
-  if (options.timestampHeader !== undefined) {
-    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-    headers[options.timestampHeader.toLowerCase()] = String(timestamp);
-    parts.unshift(`${timestamp}.`);
-  }
-  const signature = hmacSha256(options.secret, parts).toString(
-    options.encoding ?? HMAC_DEFAULTS.encoding,
+  return hmacSignature(hmacSignatureSettings(options)).sign(
+    options.payload,
+    options.secret,
+    options.timestamp,
   );
-  const signatureHeader = (options.signatureHeader ?? HMAC_DEFAULTS.signatureHeader).toLowerCase();
-  headers[signatureHeader] = `${options.signaturePrefix ?? ''}${signature}`;
-  return headers;
 }
 
 /**
@@ -101,14 +99,12 @@ export interface SignHmacDeliveryOptions extends Omit<SignHmacOptions, 'payload'
 export function signHmacDelivery(options: SignHmacDeliveryOptions): SignedDelivery {
   const { payload, kind, eventIdPath, typePath, ...signing } = options;
   const body = deliveryBody('signHmacDelivery', payload);
-  const delivery: SignedDelivery = {
-    provider: kind ?? HMAC_DEFAULTS.kind,
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...signHmac({ ...signing, payload: body }) },
-  };
-  return withEventIds(
-    delivery,
-    () => new HmacWebhookProvider({ secret: signing.secret, kind, eventIdPath, typePath }),
+  const delivery = jsonPost(
+    kind ?? HMAC_DEFAULTS.kind,
+    { text: body },
+    signHmac({ ...signing, payload: body }),
+  );
+  return withEventIds(delivery, () =>
+    hmacProvider.provider({ secret: signing.secret, kind, eventIdPath, typePath }),
   );
 }

@@ -1,6 +1,6 @@
 /**
  * Generic HMAC: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer: ./testing.ts.
  */
 
@@ -12,4 +12,4 @@ export type {
   HmacProviderOptions,
   HmacSignatureEncoding,
 } from './hmac.provider';
-export { hmacDescriptor } from './hmac.descriptor';
+export { hmacProvider } from './hmac.provider';
