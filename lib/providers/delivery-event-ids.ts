@@ -31,7 +31,7 @@ function inboundWebhookOf(delivery: SignedDelivery): InboundWebhook {
  * refuses) is returned as it is, with the id its builder wrote if any.
  * @param providerOf builds the provider from the signer's options, as the endpoint would.
  * @example
- * return withEventIds(delivery, () => new RazorpayWebhookProvider({ secret: options.secret }));
+ * return withEventIds(delivery, () => razorpayProvider.provider({ secret: options.secret }));
  */
 export function withEventIds<D extends SignedDelivery>(
   delivery: D,
