@@ -29,7 +29,7 @@ import { fitToColumn } from 'nestjs-payment-webhooks/payments';
 import { signedAdyenBody } from '../support/adyen-delivery';
 import { FakeProviderApi } from '../../lib/spec-support/fake-provider-api';
 import { post } from '../support/http';
-import { SberWebhookProvider, WebhookEventEntity } from '../support/internals';
+import { sberProvider, WebhookEventEntity } from '../support/internals';
 import { asStored, effectsFor, SeeingHandlers, seenFor } from '../support/seen-events';
 import { standardWebhooksHeaders } from '../support/standard-webhooks-delivery';
 import { stripeSignature } from '../support/stripe-event';
@@ -300,7 +300,7 @@ describe.each<Database>(['sqlite', 'postgres'])(
         ? Buffer.from(row.rawBody.slice('base64:'.length), 'base64')
         : Buffer.from(row.rawBody, 'utf8');
       expect(stored.equals(body)).toBe(true);
-      const provider = new SberWebhookProvider({ callbackToken: SBER_TOKEN });
+      const provider = sberProvider.provider({ callbackToken: SBER_TOKEN });
       expect(() =>
         provider.verify({ rawBody: stored, headers: row.headers, receivedAt: new Date() }),
       ).not.toThrow();

@@ -41,7 +41,7 @@ export type { ResolvedWebhooksOptions } from '../../lib/options/webhooks-options
 
 // providers: a provider class, to verify a stored delivery again outside the app; the
 // descriptors, whose signing the CLI's `sign` runs, to sign for every provider alike.
-export { SberWebhookProvider } from '../../lib/providers/sber/sber.provider';
+export { sberProvider } from '../../lib/providers/sber/sber.provider';
 export { PROVIDER_DESCRIPTORS } from '../../lib/providers/catalog/descriptors';
 
 // store: the entity classes, the migrations by name, the store's own parts and its limits.

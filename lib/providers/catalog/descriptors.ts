@@ -21,7 +21,7 @@ import { polarProvider } from '../polar/polar.provider';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
 import { razorpayProvider } from '../razorpay/razorpay.provider';
 import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
-import { sberDescriptor } from '../sber/sber.descriptor';
+import { sberProvider } from '../sber/sber.provider';
 import { squareProvider } from '../square/square.provider';
 import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
 import { stripeProvider } from '../stripe/stripe.provider';
@@ -46,6 +46,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paystackProvider,
   polarProvider,
   razorpayProvider,
+  sberProvider,
   squareProvider,
   standardWebhooksProvider,
   stripeProvider,
@@ -72,7 +73,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   qvardDescriptor,
   razorpayProvider.descriptor,
   robokassaDescriptor,
-  sberDescriptor,
+  sberProvider.descriptor,
   squareProvider.descriptor,
   standardWebhooksProvider.descriptor,
   stripeProvider.descriptor,

@@ -1,6 +1,6 @@
 /**
  * Sber: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -12,4 +12,4 @@ export type { SberEndpointOptions, SberProviderOptions } from './sber.provider';
 export { SberStatusClient } from './sber-status.client';
 /** @entries root express providers */
 export type { SberStatusClientBaseOptions, SberStatusClientOptions } from './sber-status.client';
-export { sberDescriptor } from './sber.descriptor';
+export { sberProvider } from './sber.provider';

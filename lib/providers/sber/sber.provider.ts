@@ -1,42 +1,20 @@
-import { SberStatusClient, SberStatusClientOptions } from './sber-status.client';
-import {
-  KeyObject,
-  X509Certificate,
-  createPublicKey,
-  verify as verifySignature,
-} from 'node:crypto';
-import { constantTimeIncludes } from '../../core/constant-time';
-import { hmacSha256 } from '../../core/hmac';
-import { PaymentEventType } from '../../core/payment-event-types';
-import {
-  WebhookConfigurationError,
-  WebhookPayloadError,
-  WebhookVerificationError,
-} from '../../core/webhook-errors';
-import {
-  assertAcknowledgedWith200,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
-import { FormFields, parseFormBody } from '../form-body';
-import { endpointLabel, exactly200AcknowledgementMessage } from '../providers.messages';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
-  WebhookDeliveryMethod,
-  WebhookEndpoint,
-  WebhookProvider,
-} from '../webhook-provider.interface';
+import { createPublicKey, KeyObject } from 'node:crypto';
 import { ownValue } from '../../core/own-value';
+import { PaymentEventType } from '../../core/payment-event-types';
+import { WebhookConfigurationError, WebhookPayloadError } from '../../core/webhook-errors';
+import { withEventIds } from '../delivery-event-ids';
+import { assertAcknowledgedWith200 } from '../define-endpoint';
+import { defineProvider } from '../define-provider';
+import { encodeFormBody, FormFields, parseFormBody } from '../form-body';
+import { endpointLabel, exactly200AcknowledgementMessage } from '../providers.messages';
+import { SignedDelivery } from '../signed-delivery';
+import { formFields, oneOf, SigningInputError } from '../signing-input';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
+import { SberStatusClient, SberStatusClientOptions } from './sber-status.client';
+import { loadPublicKeys, sberChecksum, SberChecksumKey, sberChecksumScheme } from './sber-checksum';
 
 const KIND = 'sber';
 const WHAT = 'Sber callback';
-const CHECKSUM = 'checksum';
-const SIGN_ALIAS = 'sign_alias';
-const EVEN_HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const DIGITS = /^\d+$/;
 const ALPHA_CURRENCY = /^[A-Za-z]{3}$/;
 
@@ -50,7 +28,7 @@ const NUMERIC_CURRENCIES: Readonly<Record<string, string>> = {
   '398': 'KZT',
 };
 
-/** Options of the Sber protocol, shared by `sberEndpoint()` and `SberWebhookProvider`. */
+/** Options of the Sber protocol, shared by `sberEndpoint()` and its provider. */
 export interface SberProviderOptions {
   /**
    * The callback token for the symmetric checksum (HMAC-SHA256), issued by Sber's support or
@@ -86,27 +64,29 @@ export interface SberEndpointOptions extends BaseEndpointOptions, SberProviderOp
   api?: SberStatusClientOptions;
 }
 
+/** What the provider reads: the Sber options, the status API and what the endpoint answers. */
+type SberOptions = SberProviderOptions &
+  Pick<SberEndpointOptions, 'api' | 'verifyWithProvider' | 'acknowledgement'>;
+
+/** What a successful (`status` `'1'`) operation means; other operations are `sber:<operation>`. */
+const SBER_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  deposited: 'payment.succeeded',
+  approved: 'payment.authorized',
+  reversed: 'payment.canceled',
+  refunded: 'refund.succeeded',
+  declinedByTimeout: 'payment.failed',
+};
+
 /**
- * Maps `operation` and `status` (`'1'` success, `'0'` failure) to a normalized type, or
- * undefined when the pair has no normalized meaning.
+ * What a failed (`status` `'0'`) operation means.
+ * NOTE: a failed reversal leaves the payment as it was, so it is no cancellation (`sber:reversed`).
  */
-function mapSberOperation(operation: string, succeeded: boolean): PaymentEventType | undefined {
-  switch (operation) {
-    case 'deposited':
-      return succeeded ? 'payment.succeeded' : 'payment.failed';
-    case 'approved':
-      return succeeded ? 'payment.authorized' : 'payment.failed';
-    case 'reversed':
-      // NOTE: a failed reversal leaves the payment as it was, so it is no cancellation.
-      return succeeded ? 'payment.canceled' : undefined;
-    case 'refunded':
-      return succeeded ? 'refund.succeeded' : 'refund.failed';
-    case 'declinedByTimeout':
-      return 'payment.failed';
-    default:
-      return undefined;
-  }
-}
+const SBER_FAILED_TYPES: Readonly<Record<string, PaymentEventType>> = {
+  deposited: 'payment.failed',
+  approved: 'payment.failed',
+  refunded: 'refund.failed',
+  declinedByTimeout: 'payment.failed',
+};
 
 /**
  * Sber acquiring callbacks (the RBS/BPC gateway): the notification is a set of parameters, in the
@@ -116,43 +96,29 @@ function mapSberOperation(operation: string, succeeded: boolean): PaymentEventTy
  * id and no timestamp; the dedup key is `${mdOrder}:${operation}:${status}`, and for `refunded`
  * also what tells one order's partial refunds apart (see `refundDiscriminator`).
  */
-export class SberWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** Sber counts exactly HTTP 200 as delivered; the body is not read. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
-  /** GET by default; POST when the merchant switched callbacks to POST. */
-  readonly methods: readonly WebhookDeliveryMethod[] = Object.freeze(['GET', 'POST'] as const);
-
-  private readonly tokens: readonly string[];
-  private readonly publicKeys: readonly KeyObject[];
-  private readonly allowUnsigned: boolean;
-
-  private get checksChecksums(): boolean {
-    return this.tokens.length > 0 || this.publicKeys.length > 0;
-  }
-
-  /**
-   * @param options the Sber options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when neither a usable `callbackToken` nor a usable
-   * `publicKey` is given (and unsigned callbacks are not allowed), or an option is malformed.
-   */
-  constructor(options: SberProviderOptions, endpointName = KIND) {
+export const sberProvider = defineProvider<SberOptions>({
+  kind: KIND,
+  name: 'Sber',
+  retryHorizon: {
+    days: 1,
+    documented: 'every 30 s until answered or 3 consecutive failures (gateway default)',
+  },
+  // NOTE: optional, since the bank's certificate (publicKey) may stand in for the token.
+  secrets: {
+    option: 'callbackToken',
+    optional: true,
+    howToCopy: "Copy the callback token as Sber's support or the merchant settings give it,",
+  },
+  checkOptions(options, endpointName) {
     const allowUnsigned: unknown = options?.allowUnsigned ?? false;
     if (typeof allowUnsigned !== 'boolean') {
       throw new WebhookConfigurationError(
         `${endpointLabel(endpointName, KIND)}: allowUnsigned must be true or false.`,
       );
     }
-    this.allowUnsigned = allowUnsigned;
-    this.tokens =
-      options?.callbackToken === undefined
-        ? []
-        : requireSecrets(endpointName, KIND, 'callbackToken', options.callbackToken);
-    this.publicKeys =
+    const publicKeys =
       options?.publicKey === undefined ? [] : loadPublicKeys(endpointName, options.publicKey);
-    if (this.tokens.length === 0 && this.publicKeys.length === 0 && !allowUnsigned) {
+    if (options?.callbackToken === undefined && publicKeys.length === 0 && !allowUnsigned) {
       throw new WebhookConfigurationError(
         `${endpointLabel(endpointName, KIND)} has neither callbackToken nor publicKey: set ` +
           'callbackToken to the callback token Sber issued for the symmetric checksum, or ' +
@@ -160,56 +126,24 @@ export class SberWebhookProvider implements WebhookProvider {
           "checksums on with Sber's support if callbacks arrive without a checksum).",
       );
     }
-  }
-
-  /**
-   * Recomputes `checksum` over the callback's other parameters.
-   * @throws WebhookVerificationError when `checksum` is missing (and unsigned callbacks are not
-   * allowed), malformed or does not match.
-   * @throws WebhookPayloadError when the parameters are not valid form encoding or a name repeats.
-   */
-  verify(request: InboundWebhook): void {
-    const fields = parseFormBody(request.rawBody, WHAT);
-    const checksum = fields[CHECKSUM];
-    if (checksum === undefined || checksum === '') {
-      if (this.allowUnsigned) {
-        return;
-      }
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Sber callback has no checksum parameter',
-      );
+    if (allowUnsigned && options.verifyWithProvider !== true) {
+      throw new WebhookConfigurationError(sberUnsignedMessage(endpointName));
     }
-    if (!this.checksChecksums) {
-      // NOTE: only reachable with allowUnsigned and no key: there is nothing to check against.
-      return;
-    }
-    if (!EVEN_HEX.test(checksum)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed checksum in the Sber callback: expected hex digits',
-      );
-    }
-    const signed = Buffer.from(checksumString(fields), 'utf8');
-    const symmetric = this.tokens.map((token) =>
-      hmacSha256(token, [signed]).toString('hex').toUpperCase(),
+    assertAcknowledgedWith200(options as BaseEndpointOptions, (status) =>
+      sberAcknowledgementMessage(endpointName, status),
     );
-    const matches =
-      constantTimeIncludes(symmetric, checksum.toUpperCase()) ||
-      this.publicKeys.some((key) => rsaSha512Verifies(key, signed, checksum));
-    if (!matches) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'checksum does not match the Sber callback parameters and the configured key',
-      );
-    }
-  }
-
-  /**
-   * Parses a Sber callback and maps `operation` and `status` to the normalized vocabulary.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
+  },
+  signature: (options) =>
+    sberChecksumScheme(
+      options?.publicKey === undefined ? [] : loadPublicKeys(KIND, options.publicKey),
+      options?.allowUnsigned === true,
+    ),
+  // NOTE: Sber counts exactly HTTP 200 as delivered; the body is not read (the default answer).
+  // GET by default; POST when the merchant switched callbacks to POST.
+  protocol: { methods: Object.freeze(['GET', 'POST'] as const) },
+  types: SBER_TYPES,
+  eventName: WHAT,
+  normalize({ request, options }) {
     const fields = parseFormBody(request.rawBody, WHAT);
     const mdOrder = requireField(fields, 'mdOrder');
     const operation = requireField(fields, 'operation');
@@ -228,9 +162,14 @@ export class SberWebhookProvider implements WebhookProvider {
     if (refund !== undefined) {
       eventId += `:${refund}`;
     }
+    // NOTE: the startup checks refuse a callbackToken or publicKey that is given but unusable.
+    const checksChecksums =
+      options?.callbackToken !== undefined || options?.publicKey !== undefined;
     return {
       eventId,
-      type: mapSberOperation(operation, status === '1') ?? `${KIND}:${operation}`,
+      ...(status === '1'
+        ? {}
+        : { type: ownValue(SBER_FAILED_TYPES, operation) ?? `${KIND}:${operation}` }),
       nativeType: operation,
       paymentRef: mdOrder,
       merchantRef: nonEmpty(fields.orderNumber),
@@ -239,10 +178,88 @@ export class SberWebhookProvider implements WebhookProvider {
       status,
       occurredAt: dateOf(fields.callbackCreationDate),
       // NOTE: the checksum covers callbackCreationDate, when verify() had a key to check it with.
-      occurredAtSigned: this.checksChecksums && nonEmpty(fields[CHECKSUM]) !== undefined,
+      occurredAtSigned: checksChecksums && nonEmpty(fields.checksum) !== undefined,
       payload: fields,
     };
-  }
+  },
+  extras: (options) => ({ statusClient: options.api && new SberStatusClient(options.api) }),
+  cli: {
+    title: 'Sber (callback with checksum)',
+    secret: 'the callback token (symmetric checksum); or give --private-key instead',
+    secretAlternative: 'private-key',
+    payload: 'the callback parameters as a flat object, without checksum',
+    flags: [
+      {
+        name: 'method',
+        value: 'GET|POST',
+        help: 'GET puts the parameters in the query string, POST in a form body (default GET)',
+      },
+      {
+        name: 'private-key',
+        value: '<pem file>',
+        help: 'RSA private key for the asymmetric checksum (RSA SHA-512), instead of --secret',
+      },
+    ],
+    sign: (input) => {
+      const privateKeyFile = input.options['private-key'];
+      if ((input.secret === undefined) === (privateKeyFile === undefined)) {
+        throw new SigningInputError(
+          '--provider sber needs exactly one of --secret (callback token) and --private-key',
+        );
+      }
+      return sberCallback(
+        formFields(KIND, input, 'the callback parameters'),
+        privateKeyFile === undefined
+          ? { callbackToken: input.secret as string }
+          : { privateKey: input.readFile('private-key') },
+        oneOf('method', input.options.method?.toUpperCase(), ['GET', 'POST'] as const),
+      );
+    },
+  },
+  sample: {
+    secret: 'ooc7slpvc61k7sf7ma7p4hrefr',
+    otherSecret: 'sber_previous_callback_token',
+    body: JSON.stringify({
+      mdOrder: '06cf5599-3f17-7c86-bdbc-bd7d00a8b38b',
+      orderNumber: '2003',
+      operation: 'deposited',
+      status: '1',
+      amount: '19200',
+    }),
+    withoutSignature: (delivery) => {
+      const { checksum: _checksum, ...fields } = parseFormBody(Buffer.from(delivery.body), WHAT);
+      return { ...delivery, body: encodeFormBody(fields) };
+    },
+  },
+});
+
+/**
+ * A callback exactly as the Sber gateway sends it: the parameters with `checksum` appended, in
+ * the query string (GET, the body of the delivery is the query string without `?`) or as a
+ * form-encoded POST body, with the id the endpoint stores it under.
+ */
+export function sberCallback(
+  payload: Readonly<Record<string, string>>,
+  key: SberChecksumKey,
+  method: 'GET' | 'POST' = 'GET',
+): SignedDelivery {
+  const { checksum: _ignored, ...fields } = payload;
+  const delivery: SignedDelivery = {
+    provider: KIND,
+    method,
+    body: encodeFormBody({ ...fields, checksum: sberChecksum(fields, key) }),
+    headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+  };
+  const verifier =
+    'callbackToken' in key
+      ? { callbackToken: key.callbackToken }
+      : { publicKey: publicKeyPem(key.privateKey) };
+  return withEventIds(delivery, () => sberProvider.provider(verifier));
+}
+
+/** The PEM public key of a private key: what the receiving endpoint checks the checksum with. */
+function publicKeyPem(privateKey: string | KeyObject): string {
+  return createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
 }
 
 /**
@@ -267,63 +284,6 @@ function refundDiscriminator(
     nonEmpty(fields.refundedDate) ??
     nonEmpty(fields.callbackCreationDate)
   );
-}
-
-/** The string the checksum covers: parameters but `checksum` and `sign_alias`, as `name;value;`. */
-function checksumString(fields: FormFields): string {
-  return Object.keys(fields)
-    .filter((name) => name !== CHECKSUM && name !== SIGN_ALIAS)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `${name};${fields[name]};`)
-    .join('');
-}
-
-function rsaSha512Verifies(key: KeyObject, signed: Buffer, checksum: string): boolean {
-  try {
-    return verifySignature('sha512', signed, key, Buffer.from(checksum, 'hex'));
-  } catch {
-    // NOTE: a signature of the wrong length for the key is a mismatch, not a server error.
-    return false;
-  }
-}
-
-function loadPublicKeys(endpointName: string, value: string | readonly string[]): KeyObject[] {
-  const list = (Array.isArray(value) ? value : [value]) as unknown[];
-  if (list.length === 0) {
-    throw new WebhookConfigurationError(publicKeyMessage(endpointName, 'is an empty list'));
-  }
-  return list.map((entry, index) => {
-    const which = list.length > 1 ? `publicKey[${index}]` : 'publicKey';
-    const key = typeof entry === 'string' ? parsePublicKey(entry.trim()) : undefined;
-    if (key === undefined) {
-      throw new WebhookConfigurationError(
-        publicKeyMessage(endpointName, `(${which}) is unreadable`),
-      );
-    }
-    if (key.asymmetricKeyType !== 'rsa') {
-      throw new WebhookConfigurationError(
-        publicKeyMessage(endpointName, `(${which}) is not an RSA key`),
-      );
-    }
-    return key;
-  });
-}
-
-/** A public key from PEM (key or certificate) or from bare base64 DER (certificate or SPKI). */
-function parsePublicKey(text: string): KeyObject | undefined {
-  try {
-    if (text.includes('-----BEGIN')) {
-      return createPublicKey(text);
-    }
-    const der = Buffer.from(text.replace(/\s+/g, ''), 'base64');
-    try {
-      return new X509Certificate(der).publicKey;
-    } catch {
-      return createPublicKey({ key: der, format: 'der', type: 'spki' });
-    }
-  } catch {
-    return undefined;
-  }
 }
 
 function requireField(fields: FormFields, name: string): string {
@@ -376,14 +336,6 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function publicKeyMessage(name: unknown, problem: string): string {
-  return (
-    `${endpointLabel(name, KIND)}: publicKey ${problem}; give the bank's callback certificate or ` +
-    'public key as PEM ("-----BEGIN CERTIFICATE-----" or "-----BEGIN PUBLIC KEY-----") or as ' +
-    'the bare base64 of the DER certificate, one string per key.'
-  );
-}
-
 /** A Sber endpoint allows unsigned callbacks without asking Sber's API about them. */
 export function sberUnsignedMessage(name: unknown): string {
   return (
@@ -409,17 +361,10 @@ export function sberAcknowledgementMessage(name: unknown, status: unknown): stri
  * sberEndpoint({ name: 'sber', callbackToken: process.env.SBER_CALLBACK_TOKEN! })
  */
 export function sberEndpoint(options: SberEndpointOptions): WebhookEndpoint {
-  const provider = new SberWebhookProvider(options, options?.name);
-  if (options.allowUnsigned === true && options.verifyWithProvider !== true) {
-    throw new WebhookConfigurationError(sberUnsignedMessage(options.name));
-  }
-  assertAcknowledgedWith200(options, (status) => sberAcknowledgementMessage(options.name, status));
-  return defineEndpoint(options, provider, {
-    statusClient: options.api && new SberStatusClient(options.api),
-  });
+  return sberProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-sberEndpoint.kind = 'sber';
+sberEndpoint.kind = KIND;
 /** Sber also calls back with GET, the notification in the query string. */
 sberEndpoint.methods = ['GET', 'POST'] as const;

@@ -1,9 +1,8 @@
-import { KeyObject, createPublicKey, sign as signWithKey } from 'node:crypto';
-import { hmacSha256 } from '../../core/hmac';
-import { withEventIds } from '../delivery-event-ids';
-import { encodeFormBody } from '../form-body';
+import { KeyObject } from 'node:crypto';
 import { SignedDelivery } from '../signed-delivery';
-import { SberWebhookProvider } from './sber.provider';
+import { sberCallback } from './sber.provider';
+
+export { sberChecksumString } from './sber-checksum';
 
 /** Options of `signSberDelivery()`: give `callbackToken` or `privateKey`. */
 export interface SignSberDeliveryOptions {
@@ -26,18 +25,6 @@ export interface SignSberDeliveryOptions {
 }
 
 /**
- * The string Sber's checksum covers: every parameter but `checksum` and `sign_alias`, sorted by
- * name, written as `name;value;`.
- */
-export function sberChecksumString(payload: Readonly<Record<string, string>>): string {
-  return Object.keys(payload)
-    .filter((name) => name !== 'checksum' && name !== 'sign_alias')
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `${name};${payload[name]};`)
-    .join('');
-}
-
-/**
  * A callback exactly as the Sber gateway sends it: the parameters with `checksum` appended, in
  * the query string (GET, the body of the delivery is the query string without `?`) or as a
  * form-encoded POST body. `eventId` is `<mdOrder>:<operation>:<status>` (a refund's with what
@@ -55,28 +42,11 @@ export function signSberDelivery(options: SignSberDeliveryOptions): SignedDelive
   if ((callbackToken === undefined) === (privateKey === undefined)) {
     throw new Error('signSberDelivery: give exactly one of callbackToken and privateKey');
   }
-  const { checksum: _ignored, ...payload } = options.payload;
-  const signed = Buffer.from(sberChecksumString(payload), 'utf8');
-  const checksum =
-    callbackToken !== undefined
-      ? hmacSha256(callbackToken, [signed]).toString('hex')
-      : signWithKey('sha512', signed, privateKey as string | KeyObject).toString('hex');
-  const fields = { ...payload, checksum: checksum.toUpperCase() };
-  const method = options.method ?? 'GET';
-  const delivery: SignedDelivery = {
-    provider: 'sber',
-    method,
-    body: encodeFormBody(fields),
-    headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
-  };
-  const verifier =
+  return sberCallback(
+    options.payload,
     callbackToken !== undefined
       ? { callbackToken }
-      : { publicKey: publicKeyOf(privateKey as string | KeyObject) };
-  return withEventIds(delivery, () => new SberWebhookProvider(verifier));
-}
-
-/** The PEM public key of a private key: what the receiving endpoint checks the checksum with. */
-function publicKeyOf(privateKey: string | KeyObject): string {
-  return createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+      : { privateKey: privateKey as string | KeyObject },
+    options.method ?? 'GET',
+  );
 }
