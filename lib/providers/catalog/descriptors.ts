@@ -27,7 +27,7 @@ import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks
 import { stripeProvider } from '../stripe/stripe.provider';
 import { tbankProvider } from '../tbank/tbank.provider';
 import { yookassaProvider } from '../yookassa/yookassa.provider';
-import { yoomoneyDescriptor } from '../yoomoney/yoomoney.descriptor';
+import { yoomoneyProvider } from '../yoomoney/yoomoney.provider';
 
 /** One definition per provider folder, by folder name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -52,6 +52,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   stripeProvider,
   tbankProvider,
   yookassaProvider,
+  yoomoneyProvider,
 ];
 
 /** One descriptor per provider folder, by folder name: the order the CLI lists them in. */
@@ -79,5 +80,5 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   stripeProvider.descriptor,
   tbankProvider.descriptor,
   yookassaProvider.descriptor,
-  yoomoneyDescriptor,
+  yoomoneyProvider.descriptor,
 ];

@@ -1,6 +1,6 @@
 /**
  * YooMoney: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -8,4 +8,4 @@
 export { yoomoneyEndpoint } from './yoomoney.provider';
 /** @entries root express providers */
 export type { YooMoneyEndpointOptions, YooMoneyProviderOptions } from './yoomoney.provider';
-export { yoomoneyDescriptor } from './yoomoney.descriptor';
+export { yoomoneyProvider } from './yoomoney.provider';

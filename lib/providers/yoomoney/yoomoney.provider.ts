@@ -3,24 +3,15 @@ import { constantTimeIncludes } from '../../core/constant-time';
 import { toMinorUnits } from '../../core/minor-units';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { WebhookPayloadError, WebhookVerificationError } from '../../core/webhook-errors';
-import {
-  assertAcknowledgedWith200,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
-import { FormFields, parseFormBody } from '../form-body';
+import { assertAcknowledgedWith200 } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
+import { encodeFormBody, FormFields, parseFormBody } from '../form-body';
 import { parseIsoDate } from '../parse-payload';
 import { exactly200AcknowledgementMessage } from '../providers.messages';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
-  WebhookEndpoint,
-  WebhookProvider,
-} from '../webhook-provider.interface';
-import { ownValue } from '../../core/own-value';
+import { SignedDelivery } from '../signed-delivery';
+import { formFields, requireSecret } from '../signing-input';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
 
 const KIND = 'yoomoney';
 const WHAT = 'YooMoney notification';
@@ -47,7 +38,7 @@ const TYPES: Readonly<Record<string, PaymentEventType>> = {
   'card-incoming': 'payment.succeeded',
 };
 
-/** Options of the YooMoney protocol, shared by `yoomoneyEndpoint()` and `YooMoneyWebhookProvider`. */
+/** Options of the YooMoney protocol, shared by `yoomoneyEndpoint()` and its signer. */
 export interface YooMoneyProviderOptions {
   /**
    * The wallet's notification secret (yoomoney.ru/transfer/myservices/http-notification →
@@ -61,40 +52,22 @@ export interface YooMoneyProviderOptions {
 export interface YooMoneyEndpointOptions extends BaseEndpointOptions, YooMoneyProviderOptions {}
 
 /**
- * YooMoney wallet HTTP notifications (`p2p-incoming`, `card-incoming`): a form-encoded POST whose
- * `sha1_hash` is the lowercase hex SHA-1 (a plain hash, not an HMAC) of
+ * `sha1_hash`, one definition for verifying and signing: the lowercase hex SHA-1 (a plain hash,
+ * not an HMAC) of
  * `notification_type&operation_id&amount&currency&datetime&sender&codepro&notification_secret&label`.
- * `operation_id` is stable across the retries and is the dedup key.
+ * @param field a signed field's value by name.
  */
-export class YooMoneyWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
-  /** YooMoney counts exactly HTTP 200 as delivered; the body is not read. */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
+export function yoomoneyHash(field: (name: string) => string, secret: string): string {
+  const text = [...SIGNED_BEFORE_SECRET.map(field), secret, field('label')].join('&');
+  return createHash('sha1').update(text, 'utf8').digest('hex');
+}
 
-  private readonly secrets: readonly string[];
-
-  /**
-   * @param options the YooMoney options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when no usable secret is given.
-   */
-  constructor(options: YooMoneyProviderOptions, endpointName = KIND) {
-    this.secrets = requireSecrets(
-      endpointName,
-      KIND,
-      'notificationSecret',
-      options?.notificationSecret,
-    );
-  }
-
-  /**
-   * Recomputes `sha1_hash` from the notification's fields and each configured secret.
-   * @throws WebhookVerificationError when `sha1_hash` is missing, malformed or does not match.
-   * @throws WebhookPayloadError when the body is not valid form encoding, a name repeats, or a
-   * field the hash covers is missing.
-   */
-  verify(request: InboundWebhook): void {
+/**
+ * YooMoney signs inside the form body (`sha1_hash`), not in a header: the endpoint verifies with
+ * `verify`, and `yoomoneySignedNotification()` signs with the same `yoomoneyHash()`.
+ */
+const YOOMONEY_SIGNATURE: SignatureScheme = {
+  verify(request, secrets) {
     const fields = parseFormBody(request.rawBody, WHAT);
     const hash = fields.sha1_hash;
     if (hash === undefined || hash === '') {
@@ -106,29 +79,72 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
         `Malformed sha1_hash in the ${WHAT}: expected 40 hex digits`,
       );
     }
-    const before = SIGNED_BEFORE_SECRET.map((name) => signedField(fields, name));
-    const label = signedField(fields, 'label');
-    const expected = this.secrets.map((secret) =>
-      createHash('sha1')
-        .update([...before, secret, label].join('&'), 'utf8')
-        .digest('hex'),
+    const signed = Object.fromEntries(
+      [...SIGNED_BEFORE_SECRET, 'label'].map((name) => [name, signedField(fields, name)]),
     );
+    const expected = secrets.map((secret) => yoomoneyHash((name) => signed[name], secret));
     if (!constantTimeIncludes(expected, hash.toLowerCase())) {
       throw new WebhookVerificationError(
         'bad_signature',
         `sha1_hash does not match the ${WHAT} and the notification secret`,
       );
     }
-  }
+  },
+  sign() {
+    throw new TypeError(
+      'YooMoney signs inside the form body: sign with yoomoneySignedNotification()',
+    );
+  },
+};
 
-  /**
-   * Parses a YooMoney notification. A transfer that is not credited yet (`unaccepted=true`, or
-   * `codepro=true`: protected by a code the recipient has not entered) is `yoomoney:unaccepted`,
-   * never `payment.succeeded`; a test sent from the wallet settings is
-   * `yoomoney:test_notification`.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
+/**
+ * A notification exactly as YooMoney posts it: `fields` (without a `sha1_hash` of their own) with
+ * `sha1_hash` appended as a form body, and the ids the endpoint stores it under.
+ */
+export function yoomoneySignedNotification(
+  fields: Readonly<Record<string, string>>,
+  notificationSecret: string,
+): SignedDelivery {
+  const { sha1_hash: _ignored, ...payload } = fields;
+  const sha1_hash = yoomoneyHash((name) => payload[name] ?? '', notificationSecret);
+  const delivery: SignedDelivery = {
+    provider: KIND,
+    method: 'POST',
+    body: encodeFormBody({ ...payload, sha1_hash }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  };
+  return withEventIds(delivery, () => yoomoneyProvider.provider({ notificationSecret }));
+}
+
+/**
+ * YooMoney wallet HTTP notifications (`p2p-incoming`, `card-incoming`): a form-encoded POST signed
+ * by its `sha1_hash` field (see `yoomoneyHash()`). `operation_id` is stable across the retries and
+ * is the dedup key. A transfer that is not credited yet (`unaccepted=true`, or `codepro=true`:
+ * protected by a code the recipient has not entered) is `yoomoney:unaccepted`, never
+ * `payment.succeeded`; a test sent from the wallet settings is `yoomoney:test_notification`.
+ * YooMoney counts exactly HTTP 200 as delivered; the body is not read.
+ */
+export const yoomoneyProvider = defineProvider<YooMoneyProviderOptions>({
+  kind: KIND,
+  name: 'YooMoney',
+  retryHorizon: {
+    days: 1,
+    documented: 'three attempts: immediately, after 10 minutes and after an hour',
+  },
+  secrets: {
+    option: 'notificationSecret',
+    howToCopy:
+      "Copy the notification secret from the wallet's HTTP-notification settings " +
+      '(yoomoney.ru/transfer/myservices/http-notification → "Show secret")',
+  },
+  signature: YOOMONEY_SIGNATURE,
+  types: TYPES,
+  checkOptions(options: YooMoneyEndpointOptions) {
+    assertAcknowledgedWith200(options, (status) =>
+      yoomoneyAcknowledgementMessage(options.name, status),
+    );
+  },
+  normalize({ request }) {
     const fields = parseFormBody(request.rawBody, WHAT);
     const notificationType = requireField(fields, 'notification_type');
     const operationId = requireField(fields, 'operation_id');
@@ -147,12 +163,7 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
       payload: fields,
     };
     if (fields.test_notification === 'true') {
-      return {
-        ...common,
-        eventId: operationId,
-        type: `${KIND}:${TEST_NOTIFICATION}`,
-        nativeType: TEST_NOTIFICATION,
-      };
+      return { ...common, eventId: operationId, nativeType: TEST_NOTIFICATION };
     }
     if (fields.unaccepted === 'true' || fields.codepro === 'true') {
       return {
@@ -160,18 +171,40 @@ export class YooMoneyWebhookProvider implements WebhookProvider {
         // NOTE: its own key, so the notification for the same operation once credited is not
         // taken for a re-delivery of this one.
         eventId: `${operationId}:${UNACCEPTED}`,
-        type: `${KIND}:${UNACCEPTED}`,
         nativeType: UNACCEPTED,
       };
     }
-    return {
-      ...common,
-      eventId: operationId,
-      type: ownValue(TYPES, notificationType) ?? `${KIND}:${notificationType}`,
-      nativeType: notificationType,
-    };
-  }
-}
+    return { ...common, eventId: operationId, nativeType: notificationType };
+  },
+  cli: {
+    title: 'YooMoney (wallet notifications)',
+    secret: "the wallet's notification secret",
+    payload: 'the notification fields as a flat object, without sha1_hash',
+    flags: [],
+    sign: (input) =>
+      yoomoneySignedNotification(
+        formFields(KIND, input, 'the notification fields'),
+        requireSecret(KIND, input),
+      ),
+  },
+  sample: {
+    secret: 'sample-notification-secret',
+    body: JSON.stringify({
+      notification_type: 'p2p-incoming',
+      operation_id: '1234567',
+      amount: '300.00',
+      currency: '643',
+      datetime: '2011-07-01T09:00:00.000+04:00',
+      sender: '41001000000000',
+      codepro: 'false',
+      label: 'order-1',
+    }),
+    withoutSignature: (delivery) => {
+      const { sha1_hash: _signature, ...fields } = parseFormBody(Buffer.from(delivery.body), WHAT);
+      return { ...delivery, body: encodeFormBody(fields) };
+    },
+  },
+});
 
 /** A field the hash covers, as sent; `sender` and `label` may be absent and count as empty. */
 function signedField(fields: FormFields, name: string): string {
@@ -221,12 +254,8 @@ export function yoomoneyAcknowledgementMessage(name: unknown, status: unknown): 
  * yoomoneyEndpoint({ name: 'yoomoney', notificationSecret: process.env.YOOMONEY_NOTIFICATION_SECRET! })
  */
 export function yoomoneyEndpoint(options: YooMoneyEndpointOptions): WebhookEndpoint {
-  const provider = new YooMoneyWebhookProvider(options, options?.name);
-  assertAcknowledgedWith200(options, (status) =>
-    yoomoneyAcknowledgementMessage(options.name, status),
-  );
-  return defineEndpoint(options, provider);
+  return yoomoneyProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-yoomoneyEndpoint.kind = 'yoomoney';
+yoomoneyEndpoint.kind = KIND;

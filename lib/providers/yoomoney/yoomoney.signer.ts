@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
-import { withEventIds } from '../delivery-event-ids';
-import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import { YooMoneyWebhookProvider } from './yoomoney.provider';
+import { yoomoneyHash, yoomoneySignedNotification } from './yoomoney.provider';
 
 /** Options of `signYooMoneyDelivery()`. */
 export interface SignYooMoneyDeliveryOptions {
@@ -24,19 +21,7 @@ export function yoomoneyNotificationHash(
   payload: Readonly<Record<string, string>>,
   notificationSecret: string,
 ): string {
-  const field = (name: string) => payload[name] ?? '';
-  const text = [
-    field('notification_type'),
-    field('operation_id'),
-    field('amount'),
-    field('currency'),
-    field('datetime'),
-    field('sender'),
-    field('codepro'),
-    notificationSecret,
-    field('label'),
-  ].join('&');
-  return createHash('sha1').update(text, 'utf8').digest('hex');
+  return yoomoneyHash((name) => payload[name] ?? '', notificationSecret);
 }
 
 /**
@@ -51,14 +36,5 @@ export function yoomoneyNotificationHash(
  * await new WebhookTestClient(app).send('yoomoney', delivery);
  */
 export function signYooMoneyDelivery(options: SignYooMoneyDeliveryOptions): SignedDelivery {
-  const { notificationSecret } = options;
-  const { sha1_hash: _ignored, ...payload } = options.payload;
-  const fields = { ...payload, sha1_hash: yoomoneyNotificationHash(payload, notificationSecret) };
-  const delivery: SignedDelivery = {
-    provider: 'yoomoney',
-    method: 'POST',
-    body: encodeFormBody(fields),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  };
-  return withEventIds(delivery, () => new YooMoneyWebhookProvider({ notificationSecret }));
+  return yoomoneySignedNotification(options.payload, options.notificationSecret);
 }
