@@ -20,7 +20,7 @@ import { paystackProvider } from '../paystack/paystack.provider';
 import { polarProvider } from '../polar/polar.provider';
 import { qvardDescriptor } from '../qvard/qvard.descriptor';
 import { razorpayProvider } from '../razorpay/razorpay.provider';
-import { robokassaDescriptor } from '../robokassa/robokassa.descriptor';
+import { robokassaProvider } from '../robokassa/robokassa.provider';
 import { sberProvider } from '../sber/sber.provider';
 import { squareProvider } from '../square/square.provider';
 import { standardWebhooksProvider } from '../standard-webhooks/standard-webhooks.provider';
@@ -46,6 +46,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paystackProvider,
   polarProvider,
   razorpayProvider,
+  robokassaProvider,
   sberProvider,
   squareProvider,
   standardWebhooksProvider,
@@ -73,7 +74,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   polarProvider.descriptor,
   qvardDescriptor,
   razorpayProvider.descriptor,
-  robokassaDescriptor,
+  robokassaProvider.descriptor,
   sberProvider.descriptor,
   squareProvider.descriptor,
   standardWebhooksProvider.descriptor,

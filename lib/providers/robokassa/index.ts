@@ -1,6 +1,6 @@
 /**
  * Robokassa: what this folder gives the package. Each export names the entries that export it;
- * the descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog`
+ * the definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog`
  * lists them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -12,4 +12,4 @@ export type {
   RobokassaProviderOptions,
   RobokassaHashAlgorithm,
 } from './robokassa.provider';
-export { robokassaDescriptor } from './robokassa.descriptor';
+export { robokassaProvider } from './robokassa.provider';

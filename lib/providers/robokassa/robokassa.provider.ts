@@ -8,21 +8,16 @@ import {
 } from '../../core/webhook-errors';
 import {
   assertAcknowledgedWith200,
-  defineEndpoint,
   plainTextAcknowledgement,
   requireSecrets,
 } from '../define-endpoint';
-import { FormFields, parseFormBody } from '../form-body';
+import { defineProvider, SignatureScheme } from '../define-provider';
+import { withEventIds } from '../delivery-event-ids';
+import { encodeFormBody, FormFields, parseFormBody } from '../form-body';
 import { endpointLabel, exactly200AcknowledgementMessage } from '../providers.messages';
-import {
-  BaseEndpointOptions,
-  InboundWebhook,
-  NormalizedNotification,
-  WebhookAcknowledgement,
-  WebhookDeliveryMethod,
-  WebhookEndpoint,
-  WebhookProvider,
-} from '../webhook-provider.interface';
+import { SignedDelivery } from '../signed-delivery';
+import { formFields, oneOf, requireSecret } from '../signing-input';
+import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
 
 const KIND = 'robokassa';
 const WHAT = 'Robokassa ResultURL notification';
@@ -78,139 +73,219 @@ export interface RobokassaProviderOptions {
 export interface RobokassaEndpointOptions extends BaseEndpointOptions, RobokassaProviderOptions {}
 
 /**
+ * What Robokassa's ResultURL `SignatureValue` hashes: `OutSum:InvId:password`, then
+ * `:Shp_name=value` for each user parameter (`Shp_…`, any case), sorted by name.
+ */
+export function robokassaSignatureBase(
+  payload: Readonly<Record<string, string>>,
+  password2: string,
+): string {
+  const user = Object.keys(payload)
+    .filter((name) => USER_PARAMETER.test(name))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((name) => `:${name}=${payload[name]}`)
+    .join('');
+  return `${payload.OutSum}:${payload.InvId}:${password2}${user}`;
+}
+
+/** `SignatureValue` in lowercase hex, one definition for verifying and signing. */
+function robokassaHash(
+  payload: Readonly<Record<string, string>>,
+  password: string,
+  algorithm: RobokassaHashAlgorithm,
+): string {
+  return createHash(algorithm)
+    .update(robokassaSignatureBase(payload, password), 'utf8')
+    .digest('hex');
+}
+
+/**
+ * A ResultURL notification as Robokassa sends it: `payload` (without a `SignatureValue` of its
+ * own) with `SignatureValue` (upper-case hex) appended, as a form POST or a GET query string, and
+ * the ids the endpoint stores it under.
+ */
+export function robokassaSignedNotification(
+  fields: Readonly<Record<string, string>>,
+  password2: string,
+  hashAlgorithm?: RobokassaHashAlgorithm,
+  method: 'GET' | 'POST' = 'POST',
+): SignedDelivery {
+  const { SignatureValue: _ignored, ...payload } = fields;
+  const signature = robokassaHash(payload, password2, hashAlgorithm ?? 'md5').toUpperCase();
+  const delivery: SignedDelivery = {
+    provider: KIND,
+    method,
+    body: encodeFormBody({ ...payload, SignatureValue: signature }),
+    headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+  };
+  return withEventIds(delivery, () => robokassaProvider.provider({ password2, hashAlgorithm }));
+}
+
+/**
+ * Robokassa signs inside the parameters (`SignatureValue`), not in a header: the endpoint
+ * verifies with `verify`, and `robokassaSignedNotification()` signs with the same
+ * `robokassaHash()`. A test notification (`IsTest=1`) is checked against `testPassword2` alone.
+ */
+function robokassaSignature(options: RobokassaProviderOptions): SignatureScheme {
+  const algorithm = options.hashAlgorithm ?? 'md5';
+  const testPasswords =
+    options.testPassword2 === undefined
+      ? []
+      : Array.isArray(options.testPassword2)
+        ? options.testPassword2
+        : [options.testPassword2];
+  return {
+    verify(request, passwords) {
+      const fields = parseFormBody(request.rawBody, WHAT);
+      const signature = fields.SignatureValue;
+      if (signature === undefined || signature === '') {
+        throw new WebhookVerificationError('missing_signature', `${WHAT} has no SignatureValue`);
+      }
+      const length = HEX_LENGTHS[algorithm];
+      if (!new RegExp(`^[0-9A-Fa-f]{${length}}$`).test(signature)) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `Malformed SignatureValue: expected ${length} hex digits (${algorithm})`,
+        );
+      }
+      const test = fields.IsTest === '1';
+      if (test && testPasswords.length === 0) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `${WHAT} is a test payment (IsTest=1) and the endpoint has no testPassword2`,
+        );
+      }
+      requireField(fields, 'OutSum');
+      requireField(fields, 'InvId');
+      // NOTE: IsTest is not signed; choosing the password by it is safe because a notification
+      // moved to the other mode is checked against a password it was not made with.
+      const expected = (test ? testPasswords : passwords).map((password) =>
+        robokassaHash(fields, password, algorithm),
+      );
+      if (!constantTimeIncludes(expected, signature.toLowerCase())) {
+        throw new WebhookVerificationError(
+          'bad_signature',
+          `SignatureValue does not match OutSum, InvId, the Shp_ parameters and ${test ? 'testPassword2' : 'password2'} ` +
+            `(${algorithm}; check hashAlgorithm against the shop's technical settings)`,
+        );
+      }
+    },
+    sign() {
+      throw new TypeError(
+        'Robokassa signs inside the parameters: sign with robokassaSignedNotification()',
+      );
+    },
+  };
+}
+
+/**
  * Robokassa's ResultURL notification: a successful payment, as the query string of a GET or a
  * form-encoded POST (the shop's settings choose). `SignatureValue` is the hex hash of
  * `OutSum:InvId:Password#2`, followed by `:Shp_name=value` for each user parameter, sorted by
  * name. The answer is `OK{InvId}`; `InvId` is the dedup key.
  */
-export class RobokassaWebhookProvider implements WebhookProvider {
-  /** Provider kind. */
-  readonly kind = KIND;
+export const robokassaProvider = defineProvider<RobokassaProviderOptions>({
+  kind: KIND,
+  name: 'Robokassa',
+  // NOTE: no retryHorizon: the documentation read for this provider gives no retry schedule, so
+  // dedup keys keep the package's 7-day minimum (see docs/providers/robokassa.md).
+  secrets: {
+    option: 'password2',
+    howToCopy:
+      "Copy Password #2 from the shop's technical settings in Robokassa " +
+      '(Мои магазины → the shop → Технические настройки → Пароль #2)',
+    // NOTE: the shop chooses its passwords.
+    allowWhitespace: true,
+  },
+  signature: robokassaSignature,
   /** 200, text: `OK` followed by the notification's InvId (see `acknowledgementBody`). */
-  readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement('OK');
-  /** Robokassa calls ResultURL with GET or POST, as the shop's settings say. */
-  readonly methods: readonly WebhookDeliveryMethod[] = Object.freeze(['GET', 'POST'] as const);
-
-  private readonly passwords: readonly string[];
-  private readonly testPasswords: readonly string[];
-  private readonly algorithm: RobokassaHashAlgorithm;
-  private readonly currency: string;
-
-  /**
-   * @param options the Robokassa options, checked here.
-   * @param endpointName names the endpoint in configuration errors.
-   * @throws WebhookConfigurationError when a password, the algorithm or the currency cannot work.
-   */
-  constructor(options: RobokassaProviderOptions, endpointName = KIND) {
-    this.passwords = requireSecrets(endpointName, KIND, 'password2', options?.password2);
-    this.testPasswords =
-      options.testPassword2 === undefined
-        ? []
-        : requireSecrets(endpointName, KIND, 'testPassword2', options.testPassword2);
+  acknowledgement: plainTextAcknowledgement('OK'),
+  protocol: {
+    /** Robokassa calls ResultURL with GET or POST, as the shop's settings say. */
+    methods: Object.freeze(['GET', 'POST'] as const),
+    /** `OK` and the InvId of the notification: what Robokassa reads as delivered. */
+    acknowledgementBody: (notifications) => `OK${notifications[0]?.merchantRef ?? ''}`,
+  },
+  types: { [NATIVE_TYPE]: 'payment.succeeded' },
+  checkOptions(options: RobokassaEndpointOptions, endpointName) {
+    const name = String(endpointName ?? KIND);
+    if (options.testPassword2 !== undefined) {
+      requireSecrets(name, KIND, 'testPassword2', options.testPassword2);
+    }
     const algorithm: unknown = options.hashAlgorithm ?? 'md5';
     if (typeof algorithm !== 'string' || !Object.hasOwn(HEX_LENGTHS, algorithm)) {
       throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName, KIND)}: hashAlgorithm must be one of ` +
+        `${endpointLabel(name, KIND)}: hashAlgorithm must be one of ` +
           `${Object.keys(HEX_LENGTHS).join(', ')} (got ${JSON.stringify(algorithm)}): the ` +
           '"Алгоритм расчета хеша" of the shop’s technical settings in Robokassa.',
       );
     }
-    this.algorithm = algorithm as RobokassaHashAlgorithm;
-    const currency = options.currency ?? 'RUB';
+    const currency: unknown = options.currency ?? 'RUB';
     if (typeof currency !== 'string' || currencyExponent(currency) === undefined) {
       throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName, KIND)}: currency must be an ISO 4217 code such as "RUB" ` +
+        `${endpointLabel(name, KIND)}: currency must be an ISO 4217 code such as "RUB" ` +
           `(got ${JSON.stringify(currency)}): the currency of the shop's OutSum.`,
       );
     }
-    this.currency = currency.toUpperCase();
-  }
-
-  /**
-   * Recomputes `SignatureValue` from OutSum, InvId, the password and the `Shp_` parameters.
-   * @throws WebhookVerificationError when `SignatureValue` is missing, malformed or does not
-   * match, or a test notification arrives without a test password configured.
-   * @throws WebhookPayloadError when the parameters are not valid form encoding, a name repeats,
-   * or OutSum or InvId is missing.
-   */
-  verify(request: InboundWebhook): void {
-    const fields = parseFormBody(request.rawBody, WHAT);
-    const signature = fields.SignatureValue;
-    if (signature === undefined || signature === '') {
-      throw new WebhookVerificationError('missing_signature', `${WHAT} has no SignatureValue`);
-    }
-    const length = HEX_LENGTHS[this.algorithm];
-    if (!new RegExp(`^[0-9A-Fa-f]{${length}}$`).test(signature)) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `Malformed SignatureValue: expected ${length} hex digits (${this.algorithm})`,
-      );
-    }
-    const test = fields.IsTest === '1';
-    if (test && this.testPasswords.length === 0) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `${WHAT} is a test payment (IsTest=1) and the endpoint has no testPassword2`,
-      );
-    }
-    // NOTE: IsTest is not signed; choosing the password by it is safe because a notification
-    // moved to the other mode is checked against a password it was not made with.
-    const base = signatureBase(fields);
-    const expected = (test ? this.testPasswords : this.passwords).map((password) =>
-      createHash(this.algorithm).update(base(password), 'utf8').digest('hex'),
+    assertAcknowledgedWith200(options, (status) =>
+      robokassaAcknowledgementMessage(options.name, status),
     );
-    if (!constantTimeIncludes(expected, signature.toLowerCase())) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        `SignatureValue does not match OutSum, InvId, the Shp_ parameters and ${test ? 'testPassword2' : 'password2'} ` +
-          `(${this.algorithm}; check hashAlgorithm against the shop's technical settings)`,
-      );
-    }
-  }
-
-  /**
-   * Parses a ResultURL notification: a successful payment of the shop's invoice InvId.
-   * @throws WebhookPayloadError
-   */
-  normalize(request: InboundWebhook): NormalizedNotification {
+  },
+  normalize({ request, options }) {
     const fields = parseFormBody(request.rawBody, WHAT);
     const invId = requireField(fields, 'InvId');
     const outSum = requireField(fields, 'OutSum');
+    const currency = (options.currency ?? 'RUB').toUpperCase();
     return {
       // NOTE: Robokassa takes one payment per invoice and repeats the notification unchanged.
       eventId: invId,
-      type: 'payment.succeeded',
       nativeType: NATIVE_TYPE,
       paymentRef: invId,
       merchantRef: invId,
-      amount: toMinorUnits(outSum, this.currency),
-      currency: this.currency,
+      amount: toMinorUnits(outSum, currency),
+      currency,
       status: fields.IsTest === '1' ? 'test' : undefined,
       payload: fields,
     };
-  }
-
-  /** `OK` and the InvId of the notification: what Robokassa reads as delivered. */
-  acknowledgementBody(notifications: readonly NormalizedNotification[]): string {
-    return `OK${notifications[0]?.merchantRef ?? ''}`;
-  }
-}
-
-/**
- * What `SignatureValue` hashes, for a password: `OutSum:InvId:password`, then `:name=value` for
- * each user parameter (`Shp_…`, any case), sorted by name.
- * @throws WebhookPayloadError when OutSum or InvId is missing.
- */
-function signatureBase(fields: FormFields): (password: string) => string {
-  const outSum = requireField(fields, 'OutSum');
-  const invId = requireField(fields, 'InvId');
-  const user = Object.keys(fields)
-    .filter((name) => USER_PARAMETER.test(name))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `:${name}=${fields[name]}`)
-    .join('');
-  return (password) => `${outSum}:${invId}:${password}${user}`;
-}
+  },
+  cli: {
+    title: 'Robokassa (ResultURL)',
+    secret: 'Password #2 of the shop (the test Password #2 for IsTest=1)',
+    payload: 'the ResultURL parameters (OutSum, InvId, Shp_…) as one flat JSON object',
+    flags: [
+      {
+        name: 'hash-algorithm',
+        value: '<md5|sha1|sha256|sha384|sha512>',
+        help: "the shop's hash algorithm (default md5)",
+      },
+      { name: 'method', value: '<POST|GET>', help: 'how Robokassa calls (default POST)' },
+    ],
+    sign: (input) =>
+      robokassaSignedNotification(
+        formFields(KIND, input, 'the ResultURL parameters'),
+        requireSecret(KIND, input),
+        oneOf('hash-algorithm', input.options['hash-algorithm'], [
+          'md5',
+          'sha1',
+          'sha256',
+          'sha384',
+          'sha512',
+        ] as const),
+        oneOf('method', input.options.method, ['POST', 'GET'] as const),
+      ),
+  },
+  sample: {
+    secret: 'sample-password-2',
+    body: JSON.stringify({ OutSum: '100.000000', InvId: '5', Shp_order: 'order-1' }),
+    withoutSignature: (delivery) => {
+      const { SignatureValue: _signature, ...fields } = parseFormBody(
+        Buffer.from(delivery.body),
+        WHAT,
+      );
+      return { ...delivery, body: encodeFormBody(fields) };
+    },
+  },
+});
 
 function requireField(fields: FormFields, name: string): string {
   const value = fields[name];
@@ -234,14 +309,10 @@ export function robokassaAcknowledgementMessage(name: unknown, status: unknown):
  * robokassaEndpoint({ name: 'robokassa', password2: process.env.ROBOKASSA_PASSWORD_2! })
  */
 export function robokassaEndpoint(options: RobokassaEndpointOptions): WebhookEndpoint {
-  const provider = new RobokassaWebhookProvider(options, options?.name);
-  assertAcknowledgedWith200(options, (status) =>
-    robokassaAcknowledgementMessage(options.name, status),
-  );
-  return defineEndpoint(options, provider);
+  return robokassaProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-robokassaEndpoint.kind = 'robokassa';
+robokassaEndpoint.kind = KIND;
 /** Robokassa calls ResultURL with GET or POST. */
 robokassaEndpoint.methods = ['GET', 'POST'] as const;

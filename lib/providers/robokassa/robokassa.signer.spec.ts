@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { robokassaFixtures } from './robokassa.fixtures';
 import { robokassaSignatureBase, signRobokassaDelivery } from './robokassa.signer';
-import { robokassaEndpoint } from './robokassa.provider';
+import { robokassaEndpoint, robokassaProvider } from './robokassa.provider';
 import { storedEventIds } from '../../spec-support/stored-event-ids';
 
 describe('signRobokassaDelivery', () => {
@@ -65,5 +65,26 @@ describe('robokassaFixtures', () => {
     ).toMatchObject({ OutSum: '19.990000', InvId: '9', Shp_orderId: 'order-9' });
     expect(robokassaFixtures.result({ test: true }).IsTest).toBe('1');
     expect(robokassaFixtures.result()).not.toHaveProperty('IsTest');
+  });
+
+  it('signs a JSON file of parameters for the CLI, by POST or GET', () => {
+    const json = { OutSum: '100.000000', InvId: 5 };
+    const input = (options: Record<string, string | undefined>) => ({
+      text: JSON.stringify(json),
+      json,
+      secret: 'securepass2',
+      options,
+      readFile: () => '',
+    });
+    const { signing } = robokassaProvider.descriptor;
+    const post = signing.sign(input({}));
+    expect(post).toMatchObject({
+      method: 'POST',
+      body: 'OutSum=100.000000&InvId=5&SignatureValue=1CF90B964035DF7DD221EBCCEF94E63B',
+    });
+    expect(signing.sign(input({ method: 'GET' })).method).toBe('GET');
+    expect(() => signing.sign(input({ 'hash-algorithm': 'crc32' }))).toThrow(
+      /--hash-algorithm takes md5 or sha1/,
+    );
   });
 });

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
-import { withEventIds } from '../delivery-event-ids';
-import { encodeFormBody } from '../form-body';
 import { SignedDelivery } from '../signed-delivery';
-import { RobokassaHashAlgorithm, RobokassaWebhookProvider } from './robokassa.provider';
+import { RobokassaHashAlgorithm, robokassaSignedNotification } from './robokassa.provider';
+
+export { robokassaSignatureBase } from './robokassa.provider';
+// NOTE: the type the options name, which /testing exports with the signer.
+export type { RobokassaHashAlgorithm } from './robokassa.provider';
 
 /** Options of `signRobokassaDelivery()`. */
 export interface SignRobokassaDeliveryOptions {
@@ -23,22 +24,6 @@ export interface SignRobokassaDeliveryOptions {
 }
 
 /**
- * What Robokassa's ResultURL `SignatureValue` hashes: `OutSum:InvId:password`, then
- * `:Shp_name=value` for each user parameter, sorted by name.
- */
-export function robokassaSignatureBase(
-  payload: Readonly<Record<string, string>>,
-  password2: string,
-): string {
-  const user = Object.keys(payload)
-    .filter((name) => /^shp_/i.test(name))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `:${name}=${payload[name]}`)
-    .join('');
-  return `${payload.OutSum}:${payload.InvId}:${password2}${user}`;
-}
-
-/**
  * A ResultURL notification exactly as Robokassa sends it: the parameters with `SignatureValue`
  * (upper-case hex) appended, as a form POST or a GET query string (the body of a GET delivery is
  * the query string without `?`). `eventId` is the `InvId`, the key the endpoint stores it under.
@@ -49,18 +34,10 @@ export function robokassaSignatureBase(
  * })
  */
 export function signRobokassaDelivery(options: SignRobokassaDeliveryOptions): SignedDelivery {
-  const { password2, hashAlgorithm } = options;
-  const { SignatureValue: _ignored, ...payload } = options.payload;
-  const signature = createHash(hashAlgorithm ?? 'md5')
-    .update(robokassaSignatureBase(payload, password2), 'utf8')
-    .digest('hex')
-    .toUpperCase();
-  const method = options.method ?? 'POST';
-  const delivery: SignedDelivery = {
-    provider: 'robokassa',
-    method,
-    body: encodeFormBody({ ...payload, SignatureValue: signature }),
-    headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
-  };
-  return withEventIds(delivery, () => new RobokassaWebhookProvider({ password2, hashAlgorithm }));
+  return robokassaSignedNotification(
+    options.payload,
+    options.password2,
+    options.hashAlgorithm,
+    options.method,
+  );
 }

@@ -2,5 +2,3 @@
 // hands out signers. lib/providers/catalog/testing-entry.ts lists this file.
 export * from './robokassa.signer';
 export * from './robokassa.fixtures';
-// NOTE: types the signer's and the fixtures' signatures name, which /testing exports with them.
-export type { RobokassaHashAlgorithm } from './robokassa.provider';
