@@ -18,7 +18,7 @@ import { paddleProvider } from '../paddle/paddle.provider';
 import { paypalProvider } from '../paypal/paypal.provider';
 import { paystackProvider } from '../paystack/paystack.provider';
 import { polarProvider } from '../polar/polar.provider';
-import { qvardDescriptor } from '../qvard/qvard.descriptor';
+import { qvardProvider } from '../qvard/qvard.provider';
 import { razorpayProvider } from '../razorpay/razorpay.provider';
 import { robokassaProvider } from '../robokassa/robokassa.provider';
 import { sberProvider } from '../sber/sber.provider';
@@ -45,6 +45,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   paypalProvider,
   paystackProvider,
   polarProvider,
+  qvardProvider,
   razorpayProvider,
   robokassaProvider,
   sberProvider,
@@ -72,7 +73,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   paypalProvider.descriptor,
   paystackProvider.descriptor,
   polarProvider.descriptor,
-  qvardDescriptor,
+  qvardProvider.descriptor,
   razorpayProvider.descriptor,
   robokassaProvider.descriptor,
   sberProvider.descriptor,

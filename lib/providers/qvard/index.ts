@@ -1,6 +1,6 @@
 /**
  * Qvard: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer: ./testing.ts.
  */
 
@@ -8,4 +8,4 @@
 export { qvardEndpoint } from './qvard.provider';
 /** @entries root express providers */
 export type { QvardEndpointOptions, QvardProviderOptions } from './qvard.provider';
-export { qvardDescriptor } from './qvard.descriptor';
+export { qvardProvider } from './qvard.provider';

@@ -1,8 +1,6 @@
-import { hmacSha256 } from '../../core/hmac';
 import { deliveryBody } from '../delivery-body';
-import { withEventIds } from '../delivery-event-ids';
 import { DeliveryPayload, SignablePayload, SignedDelivery } from '../signed-delivery';
-import { QvardWebhookProvider } from './qvard.provider';
+import { qvardProvider, QVARD_SIGNATURE_SCHEME } from './qvard.provider';
 
 /** Options of `signQvard()`. */
 export interface SignQvardOptions {
@@ -24,7 +22,9 @@ export type QvardSignatureHeaders = {
  * signQvard({ payload: JSON.stringify({ id: 'order-1', status: 'completed' }), secret })
  */
 export function signQvard(options: SignQvardOptions): QvardSignatureHeaders {
-  return { 'x-qvard-signature': hmacSha256(options.secret, [options.payload]).toString('hex') };
+  // NOTE: the scheme's HMAC reads bytes as it reads text, so a byte payload is signed as sent.
+  const headers = QVARD_SIGNATURE_SCHEME.sign(options.payload as string, options.secret);
+  return { 'x-qvard-signature': headers['x-qvard-signature'] };
 }
 
 /** Options of `signQvardDelivery()`: those of `signQvard()`, and the payload as text or an object. */
@@ -43,13 +43,6 @@ export interface SignQvardDeliveryOptions extends Omit<SignQvardOptions, 'payloa
  * await new WebhookTestClient(app).send('qvard', delivery);
  */
 export function signQvardDelivery(options: SignQvardDeliveryOptions): SignedDelivery {
-  const { secret } = options;
   const body = deliveryBody('signQvardDelivery', options.payload);
-  const delivery: SignedDelivery = {
-    provider: 'qvard',
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...signQvard({ payload: body, secret }) },
-  };
-  return withEventIds(delivery, () => new QvardWebhookProvider({ secret }));
+  return qvardProvider.signed(body, options.secret);
 }
