@@ -13,7 +13,7 @@ import { goCardlessProvider } from '../gocardless/gocardless.provider';
 import { hmacProvider } from '../hmac/hmac.provider';
 import { lemonSqueezyProvider } from '../lemon-squeezy/lemon-squeezy.provider';
 import { mercadoPagoProvider } from '../mercado-pago/mercado-pago.provider';
-import { mollieDescriptor } from '../mollie/mollie.descriptor';
+import { mollieProvider } from '../mollie/mollie.provider';
 import { paddleProvider } from '../paddle/paddle.provider';
 import { paypalProvider } from '../paypal/paypal.provider';
 import { paystackProvider } from '../paystack/paystack.provider';
@@ -41,6 +41,7 @@ export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [
   hmacProvider,
   lemonSqueezyProvider,
   mercadoPagoProvider,
+  mollieProvider,
   paddleProvider,
   paypalProvider,
   paystackProvider,
@@ -68,7 +69,7 @@ export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [
   hmacProvider.descriptor,
   lemonSqueezyProvider.descriptor,
   mercadoPagoProvider.descriptor,
-  mollieDescriptor,
+  mollieProvider.descriptor,
   paddleProvider.descriptor,
   paypalProvider.descriptor,
   paystackProvider.descriptor,

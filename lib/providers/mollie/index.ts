@@ -1,6 +1,6 @@
 /**
  * Mollie: what this folder gives the package. Each export names the entries that export it; the
- * descriptor, which none exports, goes to PROVIDER_DESCRIPTORS. `npm run providers:catalog` lists
+ * definition, which none exports, goes to PROVIDER_DEFINITIONS. `npm run providers:catalog` lists
  * them in lib/providers/catalog/. The signer and fixtures: ./testing.ts.
  */
 
@@ -14,4 +14,4 @@ export { MollieStatusClient } from './mollie-status.client';
 export type { MollieStatusClientOptions } from './mollie-status.client';
 /** @entries providers */
 export type { MolliePayment } from './mollie-status.client';
-export { mollieDescriptor } from './mollie.descriptor';
+export { mollieProvider } from './mollie.provider';

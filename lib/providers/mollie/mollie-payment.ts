@@ -14,7 +14,8 @@ import {
 /** The metadata key that holds the shop's order id, unless an endpoint says otherwise. */
 export const DEFAULT_MERCHANT_REF_KEY = 'order_id';
 
-const PAYMENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
+/** A payment's status to the package vocabulary (`paid` → `payment.succeeded`). */
+export const PAYMENT_TYPES: Readonly<Record<string, PaymentEventType>> = {
   paid: 'payment.succeeded',
   authorized: 'payment.authorized',
   failed: 'payment.failed',

@@ -1,16 +1,13 @@
 import { movedIntoApi } from '../../core/deprecated-options';
 import { hmacSha256 } from '../../core/hmac';
+import { PaymentEventType } from '../../core/payment-event-types';
 import {
   WebhookConfigurationError,
   WebhookPayloadError,
   WebhookVerificationError,
 } from '../../core/webhook-errors';
-import {
-  assertNoWhitespaceInSecrets,
-  defineEndpoint,
-  plainTextAcknowledgement,
-  requireSecrets,
-} from '../define-endpoint';
+import { plainTextAcknowledgement } from '../define-endpoint';
+import { defineProvider, SignatureScheme } from '../define-provider';
 import { parseFormBody } from '../form-body';
 import { parseJsonObject } from '../parse-payload';
 import { ApiCallBudgetOptions, ApiLookup, ProviderApiCalls } from '../provider-api-calls';
@@ -26,7 +23,7 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 import { normalizeMollieEvent, normalizeMolliePayment } from './mollie-event';
-import { DEFAULT_MERCHANT_REF_KEY } from './mollie-payment';
+import { DEFAULT_MERCHANT_REF_KEY, PAYMENT_TYPES } from './mollie-payment';
 import {
   MolliePayment,
   MollieStatusClient,
@@ -41,7 +38,7 @@ const MOLLIE_ID = /^([a-z]{1,10})_[A-Za-z0-9]{1,100}$/;
 /** Mollie waits 15 s for the answer; the API check must end well before. */
 const LONGEST_API_WAIT_MS = 12_000;
 
-/** Options of the Mollie protocol, shared by `mollieEndpoint()` and `MollieWebhookProvider`. */
+/** Options of the Mollie protocol, shared by `mollieEndpoint()` and `mollieProvider`. */
 export interface MollieProviderOptions {
   /**
    * The signing secret of a next-gen webhook (Dashboard → Developers → Webhooks → your webhook,
@@ -131,6 +128,17 @@ function readSignatures(value: string): string[] {
     .map((item) => item.toLowerCase());
 }
 
+/** The checked `merchantRefKey`, or its default. */
+function resolveMerchantRefKey(endpointName: unknown, value: string | undefined): string {
+  return resolveNonEmptyString(
+    endpointName,
+    KIND,
+    'merchantRefKey',
+    value,
+    DEFAULT_MERCHANT_REF_KEY,
+  );
+}
+
 /** The `id` of a classic webhook's form body. */
 function readClassicId(rawBody: Buffer): string {
   const fields = parseFormBody(rawBody, 'Mollie webhook');
@@ -145,6 +153,47 @@ function readClassicId(rawBody: Buffer): string {
 }
 
 /**
+ * How Mollie signs a next-gen webhook: `X-Mollie-Signature: sha256=<hex>`, the HMAC-SHA256 of the
+ * raw body keyed by the webhook's signing secret.
+ */
+const MOLLIE_SIGNATURE: SignatureScheme = {
+  verify(request, secrets) {
+    const header = request.headers[SIGNATURE_HEADER];
+    if (header === undefined || header.trim() === '') {
+      throw new WebhookVerificationError(
+        'missing_signature',
+        'Missing X-Mollie-Signature header (a classic Mollie webhook, id=…, is taken only by an ' +
+          'endpoint with api: { apiKey }, which confirms it with the Mollie API)',
+      );
+    }
+    if (secrets.length === 0) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'X-Mollie-Signature cannot be checked: the endpoint has no signingSecret (set it to the ' +
+          "next-gen webhook's signing secret, Dashboard → Developers → Webhooks)",
+      );
+    }
+    const signatures = readSignatures(header);
+    if (signatures.length === 0) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        'Malformed X-Mollie-Signature header: expected sha256=<64 hex digits>',
+      );
+    }
+    const expected = secrets.map((secret) => hmacSha256(secret, [request.rawBody]).toString('hex'));
+    assertAnySignatureMatches(expected, signatures, 'sha256', 'X-Mollie-Signature');
+  },
+  sign: (body, secret) => ({
+    [SIGNATURE_HEADER]: `sha256=${hmacSha256(secret, [body]).toString('hex')}`,
+  }),
+};
+
+/** The next-gen Payments API events by type; the others are kept native. */
+const EVENT_TYPES: Readonly<Record<string, PaymentEventType>> = Object.fromEntries(
+  Object.entries(PAYMENT_TYPES).map(([status, type]) => [`payment.${status}`, type]),
+);
+
+/**
  * Mollie webhooks, both kinds:
  * - next-gen (`X-Mollie-Signature: sha256=<hex HMAC-SHA256 of the raw body>`): the signed event's
  *   `id` (`event_…`) is the dedup key;
@@ -153,61 +202,27 @@ function readClassicId(rawBody: Buffer): string {
  *   call's place and keys it (see `paymentStateKey`). Anyone can send one, so the calls are
  *   shared, remembered briefly and held to the endpoint's `apiCallBudget` ({@link ProviderApiCalls}).
  */
-export class MollieWebhookProvider implements WebhookProvider {
+class MollieWebhookProvider implements WebhookProvider {
   /** Provider kind. */
   readonly kind = KIND;
   /** Mollie counts a 200 (classic: "only have to return 200 OK") as delivered. */
   readonly acknowledgement: WebhookAcknowledgement = plainTextAcknowledgement();
 
-  private readonly secrets: readonly string[] | undefined;
-  private readonly merchantRefKey: string;
   // NOTE: verify() and normalize() get the same request object from the ingress.
   private readonly confirmations = new WeakMap<InboundWebhook, Confirmation>();
 
   /**
-   * @param options the Mollie options, checked here.
+   * @param secrets the signing secrets, checked by the definition; none takes classic ones only.
+   * @param merchantRefKey the payment's `metadata` key that holds the order id.
    * @param api the client classic webhooks are confirmed with; none takes next-gen ones only.
-   * @param endpointName names the endpoint in configuration errors.
    * @param calls the budget, shared calls and remembered answers of `api`'s lookups.
-   * @throws WebhookConfigurationError when a secret cannot work, or there is neither a secret
-   * nor an API client.
    */
   constructor(
-    options: MollieProviderOptions,
-    private readonly api?: MollieStatusClient,
-    endpointName = KIND,
-    private readonly calls = new ProviderApiCalls({
-      endpoint: endpointName,
-      kind: KIND,
-      provider: 'Mollie',
-    }),
-  ) {
-    if (options?.signingSecret === undefined && api === undefined) {
-      throw new WebhookConfigurationError(
-        `${endpointLabel(endpointName)} takes no Mollie webhook: set signingSecret (the next-gen ` +
-          "webhook's signing secret, Dashboard → Developers → Webhooks) for signed webhooks, " +
-          'api: { apiKey } (Dashboard → Developers → API keys) for classic webhooks (id=tr_…), or both.',
-      );
-    }
-    if (options.signingSecret !== undefined) {
-      const secrets = requireSecrets(endpointName, KIND, 'signingSecret', options.signingSecret);
-      assertNoWhitespaceInSecrets(
-        endpointName,
-        KIND,
-        'signingSecret',
-        secrets,
-        "Copy the webhook's signing secret from the Mollie Dashboard → Developers → Webhooks",
-      );
-      this.secrets = secrets;
-    }
-    this.merchantRefKey = resolveNonEmptyString(
-      endpointName,
-      KIND,
-      'merchantRefKey',
-      options.merchantRefKey,
-      DEFAULT_MERCHANT_REF_KEY,
-    );
-  }
+    private readonly secrets: readonly string[],
+    private readonly merchantRefKey: string,
+    private readonly api: MollieStatusClient | undefined,
+    private readonly calls: ProviderApiCalls,
+  ) {}
 
   /**
    * A next-gen delivery: checks `X-Mollie-Signature`. A classic one: fetches the payment it names
@@ -220,17 +235,10 @@ export class MollieWebhookProvider implements WebhookProvider {
    */
   async verify(request: InboundWebhook): Promise<void> {
     const header = request.headers[SIGNATURE_HEADER];
-    if (header !== undefined && header.trim() !== '') {
-      this.verifySignature(request, header);
+    if ((header !== undefined && header.trim() !== '') || this.api === undefined) {
+      MOLLIE_SIGNATURE.verify(request, this.secrets);
       this.confirmations.set(request, { kind: 'signed' });
       return;
-    }
-    if (this.api === undefined) {
-      throw new WebhookVerificationError(
-        'missing_signature',
-        'Missing X-Mollie-Signature header (a classic Mollie webhook, id=…, is taken only by an ' +
-          'endpoint with api: { apiKey }, which confirms it with the Mollie API)',
-      );
     }
     this.confirmations.set(request, await this.confirmClassic(this.api, request.rawBody));
   }
@@ -262,27 +270,6 @@ export class MollieWebhookProvider implements WebhookProvider {
       return normalizeMolliePayment(body, this.merchantRefKey);
     }
     return normalizeMollieEvent(body, this.merchantRefKey);
-  }
-
-  private verifySignature(request: InboundWebhook, header: string): void {
-    if (this.secrets === undefined) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'X-Mollie-Signature cannot be checked: the endpoint has no signingSecret (set it to the ' +
-          "next-gen webhook's signing secret, Dashboard → Developers → Webhooks)",
-      );
-    }
-    const signatures = readSignatures(header);
-    if (signatures.length === 0) {
-      throw new WebhookVerificationError(
-        'bad_signature',
-        'Malformed X-Mollie-Signature header: expected sha256=<64 hex digits>',
-      );
-    }
-    const expected = this.secrets.map((secret) =>
-      hmacSha256(secret, [request.rawBody]).toString('hex'),
-    );
-    assertAnySignatureMatches(expected, signatures, 'sha256', 'X-Mollie-Signature');
   }
 
   private async confirmClassic(api: MollieStatusClient, rawBody: Buffer): Promise<Confirmation> {
@@ -320,8 +307,20 @@ export class MollieWebhookProvider implements WebhookProvider {
   }
 }
 
+// NOTE: the provider and the endpoint's extras share one client, and the moved options warn once.
+const statusClients = new WeakMap<object, MollieStatusClient | undefined>();
+
 /** The status client of `api`, or none; a startup error for a wait Mollie would not allow. */
 function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | undefined {
+  if (options !== null && typeof options === 'object' && statusClients.has(options)) {
+    return statusClients.get(options);
+  }
+  const client = newStatusClient(options);
+  if (options !== null && typeof options === 'object') statusClients.set(options, client);
+  return client;
+}
+
+function newStatusClient(options: MollieEndpointOptions): MollieStatusClient | undefined {
   const api = movedIntoApi<MollieStatusClientOptions>(
     options,
     options?.api,
@@ -344,6 +343,69 @@ function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | un
 }
 
 /**
+ * Mollie webhooks, next-gen (signed) and classic (confirmed with the API through `api`); the
+ * provider keeps what `verify()` learned for `normalize()` and the API calls' budget, so
+ * `create` builds it.
+ */
+export const mollieProvider = defineProvider<MollieEndpointOptions>({
+  kind: KIND,
+  name: 'Mollie',
+  retryHorizon: {
+    days: 2,
+    documented:
+      'classic webhooks: "we’ll keep trying for a few hours" (up to 10 calls over about 26 hours); ' +
+      'next-gen webhooks: retried by their retry schema after a failure or no answer within 15 s',
+  },
+  secrets: {
+    option: 'signingSecret',
+    howToCopy:
+      "Copy the webhook's signing secret from the Mollie Dashboard → Developers → Webhooks",
+    optional: true,
+  },
+  signature: MOLLIE_SIGNATURE,
+  types: EVENT_TYPES,
+  checkOptions(options, endpointName) {
+    if (options?.signingSecret === undefined && statusClientOf(options) === undefined) {
+      throw new WebhookConfigurationError(
+        `${endpointLabel(endpointName)} takes no Mollie webhook: set signingSecret (the next-gen ` +
+          "webhook's signing secret, Dashboard → Developers → Webhooks) for signed webhooks, " +
+          'api: { apiKey } (Dashboard → Developers → API keys) for classic webhooks (id=tr_…), or both.',
+      );
+    }
+    resolveMerchantRefKey(endpointName, options.merchantRefKey);
+  },
+  // NOTE: the provider keeps what verify() learned for normalize(), and the API calls' budget.
+  create: (options, endpointName, secrets) =>
+    new MollieWebhookProvider(
+      secrets,
+      resolveMerchantRefKey(endpointName, options.merchantRefKey),
+      statusClientOf(options),
+      new ProviderApiCalls({
+        endpoint: endpointName,
+        kind: KIND,
+        provider: 'Mollie',
+        budget: options?.apiCallBudget,
+      }),
+    ),
+  extras(options) {
+    const statusClient = statusClientOf(options);
+    return { statusClient, verifyWithProviderByDefault: statusClient !== undefined };
+  },
+  cli: {
+    title: 'Mollie (next-gen webhooks)',
+    secret: "the next-gen webhook's signing secret",
+    payload:
+      'a next-gen webhook event (resource "event"), signed byte for byte; classic webhooks ' +
+      '(id=tr_…) are not signed, the endpoint confirms them with the Mollie API',
+    flags: [],
+  },
+  sample: {
+    secret: 'whsec_sample0000000000000000000000',
+    body: '{"resource":"event","id":"event_1","type":"payment.paid","entityId":"tr_1","createdAt":"2026-01-01T00:00:00.000Z"}',
+  },
+});
+
+/**
  * A Mollie webhook endpoint for next-gen webhooks (`signingSecret`), classic webhooks
  * (`api: { apiKey }`), or both at one URL.
  * @throws WebhookConfigurationError at startup when an option cannot work, or neither
@@ -356,19 +418,8 @@ function statusClientOf(options: MollieEndpointOptions): MollieStatusClient | un
  * })
  */
 export function mollieEndpoint(options: MollieEndpointOptions): WebhookEndpoint {
-  const statusClient = statusClientOf(options);
-  const calls = new ProviderApiCalls({
-    endpoint: options?.name,
-    kind: KIND,
-    provider: 'Mollie',
-    budget: options?.apiCallBudget,
-  });
-  const provider = new MollieWebhookProvider(options, statusClient, options?.name, calls);
-  return defineEndpoint(options, provider, {
-    statusClient,
-    verifyWithProviderByDefault: statusClient !== undefined,
-  });
+  return mollieProvider.endpoint(options);
 }
 
 /** The provider kind of the endpoints it builds: `tenantEndpoint()` reads it. */
-mollieEndpoint.kind = 'mollie';
+mollieEndpoint.kind = KIND;

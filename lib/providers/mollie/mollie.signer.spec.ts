@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { mollieDescriptor } from './mollie.descriptor';
 import { mollieFixtures } from './mollie.fixtures';
-import { mollieEndpoint } from './mollie.provider';
+import { mollieEndpoint, mollieProvider } from './mollie.provider';
 import { signMollieDelivery } from './mollie.signer';
 import { storedEventIds } from '../../spec-support/stored-event-ids';
 
@@ -57,15 +56,15 @@ describe('signMollieDelivery', () => {
   });
 });
 
-describe('mollieDescriptor', () => {
+describe('mollieProvider.descriptor', () => {
   it('describes the kind mollieEndpoint() makes', () => {
     const endpoint = mollieEndpoint({ name: 'mollie', signingSecret: SECRET });
-    expect(endpoint.provider.kind).toBe(mollieDescriptor.kind);
+    expect(endpoint.provider.kind).toBe(mollieProvider.kind);
   });
 
   it('signs a next-gen event for the CLI with --secret', () => {
     const text = JSON.stringify(mollieFixtures.paymentEvent('payment.paid'));
-    const sent = mollieDescriptor.signing.sign({
+    const sent = mollieProvider.descriptor.signing.sign({
       text,
       json: JSON.parse(text),
       secret: SECRET,
@@ -76,7 +75,7 @@ describe('mollieDescriptor', () => {
       `sha256=${createHmac('sha256', SECRET).update(text).digest('hex')}`,
     );
     expect(() =>
-      mollieDescriptor.signing.sign({ text, json: {}, options: {}, readFile: () => '' }),
+      mollieProvider.descriptor.signing.sign({ text, json: {}, options: {}, readFile: () => '' }),
     ).toThrow(/--provider mollie needs --secret/);
   });
 });

@@ -1,7 +1,8 @@
-import { hmacSha256 } from '../../core/hmac';
 import { withEventIds } from '../delivery-event-ids';
+import { SignatureScheme } from '../define-provider';
 import { SignedDelivery } from '../signed-delivery';
-import { MollieWebhookProvider } from './mollie.provider';
+import { jsonPost } from '../signing-input';
+import { MollieEndpointOptions, mollieProvider } from './mollie.provider';
 
 /** Options of `signMollieDelivery()`. */
 export interface SignMollieDeliveryOptions {
@@ -32,14 +33,12 @@ export function signMollieDelivery(options: SignMollieDeliveryOptions): SignedDe
     typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
   const secrets: readonly string[] =
     typeof signingSecret === 'string' ? [signingSecret] : signingSecret;
+  const scheme = mollieProvider.definition.signature as SignatureScheme;
   const signature = secrets
-    .map((secret) => `sha256=${hmacSha256(secret, [body]).toString('hex')}`)
+    .map((secret) => scheme.sign(body, secret)['x-mollie-signature'])
     .join(', ');
-  const delivery: SignedDelivery = {
-    provider: 'mollie',
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-mollie-signature': signature },
-  };
-  return withEventIds(delivery, () => new MollieWebhookProvider({ signingSecret }));
+  const delivery = jsonPost('mollie', { text: body }, { 'x-mollie-signature': signature });
+  return withEventIds(delivery, () =>
+    mollieProvider.provider({ signingSecret } as MollieEndpointOptions),
+  );
 }
