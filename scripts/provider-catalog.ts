@@ -3,7 +3,7 @@
  * from them, and PROVIDER_DESCRIPTORS. A provider folder is any folder of lib/providers/ but
  * catalog/. Its index.ts re-exports what the provider gives the package, each statement tagged
  * with the entries that export it (`root`: the root entry, through lib/providers/endpoints.ts;
- * `express`; `providers`), and its descriptor untagged; its testing.ts, where it has one, what
+ * `express`; `providers`), and its definition (defineProvider()) untagged; its testing.ts, where it has one, what
  * `/testing` exports (signers, fixtures). The catalog is committed source, not a scan at run time,
  * so bundlers and the dist layout see plain re-exports. It also lists each folder's test kit
  * (test/providers/<folder>.kit.ts) in test/providers/kits.ts, for the suites that run every provider.
@@ -40,12 +40,10 @@ interface EntryExports {
 export interface ProviderFolder {
   /** The folder's name, which is also its module path below lib/providers/. */
   readonly name: string;
-  /** The export holding the folder's ProviderDescriptor, or its DefinedProvider. */
-  readonly descriptor: string;
-  /** Whether `descriptor` is a DefinedProvider (defineProvider()) rather than a descriptor. */
-  readonly defined: boolean;
-  /** The module index.ts re-exports the descriptor from, relative to lib/providers/catalog/. */
-  readonly descriptorModule: string;
+  /** The export holding the folder's definition (`<kind>Provider`, made by defineProvider()). */
+  readonly definition: string;
+  /** The module index.ts re-exports the definition from, relative to lib/providers/catalog/. */
+  readonly definitionModule: string;
   readonly entries: Readonly<Record<Entry, EntryExports>>;
   /** Whether the folder has a testing.ts for `/testing`. */
   readonly testing: boolean;
@@ -65,10 +63,10 @@ function taggedEntries(statement: ts.Statement): string[] | undefined {
 /** What a folder's index.ts has said so far. */
 interface FolderReading {
   readonly entries: Record<Entry, EntryExports>;
-  readonly descriptors: Array<{ name: string; module: string }>;
+  readonly definitions: Array<{ name: string; module: string }>;
 }
 
-/** Files one statement of a folder's index.ts under the entries it names, or as the descriptor. */
+/** Files one statement of a folder's index.ts under the entries it names, or as the definition. */
 function readStatement(
   folder: string,
   statement: ts.Statement,
@@ -94,13 +92,9 @@ function readStatement(
   const tagged = taggedEntries(statement);
   if (tagged === undefined) {
     const [only] = names;
-    if (
-      names.length === 1 &&
-      !only.type &&
-      (only.name.endsWith('Descriptor') || only.name.endsWith('Provider'))
-    ) {
+    if (names.length === 1 && !only.type && only.name.endsWith('Provider')) {
       const module = path.posix.join('..', folder, statement.moduleSpecifier.text);
-      reading.descriptors.push({ name: only.name, module });
+      reading.definitions.push({ name: only.name, module });
     } else {
       problems.push(
         `${where}: tag ${names.map((n) => n.name).join(', ')} with the entries that export ` +
@@ -138,7 +132,7 @@ function readFolder(root: string, name: string, problems: string[]): ProviderFol
       express: { values: [], types: [] },
       providers: { values: [], types: [] },
     },
-    descriptors: [],
+    definitions: [],
   };
   for (const statement of source.statements) {
     const { line } = source.getLineAndCharacterOfPosition(statement.getStart(source));
@@ -150,18 +144,23 @@ function readFolder(root: string, name: string, problems: string[]): ProviderFol
         `${KITS}/provider-kit.ts), which the suites that run every provider read.`,
     );
   }
-  if (reading.descriptors.length !== 1) {
-    const count = reading.descriptors.length;
+  if (reading.definitions.length !== 1) {
+    const count = reading.definitions.length;
     problems.push(
       `${file} exports ${count === 0 ? 'no definition' : `${count} definitions`}: re-export the ` +
         "folder's defineProvider() once, untagged, as <kind>Provider.",
     );
     return undefined;
   }
-  const [{ name: descriptor, module: descriptorModule }] = reading.descriptors;
+  const [{ name: definition, module: definitionModule }] = reading.definitions;
   const testing = fs.existsSync(path.join(root, PROVIDERS, name, 'testing.ts'));
-  const defined = descriptor.endsWith('Provider');
-  return { name, descriptor, defined, descriptorModule, entries: reading.entries, testing };
+  return {
+    name,
+    definition,
+    definitionModule,
+    entries: reading.entries,
+    testing,
+  };
 }
 
 /** Every provider folder, by name; `problems` gets what keeps the catalog from being written. */
@@ -214,32 +213,29 @@ function entryFile(folders: readonly ProviderFolder[], entry: Entry, purpose: st
   return file(purpose, lines);
 }
 
-function descriptorsFile(folders: readonly ProviderFolder[]): string {
-  const defined = folders.filter((folder) => folder.defined);
+function definitionsFile(folders: readonly ProviderFolder[]): string {
   return file(
-    'The definitions and descriptors of the provider folders, read by retention, the CLI and the engine.',
+    'The definitions of the provider folders, read by retention, the CLI and the engine.',
     [
       "import { DefinedProvider } from '../define-provider';",
       "import { ProviderDescriptor } from '../provider-descriptor.interface';",
       // NOTE: from the definition's own module, not the folder's index.ts, so that the CLI's `sign`
       // and retention load what a definition imports, not all the folder exports.
-      ...folders.map(({ descriptor, descriptorModule }) =>
-        clause('import', [descriptor], descriptorModule),
+      ...folders.map(({ definition, definitionModule }) =>
+        clause('import', [definition], definitionModule),
       ),
       '',
-      '/** One definition per provider folder, by folder name. */',
+      '/** One definition per provider folder, by folder name: the order the CLI lists them in. */',
       // NOTE: each definition has its own options type; the list reads what they share.
       '// eslint-disable-next-line @typescript-eslint/no-explicit-any',
       'export const PROVIDER_DEFINITIONS: readonly DefinedProvider<any>[] = [',
-      ...defined.map(({ descriptor }) => `  ${descriptor},`),
+      ...folders.map(({ definition }) => `  ${definition},`),
       '];',
       '',
-      '/** One descriptor per provider folder, by folder name: the order the CLI lists them in. */',
-      'export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = [',
-      ...folders.map(({ descriptor, defined: isDefined }) =>
-        isDefined ? `  ${descriptor}.descriptor,` : `  ${descriptor},`,
-      ),
-      '];',
+      '/** The descriptor of each definition: retry horizon and signing, in the same order. */',
+      'export const PROVIDER_DESCRIPTORS: readonly ProviderDescriptor[] = PROVIDER_DEFINITIONS.map(',
+      '  (provider) => provider.descriptor,',
+      ');',
     ],
   );
 }
@@ -286,7 +282,7 @@ export function renderCatalog(folders: readonly ProviderFolder[]): Record<string
       'providers',
       'What nestjs-payment-webhooks/providers exports from the provider folders.',
     ),
-    [at('descriptors')]: descriptorsFile(folders),
+    [at('definitions')]: definitionsFile(folders),
     [at('testing-entry')]: file(
       'What nestjs-payment-webhooks/testing exports from the provider folders: signers, fixtures.',
       testing.map(({ name }) => `export * from '../${name}/testing';`),

@@ -1,7 +1,7 @@
 /**
  * Writes the table of signers and fixtures in docs/testing.md, between `<!-- signers:start -->`
  * and `<!-- signers:end -->`, from the provider folders: one row per folder with a testing.ts,
- * naming the provider as its descriptor does, each delivery builder `/testing` takes from it (an
+ * naming the provider as its definition does, each delivery builder `/testing` takes from it (an
  * exported function that returns a `SignedDelivery`) with the required fields of its options and
  * the first sentence of its TSDoc, and its fixtures (what its `*.fixtures.ts` exports, constants
  * aside). A provider folder added, or a signer's options or TSDoc changed, changes the table.
@@ -69,16 +69,16 @@ function testingModules(root: string, folder: string): string[] {
   );
 }
 
-/** The `name` of the descriptor a folder's index.ts names, read from its module. */
+/** The `name` of the definition a folder's index.ts names, read from its module. */
 function providerName(root: string, folder: ProviderFolder): string {
-  const file = path.join(root, PROVIDERS, 'catalog', `${folder.descriptorModule}.ts`);
+  const file = path.join(root, PROVIDERS, 'catalog', `${folder.definitionModule}.ts`);
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {
       const value = declaration.initializer;
-      if (nameOf(declaration) !== folder.descriptor || !value) continue;
-      // NOTE: a definition is defineProvider({ … }); a descriptor the object itself.
+      if (nameOf(declaration) !== folder.definition || !value) continue;
+      // NOTE: a definition is defineProvider({ … }), its name a property of the object given.
       const literal =
         ts.isCallExpression(value) && value.arguments.length > 0 ? value.arguments[0] : value;
       if (!ts.isObjectLiteralExpression(literal)) break;
@@ -90,7 +90,7 @@ function providerName(root: string, folder: ProviderFolder): string {
       }
     }
   }
-  throw new Error(`${path.relative(root, file)}: ${folder.descriptor} has no name as a string`);
+  throw new Error(`${path.relative(root, file)}: ${folder.definition} has no name as a string`);
 }
 
 /** The name of a declaration named by an identifier. */

@@ -24,9 +24,8 @@ function isDescriptor(value: unknown): value is ProviderDescriptor {
   return typeof candidate?.kind === 'string' && typeof candidate.signing?.sign === 'function';
 }
 
-/** The descriptor of a folder's export: a descriptor, or the one a definition derives. */
+/** The descriptor a folder's export derives, when the export is a definition. */
 function descriptorOf(value: unknown): ProviderDescriptor | undefined {
-  if (isDescriptor(value)) return value;
   const derived = (value as { descriptor?: unknown } | null)?.descriptor;
   return isDescriptor(derived) ? derived : undefined;
 }
@@ -39,7 +38,7 @@ function endpointFactories(exports: FolderExports): string[] {
     .sort();
 }
 
-/** What is wrong with each folder: an index.ts with one endpoint factory and one descriptor. */
+/** What is wrong with each folder: an index.ts with one endpoint factory and one definition. */
 function folderProblems(
   folders: readonly string[],
   load: (folder: string) => FolderExports | undefined,
@@ -51,26 +50,26 @@ function folderProblems(
     const descriptors = Object.values(exports).filter((value) => descriptorOf(value));
     return [
       ...(factories.length === 1 ? [] : [`${folder}: ${factories.length} endpoint factories`]),
-      ...(descriptors.length === 1 ? [] : [`${folder}: ${descriptors.length} descriptors`]),
+      ...(descriptors.length === 1 ? [] : [`${folder}: ${descriptors.length} definitions`]),
     ];
   });
 }
 
 describe('provider descriptors', () => {
-  it('finds in every provider folder an index.ts with one endpoint factory and one descriptor', () => {
+  it('finds in every provider folder an index.ts with one endpoint factory and one definition', () => {
     expect(FOLDERS.length).toBeGreaterThan(0);
     expect(folderProblems(FOLDERS, loadFolder)).toEqual([]);
   });
 
-  it('fails a folder whose index.ts exports no descriptor, or that has no index.ts', () => {
+  it('fails a folder whose index.ts exports no definition, or that has no index.ts', () => {
     const acmeEndpoint = () => undefined;
-    const [acmeDescriptor] = PROVIDER_DESCRIPTORS;
+    const acmeProvider = { descriptor: PROVIDER_DESCRIPTORS[0] };
     const folders: Record<string, FolderExports> = {
-      whole: { acmeEndpoint, acmeDescriptor },
+      whole: { acmeEndpoint, acmeProvider },
       bare: { acmeEndpoint },
     };
     expect(folderProblems(['whole', 'bare', 'missing'], (folder) => folders[folder])).toEqual([
-      'bare: 0 descriptors',
+      'bare: 0 definitions',
       'missing: no index.ts',
     ]);
   });

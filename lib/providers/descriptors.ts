@@ -1,13 +1,13 @@
-import { PROVIDER_DESCRIPTORS } from './catalog/descriptors';
+import { PROVIDER_DESCRIPTORS } from './catalog/definitions';
 import { ProviderDescriptor } from './provider-descriptor.interface';
 
 /**
- * One descriptor per provider folder, in the order the CLI lists them (by folder name).
- * Retention reads the retry horizons from here and the CLI's `sign`/`send` sign through it.
- * The list is generated: each folder's index.ts re-exports its descriptor, and
- * `npm run providers:catalog` writes catalog/descriptors.ts from the folders, so a new provider
+ * One descriptor per provider folder, derived from its definition, in the order the CLI lists
+ * them (by folder name). Retention reads the retry horizons from here and the CLI's `sign`/`send`
+ * sign through it. The list is generated: each folder's index.ts re-exports its definition, and
+ * `npm run providers:catalog` writes catalog/definitions.ts from the folders, so a new provider
  * adds its folder and regenerates the catalog. `npm run docs:check` fails while the catalog is
- * stale, and `descriptors.spec.ts` while a folder has no descriptor.
+ * stale, and `descriptors.spec.ts` while a folder has no definition.
  */
 export { PROVIDER_DESCRIPTORS };
 

@@ -14,44 +14,34 @@ const CATALOG_FILES = [
   'root-entry.ts',
   'express-entry.ts',
   'providers-entry.ts',
-  'descriptors.ts',
+  'definitions.ts',
   'testing-entry.ts',
 ];
 
-/** The smallest provider folder there is: a factory, its options, a descriptor and a signer. */
+/** The smallest provider folder there is: a definition, its factory and options, and a signer. */
 const ACME: Record<string, string> = {
-  'acme.provider.ts': `import { defineEndpoint, plainTextAcknowledgement } from '../define-endpoint';
+  'acme.provider.ts': `import { defineProvider } from '../define-provider';
 import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
+import { signAcme } from './acme.signer';
 
 /** Options of acmeEndpoint(). */
 export type AcmeEndpointOptions = BaseEndpointOptions;
 
 /** Acme: takes every delivery, and finds no events in it. */
-export function acmeEndpoint(options: AcmeEndpointOptions): WebhookEndpoint {
-  return defineEndpoint(options, {
-    kind: 'acme',
-    acknowledgement: plainTextAcknowledgement(),
-    verify: () => undefined,
-    normalize: () => [],
-  });
-}
-`,
-  'acme.descriptor.ts': `import { ProviderDescriptor } from '../provider-descriptor.interface';
-import { signAcme } from './acme.signer';
-
-/** Acme, for retention and the CLI. */
-export const acmeDescriptor: ProviderDescriptor = {
+export const acmeProvider = defineProvider<object>({
   kind: 'acme',
   name: 'Acme',
-  signing: {
-    title: 'Acme',
-    secret: null,
-    timestamp: null,
-    payload: 'the event',
-    flags: [],
-    sign: (input) => ({ provider: 'acme', method: 'POST', body: input.text, headers: signAcme() }),
-  },
-};
+  types: {},
+  signature: { verify: () => undefined, sign: () => signAcme() },
+  normalize: () => [],
+  cli: { secret: null, payload: 'the event', flags: [] },
+  sample: { body: '{}' },
+});
+
+/** An Acme endpoint. */
+export function acmeEndpoint(options: AcmeEndpointOptions): WebhookEndpoint {
+  return acmeProvider.endpoint(options);
+}
 `,
   'acme.signer.ts': `/** Acme signs nothing: the headers of a delivery. */
 export function signAcme(): Record<string, string> {
@@ -62,7 +52,7 @@ export function signAcme(): Record<string, string> {
 export { acmeEndpoint } from './acme.provider';
 /** @entries express providers */
 export type { AcmeEndpointOptions } from './acme.provider';
-export { acmeDescriptor } from './acme.descriptor';
+export { acmeProvider } from './acme.provider';
 `,
   'testing.ts': `export * from './acme.signer';
 `,
@@ -173,19 +163,17 @@ describe('provider catalog (npm run providers:catalog)', () => {
       "export type { AcmeEndpointOptions } from '../acme';",
     );
     expect(files['providers-entry.ts']).not.toContain('acmeEndpoint');
-    expect(files['descriptors.ts']).toContain(
-      "import { acmeDescriptor } from '../acme/acme.descriptor';",
+    expect(files['definitions.ts']).toContain(
+      "import { acmeProvider } from '../acme/acme.provider';",
     );
     // Folders in name order: acme comes before adyen, first in the CLI's list.
-    expect(files['descriptors.ts']).toMatch(
-      /= \[\n {2}acmeDescriptor,\n {2}adyenProvider\.descriptor,\n/,
-    );
+    expect(files['definitions.ts']).toMatch(/= \[\n {2}acmeProvider,\n {2}adyenProvider,\n/);
     expect(files['testing-entry.ts']).toContain("export * from '../acme/testing';");
     const kits = readFileSync(join(root, 'test/providers/kits.ts'), 'utf8');
     expect(kits).toContain("import { kit as acme } from './acme.kit';");
     expect(kits).toMatch(/= \[\n {2}acme,\n {2}adyen,\n/);
-    for (const file of CATALOG_FILES.filter((name) => name !== 'descriptors.ts')) {
-      expect(files[file]).not.toContain('acmeDescriptor');
+    for (const file of CATALOG_FILES.filter((name) => name !== 'definitions.ts')) {
+      expect(files[file]).not.toContain('acmeProvider');
     }
 
     expect(runDocScript('provider-catalog', ['--check', '--root', root])).toMatchObject({

@@ -42,7 +42,7 @@ export type { ResolvedWebhooksOptions } from '../../lib/options/webhooks-options
 // providers: a provider class, to verify a stored delivery again outside the app; the
 // descriptors, whose signing the CLI's `sign` runs, to sign for every provider alike.
 export { sberProvider } from '../../lib/providers/sber/sber.provider';
-export { PROVIDER_DESCRIPTORS } from '../../lib/providers/catalog/descriptors';
+export { PROVIDER_DESCRIPTORS } from '../../lib/providers/catalog/definitions';
 
 // store: the entity classes, the migrations by name, the store's own parts and its limits.
 export {

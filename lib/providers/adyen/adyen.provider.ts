@@ -416,7 +416,7 @@ export const adyenProvider = defineProvider<AdyenProviderOptions>({
       'a notification request { "live", "notificationItems": [ … ] }, a list of items, or one NotificationRequestItem; each item is signed',
     flags: [],
     sign: (input): SignedDelivery => {
-      const { items, live } = adyenSigningInput(input);
+      const { items, live } = adyenSigningInput<AdyenNotificationRequestItem>(input);
       const hmacKey = requireSecret(KIND, input);
       const key = decodeAdyenHmacKey(hmacKey);
       if (key === undefined) {

@@ -28,7 +28,7 @@ import {
 import { invalidEncodingMessage, nonEmptyStringOptionMessage } from '../providers.messages';
 import { jsonPost, oneOf, requireSecret, SigningInputError } from '../signing-input';
 import { unsignedHeaderMessage } from './hmac.messages';
-import { hmacSignature, HmacSignatureSettings } from './hmac.signature';
+import { HmacSignatureEncoding, hmacSignature, HmacSignatureSettings } from './hmac.signature';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -38,8 +38,7 @@ import {
   WebhookProvider,
 } from '../webhook-provider.interface';
 
-/** How the signature bytes are written in the header. */
-export type HmacSignatureEncoding = 'hex' | 'base64';
+export type { HmacSignatureEncoding };
 
 /** Defaults of the generic HMAC scheme, shared with the test signer. */
 export const HMAC_DEFAULTS = Object.freeze({

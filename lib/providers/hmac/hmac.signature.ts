@@ -6,7 +6,9 @@ import { WebhookVerificationError } from '../../core/webhook-errors';
 import { SignatureScheme } from '../define-provider';
 import { DEFAULT_TOLERANCE_SECONDS } from '../provider-options';
 import { InboundWebhook } from '../webhook-provider.interface';
-import type { HmacSignatureEncoding } from './hmac.provider';
+
+/** How the signature bytes are written in the header. */
+export type HmacSignatureEncoding = 'hex' | 'base64';
 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const SHA256_BYTES = 32;
