@@ -258,7 +258,8 @@ export function defineProvider<O extends object>(
     { kind: definition.kind },
   );
   const signed = (body: string, secret: string, timestamp?: number, options?: Partial<O>) => {
-    const given = { ...definition.sample.options, ...options } as O;
+    // NOTE: only what the caller gives: a sample's options never stand in for an endpoint's.
+    const given = { ...options } as O;
     const scheme = schemeOf(definition, given);
     const delivery = jsonPost(
       definition.kind,
@@ -266,11 +267,7 @@ export function defineProvider<O extends object>(
       scheme.sign(body, secret, timestamp),
     );
     return withEventIds(delivery, () =>
-      provider({
-        ...definition.sample.options,
-        ...options,
-        ...secretOption(definition, secret),
-      } as O),
+      provider({ ...options, ...secretOption(definition, secret) } as O),
     );
   };
   const descriptor: ProviderDescriptor = Object.freeze({
