@@ -6,6 +6,7 @@ import {
   assertNoWhitespaceInSecrets,
   defineEndpoint,
   EndpointExtras,
+  plainTextAcknowledgement,
   requireSecrets,
 } from './define-endpoint';
 import { Checked, checkEnvelope, Envelope, EnvelopeRules } from './envelope';
@@ -233,7 +234,9 @@ export interface DefinedProvider<O extends object> {
  * every definition the same way.
  * @example
  * export const paystackProvider = defineProvider({ kind: 'paystack', name: 'Paystack', … });
- * export const paystackEndpoint = paystackProvider.endpoint;
+ * export function paystackEndpoint(options: PaystackEndpointOptions): WebhookEndpoint {
+ *   return paystackProvider.endpoint(options);
+ * }
  */
 export function defineProvider<O extends object, R extends EnvelopeRules>(
   definition: EnvelopeDefinition<O, R>,
@@ -342,11 +345,7 @@ class DefinedWebhookProvider<O extends object> implements WebhookProvider {
   }
 }
 
-const DEFAULT_ACKNOWLEDGEMENT: WebhookAcknowledgement = Object.freeze({
-  status: 200,
-  body: '',
-  contentType: 'text/plain; charset=utf-8',
-});
+const DEFAULT_ACKNOWLEDGEMENT = plainTextAcknowledgement();
 
 /** The secrets of the options, checked: present, without whitespace, of the provider's shape. */
 function secretsOf<O extends object>(
