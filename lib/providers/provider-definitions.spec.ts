@@ -1,6 +1,6 @@
 import { PAYMENT_EVENT_TYPES } from '../core/payment-event-types';
 import { WebhookConfigurationError, WebhookVerificationError } from '../core/webhook-errors';
-import { PROVIDER_DEFINITIONS, PROVIDER_DESCRIPTORS } from './catalog/definitions';
+import { PROVIDER_DEFINITIONS } from './catalog/definitions';
 import { rejection } from '../spec-support/rejection';
 import { DefinedProvider } from './define-provider';
 import { notificationsOf } from './notifications';
@@ -54,11 +54,9 @@ async function verificationError(
 }
 
 describe('provider definitions', () => {
-  it('define every provider in the catalog, once each, in the order of its descriptors', () => {
-    expect(PROVIDER_DEFINITIONS.map((provider) => provider.descriptor)).toEqual(
-      PROVIDER_DESCRIPTORS,
-    );
+  it('give each provider its own kind', () => {
     const kinds = PROVIDER_DEFINITIONS.map((provider) => provider.kind);
+    expect(kinds.length).toBeGreaterThan(0);
     expect(new Set(kinds).size).toBe(kinds.length);
   });
 
