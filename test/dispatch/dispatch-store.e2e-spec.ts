@@ -4,6 +4,7 @@ import {
   WebhookDispatcher,
   WebhookStore,
 } from 'nestjs-payment-webhooks';
+import type { Pool as PgPool, PoolClient } from 'pg';
 import { In } from 'typeorm';
 import {
   WebhookEventEntity,
@@ -438,5 +439,49 @@ describe('inbox notifications between instances on postgres', () => {
       "SELECT count(*)::int AS listeners FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND state = 'idle'",
     )) as { listeners: number }[];
     expect(listeners).toBe(0);
+  });
+
+  it('gives the pool back a connection it was still opening when it stopped listening', async () => {
+    const listening = b.app.get<WebhookStore>(WebhookStore);
+    const pool = (b.dataSource.driver as unknown as { master: PgPool }).master;
+    // NOTE: the store keeps a connection or two of its own (the answer path's).
+    const busy = () => pool.totalCount - pool.idleCount;
+    const busyBefore = busy();
+    let heard = 0;
+    const stop = await listening.watch(() => {
+      heard += 1;
+    });
+    const taken: PoolClient[] = [];
+    /** Takes every connection the pool has free, or may still open. */
+    const takeFree = async () => {
+      const free = pool.options.max - busy();
+      taken.push(...(await Promise.all(Array.from({ length: free }, () => pool.connect()))));
+    };
+    try {
+      await eventually(() => heard === 1);
+      await takeFree();
+      await a.dataSource.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity ' +
+          'WHERE datname = current_database() AND query = $1',
+        ['LISTEN webhook_events_inbox'],
+      );
+      // NOTE: the pool drops the broken connection; its place is taken too, so listening again
+      // (1 s later) waits for a connection.
+      await eventually(() => pool.totalCount < pool.options.max);
+      await takeFree();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      await stop();
+      taken.forEach((client) => client.release());
+    }
+    await eventually(() => busy() === busyBefore);
+    // NOTE: ample time for a connection opened late to start listening, had it been kept.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [{ listeners }] = (await a.dataSource.query(
+      "SELECT count(*)::int AS listeners FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND state = 'idle'",
+    )) as { listeners: number }[];
+    expect(listeners).toBe(0);
+    expect(busy()).toBe(busyBefore);
+    expect(heard).toBe(1);
   });
 });

@@ -86,16 +86,27 @@ export class InboxNotifications {
         return;
       }
       try {
-        current = await this.listen(listener, () => {
+        const listening = await this.listen(listener, () => {
           // NOTE: the connection broke (server restart, network): listen again on a new one;
           // polling covers the gap, and a wake-up on reconnect catches what was missed.
           current = undefined;
-          relisten();
+          if (active) {
+            relisten();
+          }
         });
+        if (!active) {
+          // NOTE: it stopped while this connection was being opened: the pool gets it back, or
+          // closing the pool would wait for it for good.
+          await this.unlisten(listening);
+          return;
+        }
+        current = listening;
         listener();
       } catch {
         current = undefined;
-        relisten();
+        if (active) {
+          relisten();
+        }
       }
     };
     await connect();
@@ -105,11 +116,16 @@ export class InboxNotifications {
       const stopping = current;
       current = undefined;
       if (stopping) {
-        await stopping.runner.query(`UNLISTEN ${INBOX_CHANNEL}`).catch(() => undefined);
-        this.forget(stopping);
-        await stopping.runner.release().catch(() => undefined);
+        await this.unlisten(stopping);
       }
     };
+  }
+
+  /** Stops listening on a connection and gives it back to the pool. */
+  private async unlisten(listening: Listening): Promise<void> {
+    await listening.runner.query(`UNLISTEN ${INBOX_CHANNEL}`).catch(() => undefined);
+    this.forget(listening);
+    await listening.runner.release().catch(() => undefined);
   }
 
   /** Takes a connection for itself and listens on it; `broken` runs when it fails. */
