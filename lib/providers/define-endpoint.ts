@@ -1,5 +1,6 @@
 import { createSourceAllowlist, SourceAllowlist } from '../core/source-allowlist';
 import { WebhookConfigurationError } from '../core/webhook-errors';
+import type { ProviderEventLog } from './event-log.interface';
 import { PaymentStatusClient } from './payment-status-client.interface';
 import {
   BaseEndpointOptions,
@@ -18,6 +19,8 @@ const BODY_TIMEOUT_RANGE_MS = [100, 120_000] as const;
 export interface EndpointExtras {
   /** The provider's status API client, when the endpoint options carry API credentials. */
   statusClient?: PaymentStatusClient;
+  /** The provider's event log, when the provider keeps one and the options carry its credentials. */
+  eventLog?: ProviderEventLog;
   /**
    * Whether `verifyWithProvider` is on when the options leave it unset.
    * @default false
@@ -104,6 +107,7 @@ export function defineEndpoint(
     allowedSources: allowedSourcesOf(name, options.allowedIps, extras.defaultSources),
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
     statusClient: extras.statusClient,
+    ...(extras.eventLog ? { eventLog: extras.eventLog } : {}),
     verifyWithProvider,
   };
 }

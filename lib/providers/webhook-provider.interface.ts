@@ -1,5 +1,6 @@
 import { PaymentEventType } from '../core/payment-event-types';
 import { SourceAllowlist } from '../core/source-allowlist';
+import type { ProviderEventLog } from './event-log.interface';
 import { PaymentStatusClient, ProviderPaymentStatus } from './payment-status-client.interface';
 
 /** A delivery as it came over the wire: the exact raw bytes and the headers, nothing parsed. */
@@ -225,6 +226,11 @@ export interface WebhookEndpoint {
   readonly allowedSources?: SourceAllowlist;
   /** The provider's status API client, when the endpoint has API credentials. */
   readonly statusClient?: PaymentStatusClient;
+  /**
+   * The provider's event log, read to recover events whose deliveries never arrived, when the
+   * provider keeps one and the endpoint has its API credentials.
+   */
+  readonly eventLog?: ProviderEventLog;
   /** Whether the dispatcher asks `statusClient` before handlers run. */
   readonly verifyWithProvider: boolean;
   /** Whether events of one payment run one at a time, earliest first. */
