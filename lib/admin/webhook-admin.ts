@@ -14,6 +14,7 @@ import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
 import { ConfiguredNames, OperatorNames } from './operator-names';
 import { ReplayPace } from '../replay/replay-pace';
+import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import type {
   FailureGroupListOptions,
   WebhookAdminHooks,
@@ -75,6 +76,8 @@ const DEFAULT_GROUP_LIMIT = 50;
 export class WebhookAdmin {
   private readonly logger = new SafeLogger('WebhookAdmin');
   private readonly names: OperatorNames;
+  /** Recoveries from the providers' event logs (see `WebhookRecoveries`). */
+  readonly recoveries: WebhookRecoveries;
 
   /**
    * @param hooks `pausesChanged` tells this process's dispatcher that the pauses changed, so it
@@ -83,6 +86,8 @@ export class WebhookAdmin {
    * @param configured the app's configured endpoints and registered handlers, which pause,
    * resume, replay and discard check the names they are given against (see `OperatorNames`);
    * left out (the CLI), the names the database records.
+   * @param recoveries the app's recoveries, checked against its endpoints; left out (the CLI),
+   *   recoveries checked by the instance that runs them.
    * @internal the module constructs it; an app injects it, so its dependencies are not part of the API.
    */
   constructor(
@@ -90,8 +95,10 @@ export class WebhookAdmin {
     private readonly signal: InboxSignal,
     private readonly hooks: WebhookAdminHooks = {},
     configured?: () => ConfiguredNames,
+    recoveries?: WebhookRecoveries,
   ) {
     this.names = new OperatorNames(queries, configured);
+    this.recoveries = recoveries ?? new WebhookRecoveries(queries.recoveries);
   }
 
   /** Summaries of the stored events matching `options`, newest first: no body, no headers. */

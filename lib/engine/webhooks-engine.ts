@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { serveActivity } from '../admin/inbox-page';
 import { ReplayJobRunner } from '../replay/replay-job-runner';
+import { RecoveryJobRunner } from '../recovery/recovery-job-runner';
+import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
@@ -68,6 +70,8 @@ export class WebhooksEngine {
   readonly transactions: WebhookTransactions;
   readonly admin: WebhookAdmin;
   readonly reconciliation: ReconciliationService;
+  /** Recoveries from the providers' event logs. */
+  readonly recoveries: WebhookRecoveries;
   readonly retention: WebhookRetention;
   readonly sampler: InboxSampler;
   readonly health: WebhooksHealthIndicator;
@@ -79,6 +83,7 @@ export class WebhooksEngine {
   readonly activity: ActivityRecorder;
   private readonly alertMonitor: WebhookAlertMonitor;
   private readonly replays: ReplayJobRunner;
+  private readonly recoveryRunner: RecoveryJobRunner;
   private readonly breaker: FailureBreaker;
   private started = false;
 
@@ -125,6 +130,16 @@ export class WebhooksEngine {
       }) ?? null;
     this.transactions = new WebhookTransactions(store);
     this.replays = new ReplayJobRunner(store.queries, this.signal);
+    this.recoveryRunner = new RecoveryJobRunner(
+      store.queries.recoveries,
+      store,
+      options.endpoints,
+      this.registry,
+      this.signal,
+    );
+    this.recoveries = new WebhookRecoveries(store.queries.recoveries, options.endpoints, () =>
+      this.recoveryRunner.kick(),
+    );
     this.admin = new WebhookAdmin(
       store.queries,
       this.signal,
@@ -133,6 +148,7 @@ export class WebhooksEngine {
         replayStarted: () => this.replays.kick(),
       },
       () => ({ endpoints: [...options.endpoints.keys()], handlers: this.registry.keys() }),
+      this.recoveries,
     );
     this.reconciliation = new ReconciliationService(
       options,
@@ -199,6 +215,7 @@ export class WebhooksEngine {
     this.reconciliation.start();
     this.retention.start();
     this.replays.start();
+    this.recoveryRunner.start();
     this.breaker.start();
     if (!this.options.dispatch.enabled) {
       return;
@@ -241,6 +258,7 @@ export class WebhooksEngine {
       this.transport?.stop(),
       this.retention.stop(),
       this.replays.stop(),
+      this.recoveryRunner.stop(),
     ]);
   }
 

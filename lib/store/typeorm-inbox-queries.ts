@@ -1,6 +1,7 @@
 import type { InboxQueries } from './ports/inbox-queries.port';
 import type { StoreConnection } from './connections/store-connection';
 import { TypeOrmPauseQueries } from './history/typeorm-pause-queries';
+import { RecoveryJobQueries } from './jobs/recovery-job-queries';
 import { ReplayJobQueries } from './jobs/replay-job-queries';
 import { TypeOrmRetentionQueries } from './queries/retention-batches';
 import { TypeOrmEventQueries } from './queries/typeorm-event-queries';
@@ -43,5 +44,6 @@ export function typeOrmInboxQueries(connection: StoreConnection): InboxQueries {
     releaseReplayJob: (id, holder, error) => jobs.releaseReplayJob(id, holder, error),
     deleteSettled: (before, limit) => retention.deleteSettled(before, limit),
     prunePayloads: (before, limit, after) => retention.prunePayloads(before, limit, after),
+    recoveries: new RecoveryJobQueries(connection),
   };
 }

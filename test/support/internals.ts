@@ -54,6 +54,7 @@ export {
   AddEventOutcomes1764500000000,
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,
+  AddRecoveryJobs1765000000000,
   AddWebhookTransmissions1764600000000,
   CreateWebhooksTables1764400000000,
   SplitEventWork1764700000000,

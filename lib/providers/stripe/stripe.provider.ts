@@ -1,4 +1,6 @@
 import { StripeStatusClient, StripeStatusClientOptions } from './stripe-status.client';
+import { StripeEventLog, StripePayloadStyle } from './stripe-event-log';
+import { WebhookConfigurationError } from '../../core/webhook-errors';
 import { PaymentEventType } from '../../core/payment-event-types';
 import { isEventNotification, normalizeEventNotification } from './stripe-event-notification';
 import { FIXED_TYPES, REFUND_STATUS_EVENTS, mapSnapshotType } from './stripe-event-types';
@@ -95,6 +97,25 @@ export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProvid
    * @example api: { apiKey: process.env.STRIPE_SECRET_KEY! }
    */
   api?: StripeStatusClientOptions;
+  /**
+   * The payload style of the Stripe event destination that sends to this endpoint (Dashboard →
+   * Developers → Event destinations → your destination → Payload style): `'snapshot'` or
+   * `'thin'`. Recovering missed events reads the matching log: `GET /v1/events` for snapshot
+   * events, `GET /v2/core/events` for thin ones. Deliveries of either style are taken either way.
+   * @default 'snapshot'
+   */
+  payloadStyle?: StripePayloadStyle;
+}
+
+/** The payload style an endpoint's options give, checked. */
+function resolvePayloadStyle(endpointName: string, value: unknown): StripePayloadStyle {
+  if (value === undefined || value === 'snapshot' || value === 'thin') {
+    return value ?? 'snapshot';
+  }
+  throw new WebhookConfigurationError(
+    `Webhook endpoint "${endpointName}" (stripe): payloadStyle must be 'snapshot' or 'thin', ` +
+      `as the event destination's Payload style says (got ${JSON.stringify(value)}).`,
+  );
 }
 
 const STRIPE_EVENT = defineEnvelope({
@@ -249,7 +270,12 @@ export const stripeProvider = defineProvider<StripeEndpointOptions>({
       normalize: (request) => normalizeStripe(request, reading),
     };
   },
-  extras: (options) => ({ statusClient: options.api && new StripeStatusClient(options.api) }),
+  extras: (options) => ({
+    statusClient: options.api && new StripeStatusClient(options.api),
+    eventLog:
+      options.api &&
+      new StripeEventLog(options.api, resolvePayloadStyle(options.name, options.payloadStyle)),
+  }),
   cli: {
     secret: 'the endpoint signing secret (whsec_…)',
     timestamp: 'the signed time t= (Unix seconds; default now)',

@@ -24,6 +24,8 @@ export class ReplayJobQueries implements ReplayJobs {
         id: timeOrderedId(now.getTime()),
         filter: filterText(job.filter),
         status: 'running',
+        kind: 'replay',
+        pageCursor: null,
         total: job.total,
         replayed: 0,
         ratePerSecond: job.ratePerSecond,
@@ -44,14 +46,18 @@ export class ReplayJobQueries implements ReplayJobs {
 
   async replayJobs(limit: number): Promise<ReplayJob[]> {
     const rows = await this.connection.read((manager) =>
-      manager.find(WebhookReplayEntity, { order: { createdAt: 'DESC' }, take: limit }),
+      manager.find(WebhookReplayEntity, {
+        where: { kind: 'replay' },
+        order: { createdAt: 'DESC' },
+        take: limit,
+      }),
     );
     return rows.map(replayJobOf);
   }
 
   async replayJob(id: string): Promise<ReplayJob | null> {
     const row = await this.connection.read((manager) =>
-      manager.findOneBy(WebhookReplayEntity, { id }),
+      manager.findOneBy(WebhookReplayEntity, { id, kind: 'replay' }),
     );
     return row ? replayJobOf(row) : null;
   }

@@ -1,6 +1,6 @@
 import { Brackets, EntityManager } from 'typeorm';
 import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
-import { WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
+import { BackgroundJobKind, WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
 import { filteredEvents } from '../queries/event-filter-query';
 import type { ReplayJob } from '../ports/replay-jobs.port';
 import type { WebhookEventFilter } from '../ports/inbox-queries.port';
@@ -38,7 +38,7 @@ export function replayJobOf(row: WebhookReplayEntity): ReplayJob {
   return {
     id: row.id,
     filter: filterOfText(row.filter),
-    status: row.status,
+    status: row.status as ReplayJob['status'],
     total: Number(row.total),
     replayed: Number(row.replayed),
     ratePerSecond: row.ratePerSecond === null ? null : Number(row.ratePerSecond),
@@ -69,11 +69,16 @@ export function lockedReplay(
   return query.getOne();
 }
 
-/** A running replay nobody holds, or whose holder's lease ran out, locked for this transaction. */
-export function freeReplay(manager: EntityManager, now: Date): Promise<WebhookReplayEntity | null> {
+/** A running job of `kind` nobody holds, or whose holder's lease ran out, locked for this transaction. */
+export function freeReplay(
+  manager: EntityManager,
+  now: Date,
+  kind: BackgroundJobKind = 'replay',
+): Promise<WebhookReplayEntity | null> {
   const query = manager
     .createQueryBuilder(WebhookReplayEntity, 'j')
     .where("j.status = 'running'")
+    .andWhere('j.kind = :kind', { kind })
     .andWhere('(j.locked_until IS NULL OR j.locked_until < :now)', { now })
     .orderBy('j.created_at', 'ASC')
     .limit(1);

@@ -1,7 +1,7 @@
 import type { WebhookEventFilter } from './event-filter';
 
 /** What a history row records: a failed attempt, a replay, or a settlement by hand. */
-export type EventHistoryKind = 'attempt' | 'replay' | 'settle';
+export type EventHistoryKind = 'attempt' | 'replay' | 'settle' | 'recover' | 'backfill';
 
 /** One failed attempt, as the dispatcher hands it to the settlement that records it. */
 export interface FailedAttempt {

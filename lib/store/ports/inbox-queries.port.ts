@@ -1,6 +1,7 @@
 import type { EventQueries } from './event-queries.port';
 import type { OperatorActions } from './operator-actions.port';
 import type { PauseQueries } from './pause-queries.port';
+import type { RecoveryJobs } from './recovery-jobs.port';
 import type { ReplayJobs } from './replay-jobs.port';
 import type { RetentionQueries } from './retention-queries.port';
 
@@ -23,7 +24,14 @@ export type { DeletedEvents, PrunedPayload } from './retention-queries.port';
  * were stored in. The parts that use it each take the port they need.
  */
 export interface InboxQueries
-  extends EventQueries, OperatorActions, PauseQueries, ReplayJobs, RetentionQueries {}
+  extends EventQueries, OperatorActions, PauseQueries, ReplayJobs, RetentionQueries {
+  /**
+   * Recoveries from providers' event logs; a store without them cannot recover (the admin and
+   * CLI say so).
+   * @default none
+   */
+  readonly recoveries?: RecoveryJobs;
+}
 
 /** Injection token for the {@link InboxQueries}. */
 export const InboxQueries = Symbol('InboxQueries');

@@ -1,7 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Where a replay in the background stands. */
-export type ReplayJobStatus = 'running' | 'done' | 'canceled';
+/** Where a job in the background stands: `failed` when it cannot run at all (its endpoint cannot be read). */
+export type ReplayJobStatus = 'running' | 'done' | 'canceled' | 'failed';
+
+/** What a job in the background does: put events back, recover them from the provider's log, or run one handler over them. */
+export type BackgroundJobKind = 'replay' | 'recover' | 'backfill';
 
 /**
  * A replay in the background: the events its filter matched when it started are put back in
@@ -21,6 +24,13 @@ export class WebhookReplayEntity {
 
   @Column({ type: 'varchar', length: 16 })
   status!: ReplayJobStatus;
+
+  @Column({ type: 'varchar', length: 16, default: 'replay' })
+  kind!: BackgroundJobKind;
+
+  /** Where a recovery stands in the provider's event log, in the provider's own words. */
+  @Column({ name: 'page_cursor', type: 'text', nullable: true })
+  pageCursor!: string | null;
 
   /** How many events matched when it started. */
   @Column({ type: 'integer' })

@@ -5,6 +5,7 @@ import { AddWebhookTransmissions1764600000000 } from './1764600000000-add-webhoo
 import { SplitEventWork1764700000000 } from './1764700000000-split-event-work';
 import { AddEventTenants1764800000000 } from './1764800000000-add-event-tenants';
 import { AddEventHistory1764900000000 } from './1764900000000-add-event-history';
+import { AddRecoveryJobs1765000000000 } from './1765000000000-add-recovery-jobs';
 
 /**
  * One of the classes in `webhooksMigrations`, which a data source's `migrations` takes. An app
@@ -15,7 +16,7 @@ export interface WebhooksMigrationClass {
 }
 
 /**
- * The migrations of the inbox, the handler ledger, the signed transmissions seen, the events' history and the pauses of dispatch, for PostgreSQL and SQLite alike. Add
+ * The migrations of the inbox, the handler ledger, the signed transmissions seen, the events' history, the pauses of dispatch and the jobs in the background, for PostgreSQL and SQLite alike. Add
  * them to your data source's `migrations` (and set `migrationsRun: true`, or run them with the
  * TypeORM CLI). `IdempotencyModule` has its own: `idempotencyMigrations`.
  */
@@ -26,6 +27,7 @@ export const webhooksMigrations: WebhooksMigrationClass[] = [
   SplitEventWork1764700000000,
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,
+  AddRecoveryJobs1765000000000,
 ];
 
 export {
@@ -35,4 +37,5 @@ export {
   SplitEventWork1764700000000,
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,
+  AddRecoveryJobs1765000000000,
 };

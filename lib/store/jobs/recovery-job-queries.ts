@@ -1,0 +1,220 @@
+import { EntityManager, In } from 'typeorm';
+import { timeOrderedId } from '../../core/time-ordered-id';
+import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
+import { WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
+import { writeHistory } from '../history/event-history';
+import type {
+  NewRecoveryJob,
+  RecoveredPage,
+  RecoveryJob,
+  RecoveryJobs,
+} from '../ports/recovery-jobs.port';
+import { batchError, freeReplay, lockedReplay } from './replay-jobs';
+import { ReplayJobQueries } from './replay-job-queries';
+import { StoreConnection } from '../connections/store-connection';
+import { dateOf } from '../schema/stored-date';
+
+/** What a recovery keeps in its row's `filter`: the endpoint, tenant, window and dry run. */
+interface RecoveryTarget {
+  readonly endpoint: string;
+  readonly tenant: string | null;
+  readonly since: string;
+  readonly until: string;
+  readonly dryRun: boolean;
+}
+
+/** Most event ids asked about in one statement. */
+const IDS_PER_QUERY = 500;
+
+/** A stored recovery as the port returns it. */
+function recoveryJobOf(row: WebhookReplayEntity): RecoveryJob {
+  const target = JSON.parse(row.filter) as RecoveryTarget;
+  return {
+    id: row.id,
+    endpoint: target.endpoint,
+    tenant: target.tenant,
+    since: new Date(target.since),
+    until: new Date(target.until),
+    dryRun: target.dryRun,
+    status: row.status,
+    found: Number(row.total),
+    stored: Number(row.replayed),
+    ratePerSecond: row.ratePerSecond === null ? null : Number(row.ratePerSecond),
+    actor: row.actor,
+    createdAt: dateOf(row.createdAt)!,
+    updatedAt: dateOf(row.updatedAt)!,
+    finishedAt: dateOf(row.finishedAt),
+    lockedBy:
+      row.lockedUntil !== null && dateOf(row.lockedUntil)! > new Date() ? row.lockedBy : null,
+    error: row.error,
+    cursor: row.pageCursor,
+  };
+}
+
+/**
+ * {@link RecoveryJobs} on PostgreSQL or SQLite: rows of kind `recover` in the table of the jobs
+ * in the background, whose `total` counts the events read and `replayed` those stored.
+ */
+export class RecoveryJobQueries implements RecoveryJobs {
+  private readonly jobs: ReplayJobQueries;
+
+  constructor(private readonly connection: StoreConnection) {
+    this.jobs = new ReplayJobQueries(connection);
+  }
+
+  startRecoveryJob(job: NewRecoveryJob): Promise<RecoveryJob> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const target: RecoveryTarget = {
+        endpoint: job.endpoint,
+        tenant: job.tenant,
+        since: job.since.toISOString(),
+        until: job.until.toISOString(),
+        dryRun: job.dryRun,
+      };
+      const row = manager.create(WebhookReplayEntity, {
+        id: timeOrderedId(now.getTime()),
+        kind: 'recover',
+        filter: JSON.stringify(target),
+        status: 'running',
+        total: 0,
+        replayed: 0,
+        ratePerSecond: job.ratePerSecond,
+        actor: job.actor?.slice(0, 128) ?? null,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+        cursorAt: null,
+        cursorId: null,
+        pageCursor: null,
+        lockedBy: null,
+        lockedUntil: null,
+        error: null,
+      });
+      await manager.insert(WebhookReplayEntity, row);
+      return recoveryJobOf(row);
+    });
+  }
+
+  async recoveryJobs(limit: number): Promise<RecoveryJob[]> {
+    const rows = await this.connection.read((manager) =>
+      manager.find(WebhookReplayEntity, {
+        where: { kind: 'recover' },
+        order: { createdAt: 'DESC' },
+        take: limit,
+      }),
+    );
+    return rows.map(recoveryJobOf);
+  }
+
+  async recoveryJob(id: string): Promise<RecoveryJob | null> {
+    const row = await this.connection.read((manager) =>
+      manager.findOneBy(WebhookReplayEntity, { id, kind: 'recover' }),
+    );
+    return row ? recoveryJobOf(row) : null;
+  }
+
+  async cancelRecoveryJob(id: string): Promise<boolean> {
+    return (await this.recoveryJob(id)) !== null && this.jobs.cancelReplayJob(id);
+  }
+
+  claimRecoveryJob(holder: string, leaseMs: number): Promise<RecoveryJob | null> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const row = await freeReplay(manager, now, 'recover');
+      if (!row) {
+        return null;
+      }
+      const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
+      await manager.update(WebhookReplayEntity, { id: row.id }, lease);
+      return recoveryJobOf({ ...row, ...lease });
+    });
+  }
+
+  recordRecoveredPage(
+    id: string,
+    holder: string,
+    page: RecoveredPage,
+    leaseMs: number,
+  ): Promise<'running' | 'done' | 'canceled' | 'lost'> {
+    return this.connection.transaction(async (manager) => {
+      const job = await lockedReplay(manager, id);
+      if (!job || job.status !== 'running') {
+        return 'canceled';
+      }
+      if (job.lockedBy !== holder) {
+        return 'lost';
+      }
+      const at = new Date();
+      await writeHistory(
+        this.connection,
+        manager,
+        page.storedIds.map((eventId) => ({
+          eventId,
+          kind: 'recover',
+          at,
+          outcome: 'stored',
+          actor: job.actor,
+          detail: JSON.stringify({ recovery: job.id, source: page.source }),
+        })),
+      );
+      const done = page.next === null;
+      await manager.update(
+        WebhookReplayEntity,
+        { id },
+        {
+          total: Number(job.total) + page.found,
+          replayed: Number(job.replayed) + page.storedIds.length + page.missing,
+          pageCursor: page.next ?? job.pageCursor,
+          updatedAt: at,
+          error: null,
+          ...(done
+            ? { status: 'done', finishedAt: at, lockedBy: null, lockedUntil: null }
+            : { lockedUntil: new Date(at.getTime() + leaseMs) }),
+        },
+      );
+      return done ? 'done' : 'running';
+    });
+  }
+
+  async failRecoveryJob(id: string, holder: string, error: string): Promise<void> {
+    await this.connection.transaction(async (manager) => {
+      const now = new Date();
+      await manager.update(
+        WebhookReplayEntity,
+        { id, lockedBy: holder, status: 'running' },
+        {
+          status: 'failed',
+          error: batchError(error),
+          updatedAt: now,
+          finishedAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+        },
+      );
+    });
+  }
+
+  releaseRecoveryJob(id: string, holder: string, error: string | null): Promise<void> {
+    return this.jobs.releaseReplayJob(id, holder, error);
+  }
+
+  async storedEventIds(
+    endpoint: string,
+    tenant: string,
+    eventIds: readonly string[],
+  ): Promise<Set<string>> {
+    const stored = new Set<string>();
+    for (let start = 0; start < eventIds.length; start += IDS_PER_QUERY) {
+      const ids = eventIds.slice(start, start + IDS_PER_QUERY);
+      const rows = await this.connection.read((manager: EntityManager) =>
+        manager.find(WebhookEventEntity, {
+          select: { eventId: true },
+          where: { endpoint, tenant, eventId: In(ids) },
+        }),
+      );
+      rows.forEach((row) => stored.add(row.eventId));
+    }
+    return stored;
+  }
+}
