@@ -224,6 +224,51 @@ export function parseReplayListQuery(query: unknown): { limit?: number } {
   return values.limit === undefined ? {} : { limit: limitOf(values.limit) };
 }
 
+/** A recovery's options, as read from the query string of `POST recoveries`. */
+export interface RecoveryQuery {
+  endpoint: string;
+  since: Date;
+  until?: Date;
+  tenant?: string;
+  dryRun?: boolean;
+  ratePerSecond?: number;
+}
+
+const RECOVERY_KEYS = ['endpoint', 'since', 'until', 'tenant', 'dryRun', 'rate'];
+
+/**
+ * Reads the query string of the route starting a recovery: `endpoint` and `since` (required),
+ * `until`, `tenant`, `dryRun` and `rate` (a whole number of events per second); times as
+ * {@link parseFilterTime} reads them.
+ * @throws WebhookFilterError stating the rule the first bad value breaks.
+ */
+export function parseRecoveryQuery(query: unknown, now: Date = new Date()): RecoveryQuery {
+  const values = knownValues(query, RECOVERY_KEYS);
+  for (const required of ['endpoint', 'since']) {
+    if (values[required] === undefined) {
+      throw new WebhookFilterError(`${required} is required to start a recovery`);
+    }
+  }
+  const recovery: RecoveryQuery = {
+    endpoint: textOf('endpoint', values.endpoint),
+    since: parseFilterTime('since', textOf('since', values.since), now),
+  };
+  if (values.until !== undefined) {
+    recovery.until = parseFilterTime('until', textOf('until', values.until), now);
+  }
+  checkTimeOrder(recovery);
+  if (values.tenant !== undefined) {
+    recovery.tenant = textOf('tenant', values.tenant);
+  }
+  if (values.dryRun !== undefined) {
+    recovery.dryRun = flagOf('dryRun', values.dryRun);
+  }
+  if (values.rate !== undefined) {
+    recovery.ratePerSecond = wholeRateOf(values.rate);
+  }
+  return recovery;
+}
+
 /**
  * Reads the query string of the failure groups route: `endpoint`, `tenant`, `handler`, `error`,
  * `fingerprint` (each once, non-empty), `status` (`dead`, `retrying` or both) and `limit` (1 to

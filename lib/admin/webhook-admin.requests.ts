@@ -1,6 +1,8 @@
 import type { HandlerRunRecord } from '../store/ports/inbox-event';
 import type { EventHistoryEntry } from '../store/ports/event-history';
 import type { ReplayJob } from '../store/ports/replay-jobs.port';
+import type { RecoveryJob } from '../store/ports/recovery-jobs.port';
+import { WebhookRecoveryError } from '../recovery/webhook-recoveries';
 import type { WebhookEventSummary } from '../store/ports/inbox-queries.port';
 import {
   eventView,
@@ -12,6 +14,7 @@ import {
   FilterRoute,
   parseEventFilterQuery,
   parseFailureGroupQuery,
+  parseRecoveryQuery,
   parseReplayListQuery,
   WebhookFilterError,
 } from './event-filter-rules';
@@ -318,6 +321,54 @@ export class WebhookAdminRequests {
       throw new WebhookAdminRequestError(
         404,
         `Replay ${id} is ${job.status} already: only a running replay can be canceled`,
+      );
+    }
+    return job;
+  }
+
+  /**
+   * Starts a recovery from the endpoint's event log (the query's `endpoint`, `since`, `until`,
+   * `tenant`, `dryRun`, `rate`) and returns it at once (the adapters answer 202); an endpoint that
+   * cannot be read, or a window out of its log's reach, is a 400 saying why.
+   */
+  async startRecovery(
+    query: WebhookAdminFilterQuery,
+    body: unknown,
+    caller: WebhookAdminCaller,
+  ): Promise<RecoveryJob> {
+    const recovery = checked(() => parseRecoveryQuery(query));
+    bodyOf(body, 'recoveries', []);
+    try {
+      return await this.admin.recoveries.start({ ...recovery, actor: adminActor(caller) });
+    } catch (error) {
+      throw error instanceof WebhookRecoveryError ? badRequest(error.message) : error;
+    }
+  }
+
+  /** The recoveries, newest first (`limit`, default 20). */
+  recoveryJobs(query: WebhookAdminFilterQuery): Promise<RecoveryJob[]> {
+    const { limit } = checked(() => parseReplayListQuery(query));
+    return this.admin.recoveries.list(limit);
+  }
+
+  /** One recovery with its progress; 404 when there is none. */
+  async recoveryJob(id: string): Promise<RecoveryJob> {
+    const job = await this.admin.recoveries.recovery(parseEventId(id));
+    if (!job) {
+      throw new WebhookAdminRequestError(404, `No recovery ${id}`);
+    }
+    return job;
+  }
+
+  /** Cancels a running recovery and returns it; 404 when there is none or it is not running. */
+  async cancelRecovery(id: string, body: unknown): Promise<RecoveryJob> {
+    bodyOf(body, 'cancel', []);
+    const canceled = await this.admin.recoveries.cancel(parseEventId(id));
+    const job = await this.recoveryJob(id);
+    if (!canceled) {
+      throw new WebhookAdminRequestError(
+        404,
+        `Recovery ${id} is ${job.status} already: only a running recovery can be canceled`,
       );
     }
     return job;

@@ -16,6 +16,12 @@ import {
   replaysCommand,
   replaysShowCommand,
 } from './commands/replays.command';
+import {
+  eventsRecoverCommand,
+  recoveriesCancelCommand,
+  recoveriesCommand,
+  recoveriesShowCommand,
+} from './commands/recoveries.command';
 import { migrateCommand } from './commands/migrate.command';
 import { reconcileCommand } from './commands/reconcile.command';
 import { retentionRunCommand } from './commands/retention.command';
@@ -30,9 +36,13 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   eventsReplayCommand,
   eventsDiscardCommand,
   eventsPurgeCommand,
+  eventsRecoverCommand,
   replaysCommand,
   replaysShowCommand,
   replaysCancelCommand,
+  recoveriesCommand,
+  recoveriesShowCommand,
+  recoveriesCancelCommand,
   pauseCommand,
   resumeCommand,
   pausesCommand,

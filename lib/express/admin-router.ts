@@ -78,6 +78,12 @@ const TOP_ROUTES: Readonly<Record<string, Route>> = {
       202,
       await requests.startReplay(queryOf(request), await jsonBodyOf(request), request),
     ),
+  'GET recoveries': (requests, request) => requests.recoveryJobs(queryOf(request)),
+  'POST recoveries': async (requests, request) =>
+    new RouteAnswer(
+      202,
+      await requests.startRecovery(queryOf(request), await jsonBodyOf(request), request),
+    ),
 };
 
 /** The routes of the Nest admin controller, by method and path under the mount point. */
@@ -88,8 +94,8 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
     const key = `${method} ${first}`;
     return Object.hasOwn(TOP_ROUTES, key) ? TOP_ROUTES[key] : undefined;
   }
-  if (first === 'replays' && id !== undefined) {
-    return replayRouteOf(method, parts.length, id, action);
+  if ((first === 'replays' || first === 'recoveries') && id !== undefined) {
+    return jobRouteOf(first, method, parts.length, id, action);
   }
   if (first !== 'events' || id === undefined) {
     return undefined;
@@ -107,18 +113,23 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
   return undefined;
 }
 
-/** `GET replays/:id` and `POST replays/:id/cancel`. */
-function replayRouteOf(
+/** `GET replays/:id`, `POST replays/:id/cancel`, and the same of `recoveries`. */
+function jobRouteOf(
+  jobs: 'replays' | 'recoveries',
   method: string | undefined,
   length: number,
   id: string,
   action: string | undefined,
 ): Route | undefined {
+  const replays = jobs === 'replays';
   if (method === 'GET' && length === 2) {
-    return (requests) => requests.replayJob(id);
+    return (requests) => (replays ? requests.replayJob(id) : requests.recoveryJob(id));
   }
   if (method === 'POST' && length === 3 && action === 'cancel') {
-    return async (requests, request) => requests.cancelReplay(id, await jsonBodyOf(request));
+    return async (requests, request) => {
+      const body = await jsonBodyOf(request);
+      return replays ? requests.cancelReplay(id, body) : requests.cancelRecovery(id, body);
+    };
   }
   return undefined;
 }
@@ -128,7 +139,8 @@ function replayRouteOf(
  * engine's `WebhookAdmin`: `GET events`, `GET events/:id` (`?include=body` adds the stored
  * body and headers), `POST events/:id/redeliver`, `POST events/:id/settle`, `POST replay`,
  * `POST discard`, `GET groups`, `POST pause`, `POST resume`, `GET pauses`, `GET stats`,
- * `POST replays` (202), `GET replays`, `GET replays/:id`, `POST replays/:id/cancel`,
+ * `POST replays` (202), `GET replays`, `GET replays/:id`, `POST replays/:id/cancel`, the same four
+ * of `recoveries`,
  * `GET activity` and the inbox page (`GET inbox`, see docs/operations.md), each behind
  * `authorize`. A change keeps `req.user` (as an authentication middleware mounted before sets
  * it) or the client's address as its actor.

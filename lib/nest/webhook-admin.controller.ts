@@ -109,7 +109,8 @@ function PageFile(path: string, contentType?: string): MethodDecorator {
  * headers), `POST /{path}/events/:id/redeliver`, `POST /{path}/events/:id/settle`,
  * `POST /{path}/replay`, `POST /{path}/discard`, `GET /{path}/groups`, `POST /{path}/pause`,
  * `POST /{path}/resume`, `GET /{path}/pauses`, `GET /{path}/stats`, `POST /{path}/replays`
- * (202), `GET /{path}/replays`, `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`,
+ * (202), `GET /{path}/replays`, `GET /{path}/replays/:id`, `POST /{path}/replays/:id/cancel`, `POST /{path}/recoveries`
+ * (202), `GET /{path}/recoveries`, `GET /{path}/recoveries/:id`, `POST /{path}/recoveries/:id/cancel`,
  * `GET /{path}/activity` and the inbox page (`GET /{path}/inbox`, see docs/operations.md). The
  * POST routes take `Content-Type: application/json` only, refuse cross-site requests, and keep
  * the request's user (or address) as the actor of the change.
@@ -275,6 +276,34 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     @HttpCode(200)
     cancelReplay(@Param('id', ParseUUIDPipe) id: string, @Body() body: unknown) {
       return answer(() => this.requests.cancelReplay(id, body));
+    }
+
+    @Post('recoveries')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(202)
+    startRecovery(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.startRecovery(query, body, caller));
+    }
+
+    @Get('recoveries')
+    recoveryJobs(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.recoveryJobs(query));
+    }
+
+    @Get('recoveries/:id')
+    recoveryJob(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.recoveryJob(id));
+    }
+
+    @Post('recoveries/:id/cancel')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    cancelRecovery(@Param('id', ParseUUIDPipe) id: string, @Body() body: unknown) {
+      return answer(() => this.requests.cancelRecovery(id, body));
     }
   }
   return WebhookAdminController;

@@ -27,6 +27,7 @@ import { WebhooksMetrics } from '../observability/webhooks-metrics';
 import { WebhooksStartupSummary } from './webhooks-startup-summary';
 import { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 import { ReconciliationService } from '../reconciliation/reconciliation';
+import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
 import { webhookEntities } from '../store/schema/entities';
 import { InboxSignal } from '../store/work/inbox-signal';
@@ -86,6 +87,7 @@ export function createWebhooksModuleParts(
       WebhookTransactions,
       WebhookAdmin,
       ReconciliationService,
+      WebhookRecoveries,
       WebhookRetention,
       WebhookTelemetry,
       WebhooksHealthIndicator,
@@ -169,6 +171,7 @@ function engineProviders(
     fromEngine(WebhookTransactions, (engine) => engine.transactions),
     fromEngine(WebhookAdmin, (engine) => engine.admin),
     fromEngine(ReconciliationService, (engine) => engine.reconciliation),
+    fromEngine(WebhookRecoveries, (engine) => engine.recoveries),
     fromEngine(WebhookRetention, (engine) => engine.retention),
     fromEngine(InboxSampler, (engine) => engine.sampler),
     fromEngine(WebhooksHealthIndicator, (engine) => engine.health),

@@ -11,6 +11,12 @@ export type {
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from './payment-status-client.interface';
+export type {
+  EventLogPage,
+  EventLogWindow,
+  LoggedEvent,
+  ProviderEventLog,
+} from './event-log.interface';
 export * from './catalog/providers-entry';
 export { ProviderStatusError } from '../core/webhook-errors';
 export type { ProviderStatusFailure } from '../core/webhook-errors';

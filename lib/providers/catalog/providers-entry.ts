@@ -82,11 +82,12 @@ export type {
   StandardWebhooksEndpointOptions,
   StandardWebhooksProviderOptions,
 } from '../standard-webhooks';
-export { StripeStatusClient } from '../stripe';
+export { StripeStatusClient, StripeEventLog } from '../stripe';
 export type {
   StripeEndpointOptions,
   StripeProviderOptions,
   StripeStatusClientOptions,
+  StripePayloadStyle,
 } from '../stripe';
 export { tbankToken, TBankStatusClient } from '../tbank';
 export type {

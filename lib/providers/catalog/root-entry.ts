@@ -86,6 +86,7 @@ export type {
   StripeEndpointOptions,
   StripeProviderOptions,
   StripeStatusClientOptions,
+  StripePayloadStyle,
 } from '../stripe';
 export { tbankEndpoint } from '../tbank';
 export type {

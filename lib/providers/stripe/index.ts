@@ -12,4 +12,8 @@ export type { StripeEndpointOptions, StripeProviderOptions } from './stripe.prov
 export { StripeStatusClient } from './stripe-status.client';
 /** @entries root express providers */
 export type { StripeStatusClientOptions } from './stripe-status.client';
+/** @entries providers */
+export { StripeEventLog } from './stripe-event-log';
+/** @entries root express providers */
+export type { StripePayloadStyle } from './stripe-event-log';
 export { stripeProvider } from './stripe.provider';
