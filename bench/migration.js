@@ -1,12 +1,19 @@
 'use strict';
 /**
  * How long an upgrade of the schema takes on a large inbox:
- * `npm run bench:migration [-- ROWS] [--migration history|tenants|work]`, ROWS default 1,000,000.
+ * `npm run bench:migration [-- ROWS] [--migration history|tenants|work|recovery]`, ROWS default
+ * 1,000,000.
  *
  * - `history` (the default): the upgrade from 0.3, `AddEventHistory1764900000000` (the events'
  *   history and the pauses of dispatch), on an inbox of 0.3. Afterwards it checks that every
  *   event, work row and ledger row is still there and every dead or retrying event has its one
  *   history row.
+ * - `recovery`: the upgrade from 1.0, `AddRecoveryJobs1765000000000` (jobs of three kinds, a
+ *   job's page cursor, the history's new kinds), on an inbox of 1.0 whose history has one
+ *   attempt row per event (SQLite copies the history table, so its size is what it times) and
+ *   three replays (running with a lease and a cursor, done, canceled). Afterwards it checks
+ *   that every event, work row, ledger row, history row and replay is still there and every
+ *   replay is of kind `replay`.
  * - `tenants`: the upgrade from 0.2, `AddEventTenants1764800000000` (the tenant
  *   column and the dedup key on endpoint, tenant and event id), on an inbox of 0.2: events,
  *   their work rows and the ledger as 0.2 keeps them. Afterwards it checks that every event,
@@ -142,6 +149,40 @@ const SPLIT_INBOX = {
   leased: LEASED,
 };
 
+/** One attempt row in the history of each event, as a failed first attempt would leave it. */
+function historySql(kind) {
+  const uuid =
+    kind === 'postgres'
+      ? 'gen_random_uuid()::text'
+      : "lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))";
+  return (
+    'INSERT INTO webhook_history (id, event_id, kind, at, finished_at, attempt, handler_key, ' +
+    'outcome, error_class, error, fingerprint, worker) ' +
+    `SELECT ${uuid}, id, 'attempt', received_at, received_at, 1, 'Orders.onPaid', 'retrying', ` +
+    "'CardNetworkError', 'card network down', '" +
+    'f'.repeat(64) +
+    "', 'worker-1' FROM webhook_events"
+  );
+}
+
+/** 1.0's replays in the background: one running (leased, half way), one done, one canceled. */
+function replaysSql(kind) {
+  const now = kind === 'postgres' ? 'now()' : "strftime('%Y-%m-%d %H:%M:%f', 'now')";
+  const later =
+    kind === 'postgres'
+      ? `now() + interval '1 hour'`
+      : `strftime('%Y-%m-%d %H:%M:%f', 'now', '+1 hour')`;
+  const job = (n, status, lease) =>
+    `('00000000-0000-4000-8000-00000000000${n}', '{"status":["dead"]}', '${status}', 1000, 500, ` +
+    `100, 'ops', ${now}, ${now}, ${status === 'running' ? 'NULL' : now}, ${now}, ` +
+    `'00000000-0000-4000-8000-000000000000', ${lease ? `'worker-1', ${later}` : 'NULL, NULL'})`;
+  return (
+    'INSERT INTO webhook_replays (id, filter, status, total, replayed, rate_per_second, actor, ' +
+    'created_at, updated_at, finished_at, cursor_at, cursor_id, locked_by, locked_until) VALUES ' +
+    [job(1, 'running', true), job(2, 'done', false), job(3, 'canceled', false)].join(', ')
+  );
+}
+
 /** Dead and retrying events, by their work rows. */
 const FAILED = "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retrying')";
 
@@ -151,6 +192,30 @@ const FAILED = "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retr
  * `after` must equal).
  */
 const UPGRADES = {
+  recovery: {
+    migration: 'AddRecoveryJobs1765000000000',
+    from: '1.0',
+    fill: (kind, rows) => [
+      fillSql(kind, rows, { leases: false }),
+      ledgerSql(kind, { ids: false }),
+      ...workSql(kind),
+      historySql(kind),
+      replaysSql(kind),
+    ],
+    before: {
+      ...SPLIT_INBOX,
+      history: "SELECT count(*) FROM webhook_history WHERE kind = 'attempt'",
+      replays: 'SELECT count(*) FROM webhook_replays',
+    },
+    after: {
+      ...SPLIT_INBOX,
+      history: "SELECT count(*) FROM webhook_history WHERE kind = 'attempt'",
+      replays: "SELECT count(*) FROM webhook_replays WHERE kind = 'replay'",
+    },
+    expected: (before) => before,
+    summary: (after) =>
+      `${n(after.history)} history rows, ${n(after.replays)} replays of kind 'replay'`,
+  },
   history: {
     migration: 'AddEventHistory1764900000000',
     from: '0.3',
@@ -166,6 +231,7 @@ const UPGRADES = {
       history: "SELECT count(*) FROM webhook_history WHERE kind = 'attempt'",
     },
     expected: (before) => ({ ...before, history: before.failed }),
+    summary: (after) => `${n(after.history)} failures in the history`,
   },
   tenants: {
     migration: 'AddEventTenants1764800000000',
@@ -178,6 +244,7 @@ const UPGRADES = {
     before: SPLIT_INBOX,
     after: { ...SPLIT_INBOX, tenantless: "SELECT count(*) FROM webhook_events WHERE tenant = ''" },
     expected: (before) => ({ ...before, tenantless: before.events }),
+    summary: (after) => `${n(after.tenantless)} of tenant ''`,
   },
   work: {
     migration: 'SplitEventWork1764700000000',
@@ -235,14 +302,12 @@ async function measure(upgrade, kind, options, rows) {
   const expected = upgrade.expected(before);
   const kept =
     ran.length === 1 && Object.entries(expected).every(([name, value]) => after[name] === value);
-  const tenants =
-    (after.tenantless === undefined ? '' : `, ${n(after.tenantless)} of tenant ''`) +
-    (after.history === undefined ? '' : `, ${n(after.history)} failures in the history`);
+  const summary = upgrade.summary ? `, ${upgrade.summary(after)}` : '';
   console.log(
     `${kind.padEnd(8)} ${upgrade.migration} from ${upgrade.from}: ${n(before.events)} events, ${n(before.ledger)} ledger rows ` +
       `(filled in ${(fillMs / 1000).toFixed(1)} s): migration ${(migrationMs / 1000).toFixed(2)} s; ` +
       `after it ${n(after.events)} events, ${n(after.ledger)} ledger rows, ${n(after.work)} work rows ` +
-      `(${n(after.leased)} still leased)${tenants} — ${kept ? 'every row kept' : `ROWS DIFFER: ${JSON.stringify({ expected, after })}`}`,
+      `(${n(after.leased)} still leased)${summary} — ${kept ? 'every row kept' : `ROWS DIFFER: ${JSON.stringify({ expected, after })}`}`,
   );
   return kept;
 }
