@@ -144,7 +144,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 1.0 on %s', (d
       await addHistory(source, '40000000-0000-4000-8000-000000000001', 'recover');
       await addHistory(source, '40000000-0000-4000-8000-000000000002', 'backfill');
       await addJob(source, '40000000-0000-4000-8000-000000000003', 'recover', 'failed');
-      await addJob(source, '40000000-0000-4000-8000-000000000004', 'backfill', 'running');
+      await addJob(source, '40000000-0000-4000-8000-000000000004', 'backfill', 'active');
       // And nothing else does: the checks are still there.
       await expect(
         addHistory(source, '40000000-0000-4000-8000-000000000005', 'rerun'),
@@ -215,7 +215,7 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 1.0 on %s', (d
       await addHistory(source, '40000000-0000-4000-8000-000000000001', 'recover');
       await addHistory(source, '40000000-0000-4000-8000-000000000002', 'backfill');
       await addJob(source, '40000000-0000-4000-8000-000000000003', 'recover', 'failed');
-      await addJob(source, '40000000-0000-4000-8000-000000000004', 'backfill', 'running');
+      await addJob(source, '40000000-0000-4000-8000-000000000004', 'backfill', 'active');
       await addJob(source, failedReplay, 'replay', 'failed');
 
       await undoMigrationsAfter(source, AddRecoveryJobs1765000000000.name);

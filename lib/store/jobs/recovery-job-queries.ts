@@ -36,7 +36,7 @@ function recoveryJobOf(row: WebhookReplayEntity): RecoveryJob {
     since: new Date(target.since),
     until: new Date(target.until),
     dryRun: target.dryRun,
-    status: row.status,
+    status: row.status === 'active' ? 'running' : (row.status as RecoveryJob['status']),
     found: Number(row.total),
     stored: Number(row.replayed),
     ratePerSecond: row.ratePerSecond === null ? null : Number(row.ratePerSecond),
@@ -53,7 +53,8 @@ function recoveryJobOf(row: WebhookReplayEntity): RecoveryJob {
 
 /**
  * {@link RecoveryJobs} on PostgreSQL or SQLite: rows of kind `recover` in the table of the jobs
- * in the background, whose `total` counts the events read and `replayed` those stored.
+ * in the background, whose `total` counts the events read and `replayed` those stored. One
+ * under way is `active` (see `AddRecoveryJobs1765000000000`) and reads as `running`.
  */
 export class RecoveryJobQueries implements RecoveryJobs {
   private readonly jobs: ReplayJobQueries;
@@ -76,7 +77,7 @@ export class RecoveryJobQueries implements RecoveryJobs {
         id: timeOrderedId(now.getTime()),
         kind: 'recover',
         filter: JSON.stringify(target),
-        status: 'running',
+        status: 'active',
         total: 0,
         replayed: 0,
         ratePerSecond: job.ratePerSecond,
@@ -114,8 +115,23 @@ export class RecoveryJobQueries implements RecoveryJobs {
     return row ? recoveryJobOf(row) : null;
   }
 
-  async cancelRecoveryJob(id: string): Promise<boolean> {
-    return (await this.recoveryJob(id)) !== null && this.jobs.cancelReplayJob(id);
+  cancelRecoveryJob(id: string): Promise<boolean> {
+    return this.connection.transaction(async (manager) => {
+      const now = new Date();
+      const result = await manager
+        .createQueryBuilder()
+        .update(WebhookReplayEntity)
+        .set({
+          status: 'canceled',
+          finishedAt: now,
+          updatedAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+        })
+        .where("id = :id AND kind = 'recover' AND status = 'active'", { id })
+        .execute();
+      return (result.affected ?? 0) > 0;
+    });
   }
 
   claimRecoveryJob(holder: string, leaseMs: number): Promise<RecoveryJob | null> {
@@ -139,7 +155,7 @@ export class RecoveryJobQueries implements RecoveryJobs {
   ): Promise<'running' | 'done' | 'canceled' | 'lost'> {
     return this.connection.transaction(async (manager) => {
       const job = await lockedReplay(manager, id);
-      if (!job || job.status !== 'running') {
+      if (!job || job.status !== 'active') {
         return 'canceled';
       }
       if (job.lockedBy !== holder) {
@@ -182,7 +198,7 @@ export class RecoveryJobQueries implements RecoveryJobs {
       const now = new Date();
       await manager.update(
         WebhookReplayEntity,
-        { id, lockedBy: holder, status: 'running' },
+        { id, lockedBy: holder, status: 'active' },
         {
           status: 'failed',
           error: batchError(error),

@@ -77,7 +77,7 @@ export function freeReplay(
 ): Promise<WebhookReplayEntity | null> {
   const query = manager
     .createQueryBuilder(WebhookReplayEntity, 'j')
-    .where("j.status = 'running'")
+    .where('j.status = :status', { status: kind === 'replay' ? 'running' : 'active' })
     .andWhere('j.kind = :kind', { kind })
     .andWhere('(j.locked_until IS NULL OR j.locked_until < :now)', { now })
     .orderBy('j.created_at', 'ASC')

@@ -1,7 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Where a job in the background stands: `failed` when it cannot run at all (its endpoint cannot be read). */
-export type ReplayJobStatus = 'running' | 'done' | 'canceled' | 'failed';
+/**
+ * Where a job in the background stands: a replay under way is `running`, a recovery or backfill
+ * `active` (a status 1.0 never takes for a replay); `failed` when it cannot run at all (its
+ * endpoint cannot be read).
+ */
+export type ReplayJobStatus = 'running' | 'active' | 'done' | 'canceled' | 'failed';
 
 /** What a job in the background does: put events back, recover them from the provider's log, or run one handler over them. */
 export type BackgroundJobKind = 'replay' | 'recover' | 'backfill';

@@ -7,10 +7,14 @@ const HISTORY_KINDS = {
   after: ['attempt', 'replay', 'settle', 'recover', 'backfill'],
 };
 
-/** Where a job in the background stands, before and after this migration. */
+/**
+ * Where a job in the background stands, before and after this migration. A recovery or backfill
+ * under way is `active`, not `running`: an instance of 1.0, which takes every `running` row for a
+ * replay, never takes one while the instances are upgraded one by one.
+ */
 const JOB_STATUSES = {
   before: ['running', 'done', 'canceled'],
-  after: ['running', 'done', 'canceled', 'failed'],
+  after: ['running', 'active', 'done', 'canceled', 'failed'],
 };
 
 const HISTORY_COLUMNS =
@@ -32,7 +36,9 @@ function oneOf(column: string, values: readonly string[]): string {
  * over a window and stores the events whose deliveries never arrived) and `backfill` (runs one
  * handler over stored events). `webhook_replays` gains `kind` (every existing job is a
  * `replay`) and `page_cursor` (where a recovery stands in the provider's log, in the provider's
- * own words), and a job may now end `failed` (its endpoint cannot be read). An event's history
+ * own words), and a job may now end `failed` (its endpoint cannot be read). A recovery or backfill
+ * under way is `active`, a status 1.0 never takes, so a 1.0 instance still running during the
+ * upgrade never runs one as a replay. An event's history
  * may now say it was recovered or backfilled.
  *
  * PostgreSQL changes the checks in place. SQLite cannot change a check, so it copies
@@ -51,7 +57,7 @@ export class AddRecoveryJobs1765000000000 implements MigrationInterface {
     // the jobs other than replays and the history rows of recoveries and backfills.
     await queryRunner.query(`DELETE FROM "webhook_replays" WHERE "kind" <> 'replay'`);
     await queryRunner.query(
-      `UPDATE "webhook_replays" SET "status" = 'canceled' WHERE "status" = 'failed'`,
+      `UPDATE "webhook_replays" SET "status" = 'canceled' WHERE "status" IN ('failed', 'active')`,
     );
     await queryRunner.query(
       `DELETE FROM "webhook_history" WHERE "kind" IN ('recover', 'backfill')`,
