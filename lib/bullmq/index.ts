@@ -60,4 +60,10 @@ export type {
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
+export type {
+  EventLogPage,
+  EventLogWindow,
+  LoggedEvent,
+  ProviderEventLog,
+} from '../providers/event-log.interface';
 export type { PaymentEventType } from '../core/payment-event-types';

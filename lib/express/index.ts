@@ -77,6 +77,12 @@ export type {
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
+export type {
+  EventLogPage,
+  EventLogWindow,
+  LoggedEvent,
+  ProviderEventLog,
+} from '../providers/event-log.interface';
 export type { ApiCallBudgetOptions } from '../providers/provider-api-calls';
 export { tenantEndpoint } from '../tenants/tenant-endpoint';
 export type {
@@ -107,6 +113,12 @@ export type {
   PendingPaymentsQuery,
 } from '../reconciliation/pending-payments.source';
 export type { WebhookAdmin } from '../admin/webhook-admin';
+export type {
+  RecoveryJob,
+  WebhookRecoveries,
+  WebhookRecoveryOptions,
+} from '../recovery/webhook-recoveries';
+export { WebhookRecoveryError } from '../recovery/webhook-recoveries';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,

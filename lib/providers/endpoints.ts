@@ -18,6 +18,12 @@ export type {
   SignedTransmission,
 } from './webhook-provider.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
+export type {
+  EventLogPage,
+  EventLogWindow,
+  LoggedEvent,
+  ProviderEventLog,
+} from './event-log.interface';
 export type { ApiCallBudgetOptions } from './provider-api-calls';
 export type {
   PaymentStatusClient,
