@@ -118,7 +118,7 @@ export type {
   ReconciliationReport,
   ReconciliationFailure,
 } from './reconciliation/reconciliation';
-export { WebhookRecoveries, WebhookRecoveryError } from './recovery/webhook-recoveries';
+export { WebhookRecoveries } from './recovery/webhook-recoveries';
 export type { RecoveryJob, WebhookRecoveryOptions } from './recovery/webhook-recoveries';
 export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
 export type {

@@ -118,7 +118,6 @@ export type {
   WebhookRecoveries,
   WebhookRecoveryOptions,
 } from '../recovery/webhook-recoveries';
-export { WebhookRecoveryError } from '../recovery/webhook-recoveries';
 export type {
   WebhookEventFilter,
   WebhookEventListOptions,

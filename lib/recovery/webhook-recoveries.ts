@@ -37,7 +37,10 @@ export interface WebhookRecoveryOptions {
   actor?: string;
 }
 
-/** Why a recovery cannot start: no such endpoint, no event log, a window out of reach. */
+/**
+ * Why a recovery cannot start: no such endpoint, no event log, a window out of reach. A
+ * `RangeError` to an app (the class itself is not exported); the admin routes answer it 400.
+ */
 export class WebhookRecoveryError extends RangeError {
   constructor(message: string) {
     super(message);
@@ -69,7 +72,7 @@ export class WebhookRecoveries {
 
   /**
    * Starts a recovery in the background and returns it at once.
-   * @throws WebhookRecoveryError when the endpoint is unknown, has no event log (its provider
+   * @throws RangeError when the endpoint is unknown, has no event log (its provider
    *   keeps none, or it has no API credentials), or the window is out of the log's reach.
    */
   async start(options: WebhookRecoveryOptions): Promise<RecoveryJob> {
