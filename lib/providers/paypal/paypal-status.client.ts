@@ -1,21 +1,11 @@
-import { ProviderStatusError, WebhookConfigurationError } from '../../core/webhook-errors';
-import { JsonObject, isJsonObject, readInteger, readString } from '../parse-payload';
 import {
   PaymentStatusClient,
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from '../payment-status-client.interface';
-import {
-  ProviderLookup,
-  describeProviderError,
-  fetchProviderJson,
-  providerStatusError,
-  quoteReference,
-  requireCredential,
-  resolveApiUrl,
-  resolveTimeoutMs,
-} from '../provider-http';
-import { paypalEnvironmentMessage } from '../status-clients.messages';
+import { readString } from '../parse-payload';
+import { ProviderLookup, providerStatusError } from '../provider-http';
+import { PayPalApi } from './paypal-api';
 import {
   PayPalEventClaim,
   PayPalResource,
@@ -28,17 +18,9 @@ import {
 } from './paypal-status.mapping';
 
 const CLIENT = 'PayPalStatusClient';
-const PROVIDER = 'PayPal';
-const API_URLS = {
-  live: 'https://api-m.paypal.com',
-  sandbox: 'https://api-m.sandbox.paypal.com',
-} as const;
-const CREDENTIALS_PAGE = 'PayPal Developer Dashboard → Apps & Credentials → your app';
 // NOTE: PayPal ids are letters, digits and dashes (WH-…, 17-character capture ids); anything
 // else could change the request path.
 const PAYPAL_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-/** A token is renewed this long before PayPal says it expires. */
-const TOKEN_MARGIN_MS = 60_000;
 
 /** Options of `PayPalStatusClient`. */
 export interface PayPalStatusClientOptions {
@@ -66,12 +48,6 @@ export interface PayPalStatusClientOptions {
   timeoutMs?: number;
 }
 
-/** An access token and when it stops being used. */
-interface CachedToken {
-  readonly value: string;
-  readonly until: number;
-}
-
 /**
  * Asks PayPal whether a notification is what PayPal sent, and for the current status of what
  * it is about. With an OAuth2 access token (client credentials, `POST /v1/oauth2/token`, kept
@@ -96,31 +72,14 @@ export class PayPalStatusClient implements PaymentStatusClient {
   /** Provider kind, as on the PayPal webhook provider. */
   readonly kind = 'paypal';
 
-  private readonly clientId: string;
-  private readonly clientSecret: string;
-  private readonly apiUrl: string;
-  private readonly timeoutMs: number;
-  private token?: CachedToken;
-  private pendingToken?: Promise<CachedToken>;
+  private readonly api: PayPalApi;
 
   /**
    * @throws WebhookConfigurationError when a credential, `environment`, `apiUrl` or `timeoutMs`
    * cannot work.
    */
   constructor(options: PayPalStatusClientOptions) {
-    this.clientId = requireCredential(CLIENT, 'clientId', options?.clientId, CREDENTIALS_PAGE);
-    this.clientSecret = requireCredential(
-      CLIENT,
-      'clientSecret',
-      options.clientSecret,
-      CREDENTIALS_PAGE,
-    );
-    const environment: unknown = options.environment ?? 'live';
-    if (environment !== 'live' && environment !== 'sandbox') {
-      throw new WebhookConfigurationError(paypalEnvironmentMessage(environment));
-    }
-    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, API_URLS[environment]);
-    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+    this.api = new PayPalApi(CLIENT, options);
   }
 
   /**
@@ -145,7 +104,10 @@ export class PayPalStatusClient implements PaymentStatusClient {
     if (claim) {
       await this.confirmEvent(claim);
     }
-    const body = await this.get(this.lookup(resource.kind, resource.id), resourcePath(resource));
+    const body = await this.api.get(
+      this.lookup(resource.kind, resource.id),
+      resourcePath(resource),
+    );
     const status = readString(body, 'status');
     if (status === undefined || readString(body, 'id') !== resource.id) {
       throw providerStatusError(
@@ -170,7 +132,7 @@ export class PayPalStatusClient implements PaymentStatusClient {
       throw providerStatusError(lookup, 'missing_reference', 'the event id is not a PayPal id');
     }
     const path = `/v1/notifications/webhooks-events/${encodeURIComponent(claim.id)}`;
-    const paypal = await this.get(lookup, path);
+    const paypal = await this.api.get(lookup, path);
     if (readString(paypal, 'id') !== claim.id) {
       throw providerStatusError(lookup, 'invalid_response', 'the answer is about another event');
     }
@@ -189,87 +151,12 @@ export class PayPalStatusClient implements PaymentStatusClient {
     }
   }
 
-  /** One GET with the access token; a token PayPal refuses is renewed once. */
-  private async get(lookup: ProviderLookup, path: string): Promise<JsonObject> {
-    for (let attempt = 1; ; attempt += 1) {
-      const token = await this.accessToken();
-      try {
-        const { body } = await fetchProviderJson(
-          { ...lookup, secrets: [...lookup.secrets, token.value] },
-          {
-            url: `${this.apiUrl}${path}`,
-            method: 'GET',
-            headers: { authorization: `Bearer ${token.value}`, accept: 'application/json' },
-          },
-          (error) => paypalErrorDetail(lookup, error),
-        );
-        return body;
-      } catch (error) {
-        const refused = error instanceof ProviderStatusError && error.httpStatus === 401;
-        if (!refused || attempt > 1) throw error;
-        if (this.token === token) this.token = undefined;
-      }
-    }
-  }
-
-  /** The cached access token, or a new one; concurrent lookups share one request. */
-  private async accessToken(): Promise<CachedToken> {
-    if (this.token && Date.now() < this.token.until) {
-      return this.token;
-    }
-    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined));
-    return (this.token = await this.pendingToken);
-  }
-
-  private async requestToken(): Promise<CachedToken> {
-    const lookup = this.lookup('an access token', this.clientId);
-    const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
-    const { body } = await fetchProviderJson(
-      { ...lookup, secrets: [...lookup.secrets, basic] },
-      {
-        url: `${this.apiUrl}/v1/oauth2/token`,
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${basic}`,
-          accept: 'application/json',
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: 'grant_type=client_credentials',
-      },
-      (error) => paypalErrorDetail(lookup, error),
-    );
-    const value = readString(body, 'access_token');
-    const expiresIn = readInteger(body, 'expires_in');
-    if (value === undefined || expiresIn === undefined || expiresIn <= 0) {
-      throw providerStatusError(lookup, 'invalid_response', 'the answer holds no access token');
-    }
-    const lifetimeMs = expiresIn * 1000;
-    // NOTE: a token shorter-lived than twice the margin is kept for half its life instead.
-    const keptMs = lifetimeMs > 2 * TOKEN_MARGIN_MS ? lifetimeMs - TOKEN_MARGIN_MS : lifetimeMs / 2;
-    return { value, until: Date.now() + keptMs };
-  }
-
   private lookup(what: string, id: string): ProviderLookup {
-    return {
-      provider: PROVIDER,
-      subject: `${what} ${quoteReference(id)}`,
-      secrets: [this.clientSecret, ...(this.token ? [this.token.value] : [])],
-      timeoutMs: this.timeoutMs,
-    };
+    return this.api.lookup(what, id);
   }
 }
 
 /** A capture id to look up alone (reconciliation asks with the stored `paymentRef`). */
 function captureOf(paymentRef: string | null): PayPalResource | undefined {
   return paymentRef === null || paymentRef === '' ? undefined : { kind: 'capture', id: paymentRef };
-}
-
-/** PayPal's error name and message (`{ name, message }`, or OAuth's `{ error, error_description }`). */
-function paypalErrorDetail(lookup: ProviderLookup, body: JsonObject): string | undefined {
-  const details = body.details;
-  const issue = Array.isArray(details) && isJsonObject(details[0]) ? details[0] : undefined;
-  return describeProviderError(lookup, 'error', body.name ?? body.error, [
-    body.message ?? body.error_description,
-    readString(issue, 'issue'),
-  ]);
 }
