@@ -16,6 +16,8 @@ export interface FakePayPalRequest {
   readonly authorized: boolean;
 }
 
+const EVENT_LIST_PATH = '/v1/notifications/webhooks-events';
+
 type ResourceKind = 'captures' | 'refunds' | 'orders';
 
 const RESOURCE_PATHS: Readonly<Record<string, ResourceKind>> = {
@@ -28,7 +30,10 @@ const RESOURCE_PATHS: Readonly<Record<string, ResourceKind>> = {
  * PayPal's REST API as far as the status client uses it, on `listen(0)`: OAuth2 client
  * credentials (`POST /v1/oauth2/token`, HTTP Basic with the app's id and secret), webhook
  * events (`GET /v1/notifications/webhooks-events/{id}`), and captures, refunds and checkout
- * orders, each GET only with a Bearer token it issued. Unknown ids get PayPal's 404.
+ * orders, each GET only with a Bearer token it issued. Unknown ids get PayPal's 404. The list of
+ * webhook events (`GET /v1/notifications/webhooks-events`) serves the events set, newest first,
+ * filtered by `start_time`/`end_time`, `page_size` at a time, with a `rel: "next"` link on
+ * PayPal's host (`https://api-m.paypal.com`) while more follow.
  */
 export class FakePayPalApi {
   /** Every request, in order. */
@@ -38,6 +43,7 @@ export class FakePayPalApi {
   private readonly resources = new Map<string, Record<string, unknown>>();
   /** `expires_in` of the tokens issued, in seconds. */
   expiresIn = 32_400;
+  private readonly failures: { status: number; body: unknown }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -73,6 +79,11 @@ export class FakePayPalApi {
     );
   }
 
+  /** The next request after a token answers `status` with `body` (a failure, or a 200 of another shape). */
+  failNext(status: number, body: unknown = { name: 'INTERNAL_SERVER_ERROR' }): void {
+    this.failures.push({ status, body });
+  }
+
   /** Makes every token issued so far invalid, as an expired or revoked one is. */
   revokeTokens(): void {
     this.tokens.clear();
@@ -84,6 +95,7 @@ export class FakePayPalApi {
     this.events.clear();
     this.resources.clear();
     this.tokens.clear();
+    this.failures.length = 0;
     this.expiresIn = 32_400;
   }
 
@@ -141,6 +153,13 @@ export class FakePayPalApi {
           false,
         );
       }
+      const failure = this.failures.shift();
+      if (failure !== undefined) {
+        return answer(failure.status, failure.body, true);
+      }
+      if (path.startsWith(`${EVENT_LIST_PATH}?`)) {
+        return answer(200, this.eventList(new URL(path, this.url).searchParams), true);
+      }
       const found = this.lookup(path);
       if (found === undefined) {
         return answer(
@@ -155,6 +174,33 @@ export class FakePayPalApi {
       }
       return answer(200, found, true);
     });
+  }
+
+  /** A page of the events created in the asked window, newest first, as PayPal lists them. */
+  private eventList(query: URLSearchParams): Record<string, unknown> {
+    const since = Date.parse(query.get('start_time') ?? '');
+    const until = Date.parse(query.get('end_time') ?? '');
+    const pageSize = Number(query.get('page_size') ?? '10');
+    const offset = Number(query.get('offset') ?? '0');
+    const inWindow = [...this.events.values()]
+      .filter((event) => {
+        const created = Date.parse(String(event.create_time));
+        return created >= since && created <= until;
+      })
+      .sort((a, b) => Date.parse(String(b.create_time)) - Date.parse(String(a.create_time)));
+    const events = inWindow.slice(offset, offset + pageSize);
+    const links: Record<string, string>[] = [];
+    if (offset + pageSize < inWindow.length) {
+      const next = new URLSearchParams(query);
+      next.set('move_to', 'next');
+      next.set('offset', String(offset + pageSize));
+      links.push({
+        href: `https://api-m.paypal.com${EVENT_LIST_PATH}?${next.toString()}`,
+        rel: 'next',
+        method: 'GET',
+      });
+    }
+    return { events, count: events.length, links };
   }
 
   private lookup(path: string): Record<string, unknown> | undefined {

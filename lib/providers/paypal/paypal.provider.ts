@@ -43,6 +43,7 @@ import {
 } from './paypal-transmission-headers';
 import { PAYPAL_TEST_CA_PEM, PAYPAL_TEST_CERTIFICATE_PEM } from './paypal-test-certificate';
 import { PayPalStatusClient, PayPalStatusClientOptions } from './paypal-status.client';
+import { PayPalEventLog } from './paypal-event-log';
 import { PAYPAL_EVENT_TYPES, readPayPalEvent } from './paypal-event';
 
 const KIND = 'paypal';
@@ -113,6 +114,8 @@ export interface PayPalEndpointOptions extends BaseEndpointOptions, PayPalProvid
    * as the webhook. With `verifyWithProvider: true`, an event runs its handlers only once
    * PayPal's own copy of it matches the notification, which PayPal's signature alone cannot
    * prove (it covers only a CRC-32 of the body); recommended for handlers that move money.
+   * The same credentials read PayPal's list of webhook events (the last 30 days) to recover
+   * events whose deliveries never arrived.
    * @example api: { clientId: process.env.PAYPAL_CLIENT_ID!, clientSecret: process.env.PAYPAL_CLIENT_SECRET! }
    */
   api?: PayPalStatusClientOptions;
@@ -314,7 +317,10 @@ export const paypalProvider = defineProvider<
   retryHorizon: { days: 3, documented: 'up to 25 retries over 3 days' },
   create: (options, endpointName) => new PayPalWebhookProvider(options, endpointName),
   types: PAYPAL_EVENT_TYPES,
-  extras: (options) => ({ statusClient: options.api && new PayPalStatusClient(options.api) }),
+  extras: (options) => ({
+    statusClient: options.api && new PayPalStatusClient(options.api),
+    eventLog: options.api && new PayPalEventLog(options.api),
+  }),
   cli: {
     title: 'PayPal (RSA signature with a certificate)',
     secret: null,
