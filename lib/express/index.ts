@@ -76,6 +76,12 @@ export type {
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from '../providers/payment-status-client.interface';
+export type {
+  EventLogPage,
+  EventLogWindow,
+  LoggedEvent,
+  ProviderEventLog,
+} from '../providers/event-log.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
 export type {
   EventLogPage,

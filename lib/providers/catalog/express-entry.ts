@@ -40,7 +40,7 @@ export type {
   MollieStatusClientOptions,
 } from '../mollie';
 export { paddleEndpoint } from '../paddle';
-export type { PaddleEndpointOptions, PaddleProviderOptions } from '../paddle';
+export type { PaddleEndpointOptions, PaddleProviderOptions, PaddleApiOptions } from '../paddle';
 export { paypalEndpoint } from '../paypal';
 export type {
   PayPalEndpointOptions,

@@ -42,7 +42,7 @@ export type {
   MollieStatusClientOptions,
   MolliePayment,
 } from '../mollie';
-export type { PaddleEndpointOptions, PaddleProviderOptions } from '../paddle';
+export type { PaddleEndpointOptions, PaddleProviderOptions, PaddleApiOptions } from '../paddle';
 export {
   PAYPAL_DEFAULT_TOLERANCE_SECONDS,
   createPayPalCertificateResolver,

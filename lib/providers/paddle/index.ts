@@ -8,4 +8,6 @@
 export { paddleEndpoint } from './paddle.provider';
 /** @entries root express providers */
 export type { PaddleEndpointOptions, PaddleProviderOptions } from './paddle.provider';
+/** @entries root express providers */
+export type { PaddleApiOptions } from './paddle-event-log';
 export { paddleProvider } from './paddle.provider';

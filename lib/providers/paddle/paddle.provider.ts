@@ -25,6 +25,7 @@ import {
   WebhookEndpoint,
 } from '../webhook-provider.interface';
 import { ownValue } from '../../core/own-value';
+import { PaddleApiOptions, PaddleEventLog } from './paddle-event-log';
 
 const KIND = 'paddle';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -76,7 +77,15 @@ export interface PaddleProviderOptions {
 }
 
 /** Options of `paddleEndpoint()`. */
-export interface PaddleEndpointOptions extends BaseEndpointOptions, PaddleProviderOptions {}
+export interface PaddleEndpointOptions extends BaseEndpointOptions, PaddleProviderOptions {
+  /**
+   * Paddle API access: an API key with the `notification.read` permission. The endpoint then
+   * reads Paddle's event stream (the last 90 days) to recover events whose notifications never
+   * arrived.
+   * @example api: { apiKey: process.env.PADDLE_API_KEY! }
+   */
+  api?: PaddleApiOptions;
+}
 
 const PADDLE_EVENT = defineEnvelope({
   event_id: nonEmptyString(),
@@ -168,7 +177,9 @@ function normalizePaddle(request: InboundWebhook, merchantRefKey: string): Norma
  * `${ts}:${rawBody}` keyed by the destination's secret key verbatim. Event ids (`evt_…`) are
  * stable across retries. Paddle expects HTTP 200 within 5 seconds; an empty body is enough.
  */
-export const paddleProvider = defineProvider<PaddleProviderOptions>({
+export const paddleProvider = defineProvider<
+  PaddleProviderOptions & Pick<PaddleEndpointOptions, 'api'>
+>({
   kind: KIND,
   name: 'Paddle',
   retryHorizon: { days: 3, documented: 'live mode: up to 60 retries over 3 days' },
@@ -180,6 +191,7 @@ export const paddleProvider = defineProvider<PaddleProviderOptions>({
   },
   signature: () => paddleSignature(),
   types: TRANSACTION_TYPES,
+  extras: (options) => ({ eventLog: options.api && new PaddleEventLog(options.api) }),
   // NOTE: the order id's key is an option, so the provider is built with the options it reads.
   create(options, endpointName, secrets) {
     // NOTE: every h1 counts (Paddle sends one per secret while rotating), not only the last one.
