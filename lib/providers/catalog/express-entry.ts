@@ -75,7 +75,7 @@ export type {
   SberStatusClientOptions,
 } from '../sber';
 export { squareEndpoint } from '../square';
-export type { SquareEndpointOptions, SquareProviderOptions } from '../square';
+export type { SquareEndpointOptions, SquareProviderOptions, SquareApiOptions } from '../square';
 export { standardWebhooksEndpoint } from '../standard-webhooks';
 export type {
   StandardWebhooksEndpointOptions,

@@ -77,7 +77,7 @@ export type {
   SberStatusClientBaseOptions,
   SberStatusClientOptions,
 } from '../sber';
-export type { SquareEndpointOptions, SquareProviderOptions } from '../square';
+export type { SquareEndpointOptions, SquareProviderOptions, SquareApiOptions } from '../square';
 export type {
   StandardWebhooksEndpointOptions,
   StandardWebhooksProviderOptions,

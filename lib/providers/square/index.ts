@@ -8,4 +8,6 @@
 export { squareEndpoint } from './square.provider';
 /** @entries root express providers */
 export type { SquareEndpointOptions, SquareProviderOptions } from './square.provider';
+/** @entries root express providers */
+export type { SquareApiOptions } from './square-event-log';
 export { squareProvider } from './square.provider';

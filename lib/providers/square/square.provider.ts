@@ -17,6 +17,7 @@ import {
 import { SignedDelivery } from '../signed-delivery';
 import { requireSecret, SigningInputError } from '../signing-input';
 import { BaseEndpointOptions, WebhookEndpoint } from '../webhook-provider.interface';
+import { SquareApiOptions, SquareEventLog } from './square-event-log';
 
 const KIND = 'square';
 const LEGACY_SIGNATURE_HEADER = 'x-square-signature';
@@ -48,7 +49,15 @@ export interface SquareProviderOptions {
 }
 
 /** Options of `squareEndpoint()`. */
-export interface SquareEndpointOptions extends BaseEndpointOptions, SquareProviderOptions {}
+export interface SquareEndpointOptions extends BaseEndpointOptions, SquareProviderOptions {
+  /**
+   * Square API access: the application's access token. The endpoint then searches Square's
+   * events (the last 28 days; events search must be enabled) to recover events whose deliveries
+   * never arrived.
+   * @example api: { accessToken: process.env.SQUARE_ACCESS_TOKEN! }
+   */
+  api?: SquareApiOptions;
+}
 
 const SQUARE_EVENT = defineEnvelope({
   event_id: nonEmptyString(),
@@ -175,7 +184,10 @@ const SAMPLE_URL = 'https://shop.example.test/webhooks/square';
  * delivery timestamp, but the signed body's `created_at` bounds a replay; event ids (`event_id`)
  * are stable across retries.
  */
-export const squareProvider = defineProvider<SquareProviderOptions, typeof SQUARE_EVENT.rules>({
+export const squareProvider = defineProvider<
+  SquareProviderOptions & Pick<SquareEndpointOptions, 'api'>,
+  typeof SQUARE_EVENT.rules
+>({
   kind: KIND,
   name: 'Square',
   retryHorizon: {
@@ -190,6 +202,7 @@ export const squareProvider = defineProvider<SquareProviderOptions, typeof SQUAR
   checkOptions: (options, endpointName) =>
     void resolveNotificationUrl(endpointName, options.notificationUrl),
   signature: (options) => squareSignature(options.notificationUrl),
+  extras: (options) => ({ eventLog: options.api && new SquareEventLog(options.api) }),
   // NOTE: Square accepts any 2xx within 10 seconds; the default empty 200 is the plainest.
   envelope: SQUARE_EVENT,
   types: EVENT_TYPES,
