@@ -22,7 +22,11 @@ export type {
 export { dodoPaymentsEndpoint } from '../dodo-payments';
 export type { DodoPaymentsEndpointOptions, DodoPaymentsProviderOptions } from '../dodo-payments';
 export { goCardlessEndpoint } from '../gocardless';
-export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from '../gocardless';
+export type {
+  GoCardlessEndpointOptions,
+  GoCardlessProviderOptions,
+  GoCardlessApiOptions,
+} from '../gocardless';
 export { hmacEndpoint } from '../hmac';
 export type { HmacEndpointOptions, HmacProviderOptions, HmacSignatureEncoding } from '../hmac';
 export { lemonSqueezyEndpoint } from '../lemon-squeezy';

@@ -24,7 +24,11 @@ export type {
   CloudPaymentsNotification,
 } from '../cloudpayments';
 export type { DodoPaymentsEndpointOptions, DodoPaymentsProviderOptions } from '../dodo-payments';
-export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from '../gocardless';
+export type {
+  GoCardlessEndpointOptions,
+  GoCardlessProviderOptions,
+  GoCardlessApiOptions,
+} from '../gocardless';
 export type { HmacEndpointOptions, HmacProviderOptions, HmacSignatureEncoding } from '../hmac';
 export type { LemonSqueezyEndpointOptions, LemonSqueezyProviderOptions } from '../lemon-squeezy';
 export { MercadoPagoStatusClient } from '../mercado-pago';

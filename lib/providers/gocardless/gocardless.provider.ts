@@ -22,6 +22,7 @@ import {
   WebhookEndpoint,
   WebhookProvider,
 } from '../webhook-provider.interface';
+import { GoCardlessApiOptions, GoCardlessEventLog } from './gocardless-event-log';
 
 const KIND = 'gocardless';
 const GOCARDLESS_SIGNATURE: BodySignatureHeader = {
@@ -65,7 +66,14 @@ export interface GoCardlessProviderOptions {
 }
 
 /** Options of `goCardlessEndpoint()`. */
-export interface GoCardlessEndpointOptions extends BaseEndpointOptions, GoCardlessProviderOptions {}
+export interface GoCardlessEndpointOptions extends BaseEndpointOptions, GoCardlessProviderOptions {
+  /**
+   * GoCardless API access: an access token (read-only is enough). The endpoint then reads
+   * GoCardless's events to recover events whose webhooks never arrived.
+   * @example api: { accessToken: process.env.GOCARDLESS_ACCESS_TOKEN! }
+   */
+  api?: GoCardlessApiOptions;
+}
 
 const GOCARDLESS_WEBHOOK = defineEnvelope({
   events: nonEmptyArray(),
@@ -181,7 +189,9 @@ class GoCardlessWebhookProvider implements WebhookProvider {
  * GoCardless as a definition. Its provider keeps a class of its own, built by `create`: it reads
  * each event's order id under the endpoint's `merchantRefKey`.
  */
-export const goCardlessProvider = defineProvider<GoCardlessProviderOptions>({
+export const goCardlessProvider = defineProvider<
+  GoCardlessProviderOptions & Pick<GoCardlessEndpointOptions, 'api'>
+>({
   kind: KIND,
   name: 'GoCardless',
   retryHorizon: {
@@ -198,6 +208,7 @@ export const goCardlessProvider = defineProvider<GoCardlessProviderOptions>({
   },
   signature: GOCARDLESS_SCHEME,
   types: EVENT_TYPES,
+  extras: (options) => ({ eventLog: options.api && new GoCardlessEventLog(options.api) }),
   create: (options, endpointName, secrets) =>
     new GoCardlessWebhookProvider(
       secrets,

@@ -8,4 +8,6 @@
 export { goCardlessEndpoint } from './gocardless.provider';
 /** @entries root express providers */
 export type { GoCardlessEndpointOptions, GoCardlessProviderOptions } from './gocardless.provider';
+/** @entries root express providers */
+export type { GoCardlessApiOptions } from './gocardless-event-log';
 export { goCardlessProvider } from './gocardless.provider';
