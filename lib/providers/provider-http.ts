@@ -31,6 +31,11 @@ export interface ProviderLookup {
   readonly secrets: readonly string[];
   /** How long the whole exchange may take, in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * What the request does, as error messages name it.
+   * @default 'status lookup'
+   */
+  readonly action?: string;
 }
 
 /** The request a status client sends. */
@@ -117,7 +122,7 @@ export function providerStatusError(
     options.detail,
   ].filter((fact): fact is string => fact !== undefined && fact.length > 0);
   const message =
-    `${lookup.provider} status lookup of ${lookup.subject} failed: ${problem}` +
+    `${lookup.provider} ${lookup.action ?? 'status lookup'} of ${lookup.subject} failed: ${problem}` +
     (facts.length > 0 ? ` (${facts.join(', ')})` : '') +
     (options.hint ? `; ${options.hint}` : '');
   return new ProviderStatusError(

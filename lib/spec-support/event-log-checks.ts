@@ -61,6 +61,7 @@ export async function eventLogFailure(
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(ProviderStatusError);
+  expect((error as Error).message).toMatch(/ event log read of /);
   for (const secret of secrets) {
     expect((error as Error).message).not.toContain(secret);
   }

@@ -86,6 +86,7 @@ export class GoCardlessEventLog implements ProviderEventLog {
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
     const lookup: ProviderLookup = {
       provider: 'GoCardless',
+      action: 'event log read',
       subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
       secrets: [this.accessToken],
       timeoutMs: this.timeoutMs,

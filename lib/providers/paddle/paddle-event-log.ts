@@ -82,6 +82,7 @@ export class PaddleEventLog implements ProviderEventLog {
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
     const lookup: ProviderLookup = {
       provider: 'Paddle',
+      action: 'event log read',
       subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
       secrets: [this.apiKey],
       timeoutMs: this.timeoutMs,

@@ -67,11 +67,12 @@ export class PayPalApi {
     return this.lookupOf(`${what} ${quoteReference(id)}`);
   }
 
-  /** A lookup of `subject`, as error messages name it. */
-  lookupOf(subject: string): ProviderLookup {
+  /** A lookup of `subject`, as error messages name it, `action` saying what it does. */
+  lookupOf(subject: string, action?: string): ProviderLookup {
     return {
       provider: PROVIDER,
       subject,
+      ...(action === undefined ? {} : { action }),
       secrets: [this.clientSecret, ...(this.token ? [this.token.value] : [])],
       timeoutMs: this.timeoutMs,
     };
@@ -83,7 +84,7 @@ export class PayPalApi {
    */
   async get(lookup: ProviderLookup, pathAndQuery: string): Promise<JsonObject> {
     for (let attempt = 1; ; attempt += 1) {
-      const token = await this.accessToken();
+      const token = await this.accessToken(lookup.action);
       try {
         const { body } = await fetchProviderJson(
           { ...lookup, secrets: [...lookup.secrets, token.value] },
@@ -104,16 +105,16 @@ export class PayPalApi {
   }
 
   /** The cached access token, or a new one; concurrent lookups share one request. */
-  private async accessToken(): Promise<CachedToken> {
+  private async accessToken(action: string | undefined): Promise<CachedToken> {
     if (this.token && Date.now() < this.token.until) {
       return this.token;
     }
-    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined));
+    this.pendingToken ??= this.requestToken(action).finally(() => (this.pendingToken = undefined));
     return (this.token = await this.pendingToken);
   }
 
-  private async requestToken(): Promise<CachedToken> {
-    const lookup = this.lookup('an access token', this.clientId);
+  private async requestToken(action: string | undefined): Promise<CachedToken> {
+    const lookup = this.lookupOf(`an access token ${quoteReference(this.clientId)}`, action);
     const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
     const { body } = await fetchProviderJson(
       { ...lookup, secrets: [...lookup.secrets, basic] },

@@ -52,6 +52,7 @@ export class PayPalEventLog implements ProviderEventLog {
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
     const lookup = this.api.lookupOf(
       `webhook events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
+      'event log read',
     );
     const query = cursor ?? firstPageQuery(window);
     const body = await this.api.get(lookup, `${EVENTS_PATH}?${query}`);

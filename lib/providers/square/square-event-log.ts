@@ -81,6 +81,7 @@ export class SquareEventLog implements ProviderEventLog {
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
     const lookup: ProviderLookup = {
       provider: 'Square',
+      action: 'event log read',
       subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
       secrets: [this.accessToken],
       timeoutMs: this.timeoutMs,
