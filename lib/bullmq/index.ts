@@ -66,10 +66,4 @@ export type {
   ProviderEventLog,
 } from '../providers/event-log.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
-export type {
-  EventLogPage,
-  EventLogWindow,
-  LoggedEvent,
-  ProviderEventLog,
-} from '../providers/event-log.interface';
 export type { PaymentEventType } from '../core/payment-event-types';

@@ -83,12 +83,6 @@ export type {
   ProviderEventLog,
 } from '../providers/event-log.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';
-export type {
-  EventLogPage,
-  EventLogWindow,
-  LoggedEvent,
-  ProviderEventLog,
-} from '../providers/event-log.interface';
 export type { ApiCallBudgetOptions } from '../providers/provider-api-calls';
 export { tenantEndpoint } from '../tenants/tenant-endpoint';
 export type {

@@ -30,9 +30,3 @@ export type {
   PaymentStatusQuery,
   ProviderPaymentStatus,
 } from './payment-status-client.interface';
-export type {
-  EventLogPage,
-  EventLogWindow,
-  LoggedEvent,
-  ProviderEventLog,
-} from './event-log.interface';

@@ -2,7 +2,7 @@ import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
 import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 
 /** Providers whose event log the package reads, for the message of an endpoint that has none. */
-export const PROVIDERS_WITH_EVENT_LOGS = ['stripe'];
+export const PROVIDERS_WITH_EVENT_LOGS = ['stripe', 'paypal', 'paddle', 'square', 'gocardless'];
 
 /**
  * Why a recovery of `window` cannot read the log of the endpoint named `name` (undefined when
