@@ -3,6 +3,7 @@ import { serveActivity } from '../admin/inbox-page';
 import { ReplayJobRunner } from '../replay/replay-job-runner';
 import { RecoveryJobRunner } from '../recovery/recovery-job-runner';
 import { WebhookRecoveries } from '../recovery/webhook-recoveries';
+import { RecoverySchedule } from '../recovery/recovery-schedule';
 import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
@@ -84,6 +85,7 @@ export class WebhooksEngine {
   private readonly alertMonitor: WebhookAlertMonitor;
   private readonly replays: ReplayJobRunner;
   private readonly recoveryRunner: RecoveryJobRunner;
+  private readonly recoverySchedule: RecoverySchedule;
   private readonly breaker: FailureBreaker;
   private started = false;
 
@@ -138,6 +140,9 @@ export class WebhooksEngine {
       this.signal,
     );
     this.recoveries = new WebhookRecoveries(store.queries.recoveries, options.endpoints, () =>
+      this.recoveryRunner.kick(),
+    );
+    this.recoverySchedule = new RecoverySchedule(store.queries.recoveries, options.endpoints, () =>
       this.recoveryRunner.kick(),
     );
     this.admin = new WebhookAdmin(
@@ -216,6 +221,7 @@ export class WebhooksEngine {
     this.retention.start();
     this.replays.start();
     this.recoveryRunner.start();
+    this.recoverySchedule.start();
     this.breaker.start();
     if (!this.options.dispatch.enabled) {
       return;
@@ -251,6 +257,7 @@ export class WebhooksEngine {
     this.alertMonitor.stop();
     this.breaker.stop();
     this.reconciliation.stop();
+    this.recoverySchedule.stop();
     this.metrics.stop();
     this.sampler.stop();
     await Promise.all([

@@ -4,6 +4,7 @@ import type { ProviderEventLog } from './event-log.interface';
 import { PaymentStatusClient } from './payment-status-client.interface';
 import {
   BaseEndpointOptions,
+  WebhookRecoverySchedule,
   WebhookAcknowledgement,
   WebhookEndpoint,
   WebhookProvider,
@@ -98,10 +99,12 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": orderPerPayment must be true or false.`,
     );
   }
+  const recover = recoverScheduleOf(name, provider.kind, options.recover, extras.eventLog);
   return {
     name,
     provider,
     orderPerPayment,
+    ...(recover ? { recover } : {}),
     maxBodyBytes,
     bodyTimeoutMs,
     allowedSources: allowedSourcesOf(name, options.allowedIps, extras.defaultSources),
@@ -183,4 +186,50 @@ export function assertAcknowledgedWith200(
   if (status !== undefined && status !== 200) {
     throw new WebhookConfigurationError(message(status));
   }
+}
+
+const MINUTE_MS = 60_000;
+const DEFAULT_RECOVER_EVERY_MS = 3_600_000;
+const DEFAULT_RECOVER_LOOK_BACK_MS = 3 * 86_400_000;
+
+/** An endpoint's `recover`, checked against its event log and with its defaults. */
+function recoverScheduleOf(
+  name: string,
+  kind: string,
+  recover: WebhookRecoverySchedule | undefined,
+  eventLog: ProviderEventLog | undefined,
+): Required<WebhookRecoverySchedule> | undefined {
+  if (recover === undefined) {
+    return undefined;
+  }
+  const fail = (problem: string) =>
+    new WebhookConfigurationError(`Webhook endpoint "${name}" (${kind}): recover ${problem}.`);
+  if (typeof recover !== 'object' || recover === null) {
+    throw fail('must be an object such as { everyMs: 3600000 }');
+  }
+  if (!eventLog) {
+    throw fail(
+      `needs an event log to read: give the endpoint its API credentials (the api option), on a ` +
+        `provider that keeps one (docs/providers/${kind}.md, "Recovering missed events")`,
+    );
+  }
+  const everyMs = recover.everyMs ?? DEFAULT_RECOVER_EVERY_MS;
+  if (!Number.isSafeInteger(everyMs) || everyMs < MINUTE_MS) {
+    throw fail(
+      `.everyMs must be a whole number of milliseconds from ${MINUTE_MS} (got ${String(everyMs)})`,
+    );
+  }
+  const lookBackMs =
+    recover.lookBackMs ?? Math.min(DEFAULT_RECOVER_LOOK_BACK_MS, eventLog.retentionMs);
+  if (
+    !Number.isSafeInteger(lookBackMs) ||
+    lookBackMs < MINUTE_MS ||
+    lookBackMs > eventLog.retentionMs
+  ) {
+    throw fail(
+      `.lookBackMs must be a whole number of milliseconds from ${MINUTE_MS} to the ${eventLog.retentionMs} ` +
+        `${eventLog.source} keeps (got ${String(lookBackMs)})`,
+    );
+  }
+  return { everyMs, lookBackMs };
 }

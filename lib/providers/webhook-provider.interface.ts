@@ -208,6 +208,32 @@ export interface BaseEndpointOptions {
    * @default false
    */
   orderPerPayment?: boolean;
+  /**
+   * Recovers the events whose deliveries never arrived, from the provider's event log, on a
+   * schedule: every `everyMs` (and at once when the app starts) one instance reads the log from
+   * where the last recovery of the endpoint ended (or, before the first, from the last event
+   * received), at most `lookBackMs` back, and stores what the inbox does not have. Needs the
+   * endpoint's API credentials and a provider that keeps an event log
+   * (docs/operations.md, "After an outage").
+   * @default none: recoveries run when started (`events recover`, `WebhookRecoveries`)
+   * @example recover: { everyMs: 3_600_000 }
+   */
+  recover?: WebhookRecoverySchedule;
+}
+
+/** When an endpoint's missed events are recovered on their own (`recover`). */
+export interface WebhookRecoverySchedule {
+  /**
+   * How often, in milliseconds, from 60000 (a minute).
+   * @default 3600000 (an hour)
+   */
+  everyMs?: number;
+  /**
+   * How far back a recovery reads at most, in milliseconds, from 60000 (a minute) to the time
+   * the provider keeps events.
+   * @default 259200000 (3 days, Stripe's retries), or what the provider keeps when that is less
+   */
+  lookBackMs?: number;
 }
 
 /** An endpoint configuration made by one of the typed factories (`stripeEndpoint()`, …). */
@@ -235,4 +261,6 @@ export interface WebhookEndpoint {
   readonly verifyWithProvider: boolean;
   /** Whether events of one payment run one at a time, earliest first. */
   readonly orderPerPayment: boolean;
+  /** When its missed events are recovered on their own, when they are. */
+  readonly recover?: Readonly<Required<WebhookRecoverySchedule>>;
 }

@@ -69,3 +69,6 @@ export { isParked } from '../../lib/store/ports/webhook-event-status';
 
 // telemetry: the logger the package's parts write through.
 export { SafeLogger } from '../../lib/telemetry/safe-logger';
+
+// recovery: the schedule, run with a clock of the spec's own.
+export { RecoverySchedule } from '../../lib/recovery/recovery-schedule';

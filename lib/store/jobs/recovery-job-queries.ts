@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { EntityManager, In } from 'typeorm';
 import { timeOrderedId } from '../../core/time-ordered-id';
 import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
@@ -21,6 +22,21 @@ interface RecoveryTarget {
   readonly since: string;
   readonly until: string;
   readonly dryRun: boolean;
+}
+
+/** How many of an endpoint's latest recoveries are looked at for where the next one starts. */
+const RECENT_RECOVERIES = 20;
+
+/**
+ * The id of the scheduled recovery of `job`'s endpoint and tenant in `slot`: the same on every
+ * instance, so the instances that start it together store it once.
+ */
+function slotId(job: NewRecoveryJob, slot: string): string {
+  const hex = createHash('sha256')
+    .update(`recover\u0000${job.endpoint}\u0000${job.tenant ?? ''}\u0000${slot}`)
+    .digest('hex');
+  // NOTE: shaped as a UUID (version 8, custom), as every job id is one.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** Most event ids asked about in one statement. */
@@ -65,35 +81,85 @@ export class RecoveryJobQueries implements RecoveryJobs {
 
   startRecoveryJob(job: NewRecoveryJob): Promise<RecoveryJob> {
     return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const target: RecoveryTarget = {
-        endpoint: job.endpoint,
-        tenant: job.tenant,
-        since: job.since.toISOString(),
-        until: job.until.toISOString(),
-        dryRun: job.dryRun,
-      };
-      const row = manager.create(WebhookReplayEntity, {
-        id: timeOrderedId(now.getTime()),
-        kind: 'recover',
-        filter: JSON.stringify(target),
-        status: 'active',
-        total: 0,
-        replayed: 0,
-        ratePerSecond: job.ratePerSecond,
-        actor: job.actor?.slice(0, 128) ?? null,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
-        cursorAt: null,
-        cursorId: null,
-        pageCursor: null,
-        lockedBy: null,
-        lockedUntil: null,
-        error: null,
-      });
+      const row = this.newRow(manager, job, timeOrderedId(Date.now()));
       await manager.insert(WebhookReplayEntity, row);
       return recoveryJobOf(row);
+    });
+  }
+
+  startScheduledRecoveryJob(job: NewRecoveryJob, slot: string): Promise<RecoveryJob | null> {
+    return this.connection.transaction(async (manager) => {
+      const row = this.newRow(manager, job, slotId(job, slot));
+      const [sql, parameters] = manager
+        .createQueryBuilder()
+        .insert()
+        .into(WebhookReplayEntity)
+        .values(row)
+        .orIgnore()
+        .getQueryAndParameters();
+      // NOTE: the structured result counts the rows written, on either database.
+      const { affected } = await manager.queryRunner!.query(sql, parameters, true);
+      const stored = (affected ?? 0) > 0;
+      return stored ? recoveryJobOf(row) : null;
+    });
+  }
+
+  async recoveredUntil(endpoint: string, tenant: string | null): Promise<Date | null> {
+    const rows = await this.connection.read((manager) =>
+      manager.find(WebhookReplayEntity, {
+        where: { kind: 'recover', endpoint, tenant: tenant ?? '', status: 'done' },
+        order: { createdAt: 'DESC' },
+        take: RECENT_RECOVERIES,
+      }),
+    );
+    const ends = rows
+      .map(recoveryJobOf)
+      .filter((job) => !job.dryRun)
+      .map((job) => job.until.getTime());
+    return ends.length === 0 ? null : new Date(Math.max(...ends));
+  }
+
+  async lastReceivedAt(endpoint: string, tenant: string | null): Promise<Date | null> {
+    const row = await this.connection.read((manager) =>
+      manager.findOne(WebhookEventEntity, {
+        select: { receivedAt: true },
+        where: { endpoint, tenant: tenant ?? '' },
+        order: { receivedAt: 'DESC' },
+      }),
+    );
+    return row ? dateOf(row.receivedAt) : null;
+  }
+
+  /** The row of a new recovery, `active`, due to be taken by any instance. */
+  private newRow(manager: EntityManager, job: NewRecoveryJob, id: string): WebhookReplayEntity {
+    const now = new Date();
+    const target: RecoveryTarget = {
+      endpoint: job.endpoint,
+      tenant: job.tenant,
+      since: job.since.toISOString(),
+      until: job.until.toISOString(),
+      dryRun: job.dryRun,
+    };
+    return manager.create(WebhookReplayEntity, {
+      id,
+      kind: 'recover',
+      endpoint: job.endpoint,
+      tenant: job.tenant ?? '',
+      filter: JSON.stringify(target),
+      status: 'active',
+      total: 0,
+      replayed: 0,
+      ratePerSecond: job.ratePerSecond,
+      actor: job.actor?.slice(0, 128) ?? null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+      cursorAt: null,
+      cursorId: null,
+      pageCursor: null,
+      lockedBy: null,
+      lockedUntil: null,
+      error: null,
     });
   }
 

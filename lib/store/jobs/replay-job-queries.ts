@@ -26,6 +26,8 @@ export class ReplayJobQueries implements ReplayJobs {
         status: 'running',
         kind: 'replay',
         pageCursor: null,
+        endpoint: null,
+        tenant: null,
         total: job.total,
         replayed: 0,
         ratePerSecond: job.ratePerSecond,

@@ -65,6 +65,16 @@ export interface RecoveredPage {
 export interface RecoveryJobs {
   /** Stores a recovery to run, `running`, due to be taken by any instance. */
   startRecoveryJob(job: NewRecoveryJob): Promise<RecoveryJob>;
+  /**
+   * Stores the scheduled recovery of `slot` (a period of its schedule, the same on every
+   * instance) unless one is stored already; null when it is: the instances that start it
+   * together store it once.
+   */
+  startScheduledRecoveryJob(job: NewRecoveryJob, slot: string): Promise<RecoveryJob | null>;
+  /** The end of the window of the newest recovery of an endpoint's tenant that read it all (no dry run); null when none did. */
+  recoveredUntil(endpoint: string, tenant: string | null): Promise<Date | null>;
+  /** When the newest event of an endpoint's tenant was received; null when it has none. */
+  lastReceivedAt(endpoint: string, tenant: string | null): Promise<Date | null>;
   /** The recoveries, newest first, at most `limit`. */
   recoveryJobs(limit: number): Promise<RecoveryJob[]>;
   /** One recovery; null when there is none. */

@@ -36,6 +36,13 @@ export class WebhookReplayEntity {
   @Column({ name: 'page_cursor', type: 'text', nullable: true })
   pageCursor!: string | null;
 
+  /** The endpoint and tenant a recovery reads; null for a replay. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  endpoint!: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  tenant!: string | null;
+
   /** How many events matched when it started. */
   @Column({ type: 'integer' })
   total!: number;

@@ -25,6 +25,10 @@ const JOB_COLUMNS =
   '"id", "filter", "status", "total", "replayed", "rate_per_second", "actor", "created_at", ' +
   '"updated_at", "finished_at", "cursor_at", "cursor_id", "locked_by", "locked_until", "error"';
 
+/** The jobs of an endpoint, newest last: where its next scheduled recovery starts. */
+const JOBS_BY_ENDPOINT =
+  'CREATE INDEX "ix_webhook_replays_endpoint" ON "webhook_replays" ("kind", "endpoint", "created_at")';
+
 /** A check that a column holds one of `values`. */
 function oneOf(column: string, values: readonly string[]): string {
   return `CHECK ("${column}" IN (${values.map((value) => `'${value}'`).join(', ')}))`;
@@ -35,8 +39,9 @@ function oneOf(column: string, values: readonly string[]): string {
  * under the same leases: `replay` (every job so far), `recover` (reads a provider's event log
  * over a window and stores the events whose deliveries never arrived) and `backfill` (runs one
  * handler over stored events). `webhook_replays` gains `kind` (every existing job is a
- * `replay`) and `page_cursor` (where a recovery stands in the provider's log, in the provider's
- * own words), and a job may now end `failed` (its endpoint cannot be read). A recovery or backfill
+ * `replay`), `page_cursor` (where a recovery stands in the provider's log, in the provider's
+ * own words) and the `endpoint` and `tenant` a recovery reads (indexed, for where the next
+ * scheduled one starts), and a job may now end `failed` (its endpoint cannot be read). A recovery or backfill
  * under way is `active`, a status 1.0 never takes, so a 1.0 instance still running during the
  * upgrade never runs one as a replay. An event's history
  * may now say it was recovered or backfilled.
@@ -75,7 +80,13 @@ export class AddRecoveryJobs1765000000000 implements MigrationInterface {
             `CONSTRAINT "webhook_replays_kind_check" ${oneOf('kind', ['replay', 'recover', 'backfill'])}`,
         );
         await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "page_cursor" text');
+        await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "endpoint" varchar(64)');
+        await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "tenant" varchar(64)');
+        await queryRunner.query(JOBS_BY_ENDPOINT);
       } else {
+        await queryRunner.query('DROP INDEX "ix_webhook_replays_endpoint"');
+        await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "tenant"');
+        await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "endpoint"');
         await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "page_cursor"');
         await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "kind"');
       }
@@ -145,7 +156,9 @@ async function rebuildSqliteJobs(queryRunner: QueryRunner, to: 'before' | 'after
     to === 'after'
       ? `,
       "kind" varchar(16) NOT NULL DEFAULT 'replay' ${oneOf('kind', ['replay', 'recover', 'backfill'])},
-      "page_cursor" text`
+      "page_cursor" text,
+      "endpoint" varchar(64),
+      "tenant" varchar(64)`
       : '';
   await queryRunner.query(`
     CREATE TABLE "webhook_replays_next" (
@@ -170,4 +183,7 @@ async function rebuildSqliteJobs(queryRunner: QueryRunner, to: 'before' | 'after
   );
   await queryRunner.query('DROP TABLE "webhook_replays"');
   await queryRunner.query('ALTER TABLE "webhook_replays_next" RENAME TO "webhook_replays"');
+  if (to === 'after') {
+    await queryRunner.query(JOBS_BY_ENDPOINT);
+  }
 }
