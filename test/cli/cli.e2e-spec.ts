@@ -200,6 +200,7 @@ describe('CLI without a database', () => {
       'SplitEventWork1764700000000',
       'AddEventTenants1764800000000',
       'AddEventHistory1764900000000',
+      'AddRecoveryJobs1765000000000',
     ]);
     expect(
       json<{ ran: string[] }>(await cli(['migrate', '--sqlite', sqlite, '--json'])).ran,
@@ -214,7 +215,7 @@ describe('CLI without a database', () => {
       );
       const migrate = await cli(['migrate'], { DATABASE_URL: postgres.url });
       expect(migrate.code).toBe(0);
-      expect(migrate.stdout).toMatch(/Ran 7 migration\(s\)/);
+      expect(migrate.stdout).toMatch(/Ran 8 migration\(s\)/);
       const after = await cli(['stats', '--json'], { DATABASE_URL: postgres.url });
       expect(after.code).toBe(0);
       expect(json<{ counts: unknown[] }>(after).counts).toEqual([]);

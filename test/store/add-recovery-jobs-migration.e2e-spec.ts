@@ -40,10 +40,9 @@ const START = new Date(Date.now() - 2 * 3_600_000);
 const dead = () => deadEventsOf(EVENTS, START, [HANDLER]);
 
 /** A replay's row without the columns the upgrade adds, to compare with the row as 1.0 had it. */
+const ADDED_COLUMNS = ['kind', 'page_cursor', 'endpoint', 'tenant'];
 const asOf10 = (row: Record<string, unknown>) =>
-  Object.fromEntries(
-    Object.entries(row).filter(([column]) => column !== 'kind' && column !== 'page_cursor'),
-  );
+  Object.fromEntries(Object.entries(row).filter(([column]) => !ADDED_COLUMNS.includes(column)));
 
 describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 1.0 on %s', (database) => {
   let db: TestDatabase | undefined;
@@ -136,9 +135,9 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 1.0 on %s', (d
       expect(await appliedMigrations(source)).toContain(AddRecoveryJobs1765000000000.name);
       const after = await inboxRowsOf10(source);
       expect({ ...after, replays: after.replays.map(asOf10) }).toEqual(before);
-      expect(after.replays.map((row) => [row.kind, row.page_cursor])).toEqual(
-        before.replays.map(() => ['replay', null]),
-      );
+      expect(
+        after.replays.map((row) => [row.kind, row.page_cursor, row.endpoint, row.tenant]),
+      ).toEqual(before.replays.map(() => ['replay', null, null, null]));
 
       // What 1.1 writes goes in: recoveries, backfills, and a job that failed.
       await addHistory(source, '40000000-0000-4000-8000-000000000001', 'recover');

@@ -5,15 +5,8 @@ import {
   ProviderEventLog,
 } from '../event-log.interface';
 import { JsonObject, isJsonObject, parseIsoDate, readObject, readString } from '../parse-payload';
-import {
-  ProviderLookup,
-  describeProviderError,
-  fetchProviderJson,
-  providerStatusError,
-  requireCredential,
-  resolveApiUrl,
-  resolveTimeoutMs,
-} from '../provider-http';
+import { BearerApi } from '../bearer-api';
+import { ProviderLookup, describeProviderError, providerStatusError } from '../provider-http';
 
 const CLIENT = 'GoCardlessEventLog';
 const LIVE_API_URL = 'https://api.gocardless.com';
@@ -66,16 +59,20 @@ export class GoCardlessEventLog implements ProviderEventLog {
   /** GoCardless documents no retention period. */
   readonly retentionMs = GOCARDLESS_EVENT_RETENTION_MS;
 
-  private readonly accessToken: string;
-  private readonly apiUrl: string;
-  private readonly timeoutMs: number;
+  private readonly api: BearerApi;
 
   /** @throws WebhookConfigurationError when the token, `apiUrl` or `timeoutMs` cannot work. */
   constructor(options: GoCardlessApiOptions) {
-    this.accessToken = requireCredential(CLIENT, 'accessToken', options?.accessToken, TOKEN_PAGE);
-    const fallback = this.accessToken.startsWith('sandbox_') ? SANDBOX_API_URL : LIVE_API_URL;
-    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, fallback);
-    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+    this.api = new BearerApi(
+      {
+        client: CLIENT,
+        provider: 'GoCardless',
+        credential: 'accessToken',
+        howToCopy: TOKEN_PAGE,
+        apiUrl: (token) => (token.startsWith('sandbox_') ? SANDBOX_API_URL : LIVE_API_URL),
+      },
+      { ...options },
+    );
   }
 
   /**
@@ -84,30 +81,19 @@ export class GoCardlessEventLog implements ProviderEventLog {
    * refused, `invalid_response` when the answer is no list of events.
    */
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
-    const lookup: ProviderLookup = {
-      provider: 'GoCardless',
-      action: 'event log read',
-      subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
-      secrets: [this.accessToken],
-      timeoutMs: this.timeoutMs,
-    };
+    const lookup = this.api.eventLogRead(
+      `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
+    );
     const query = new URLSearchParams({
       'created_at[gte]': window.since.toISOString(),
       'created_at[lte]': window.until.toISOString(),
       limit: String(GOCARDLESS_EVENT_LOG_PAGE_SIZE),
       ...(cursor === null ? {} : { after: cursor }),
     });
-    const { body } = await fetchProviderJson(
+    const { body } = await this.api.send(
       lookup,
-      {
-        url: `${this.apiUrl}/events?${query.toString()}`,
-        method: 'GET',
-        headers: {
-          authorization: `Bearer ${this.accessToken}`,
-          'gocardless-version': GOCARDLESS_API_VERSION,
-          accept: 'application/json',
-        },
-      },
+      `/events?${query.toString()}`,
+      { headers: { 'gocardless-version': GOCARDLESS_API_VERSION } },
       (error) => goCardlessErrorDetail(lookup, error),
     );
     if (!Array.isArray(body.events)) {

@@ -5,15 +5,8 @@ import {
   ProviderEventLog,
 } from '../event-log.interface';
 import { JsonObject, isJsonObject, parseIsoDate, readObject, readString } from '../parse-payload';
-import {
-  ProviderLookup,
-  describeProviderError,
-  fetchProviderJson,
-  providerStatusError,
-  requireCredential,
-  resolveApiUrl,
-  resolveTimeoutMs,
-} from '../provider-http';
+import { BearerApi } from '../bearer-api';
+import { ProviderLookup, describeProviderError, providerStatusError } from '../provider-http';
 
 const CLIENT = 'PaddleEventLog';
 const LIVE_API_URL = 'https://api.paddle.com';
@@ -62,16 +55,20 @@ export class PaddleEventLog implements ProviderEventLog {
   /** How far back Paddle keeps events. */
   readonly retentionMs = PADDLE_EVENT_RETENTION_MS;
 
-  private readonly apiKey: string;
-  private readonly apiUrl: string;
-  private readonly timeoutMs: number;
+  private readonly api: BearerApi;
 
   /** @throws WebhookConfigurationError when the key, `apiUrl` or `timeoutMs` cannot work. */
   constructor(options: PaddleApiOptions) {
-    this.apiKey = requireCredential(CLIENT, 'apiKey', options?.apiKey, KEYS_PAGE);
-    const fallback = this.apiKey.startsWith('pdl_sdbx_') ? SANDBOX_API_URL : LIVE_API_URL;
-    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, fallback);
-    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+    this.api = new BearerApi(
+      {
+        client: CLIENT,
+        provider: 'Paddle',
+        credential: 'apiKey',
+        howToCopy: KEYS_PAGE,
+        apiUrl: (key) => (key.startsWith('pdl_sdbx_') ? SANDBOX_API_URL : LIVE_API_URL),
+      },
+      { ...options },
+    );
   }
 
   /**
@@ -80,26 +77,16 @@ export class PaddleEventLog implements ProviderEventLog {
    * refused, `invalid_response` when the answer is no page of events.
    */
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
-    const lookup: ProviderLookup = {
-      provider: 'Paddle',
-      action: 'event log read',
-      subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
-      secrets: [this.apiKey],
-      timeoutMs: this.timeoutMs,
-    };
+    const lookup = this.api.eventLogRead(
+      `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
+    );
     const query = new URLSearchParams({
       order_by: 'id[DESC]',
       per_page: String(PADDLE_EVENT_LOG_PAGE_SIZE),
       ...(cursor === null ? {} : { after: cursor }),
     });
-    const { body } = await fetchProviderJson(
-      lookup,
-      {
-        url: `${this.apiUrl}/events?${query.toString()}`,
-        method: 'GET',
-        headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
-      },
-      (error) => paddleErrorDetail(lookup, error),
+    const { body } = await this.api.send(lookup, `/events?${query.toString()}`, {}, (error) =>
+      paddleErrorDetail(lookup, error),
     );
     if (!Array.isArray(body.data)) {
       throw providerStatusError(lookup, 'invalid_response', 'the answer holds no list of events');

@@ -11,7 +11,6 @@ import {
   resolveTimeoutMs,
 } from '../provider-http';
 import { paypalEnvironmentMessage } from '../status-clients.messages';
-import type { PayPalStatusClientOptions } from './paypal-status.client';
 
 const PROVIDER = 'PayPal';
 const API_URLS = {
@@ -19,6 +18,33 @@ const API_URLS = {
   sandbox: 'https://api-m.sandbox.paypal.com',
 } as const;
 const CREDENTIALS_PAGE = 'PayPal Developer Dashboard → Apps & Credentials → your app';
+
+/** Options of `PayPalStatusClient`. */
+export interface PayPalStatusClientOptions {
+  /** The REST app's client ID, of the same account and environment as the webhook. Required. */
+  clientId: string;
+  /** The REST app's secret. Required. */
+  clientSecret: string;
+  /**
+   * Which PayPal API to ask: `'live'` (`https://api-m.paypal.com`) or `'sandbox'`
+   * (`https://api-m.sandbox.paypal.com`).
+   * @default 'live'
+   */
+  environment?: 'live' | 'sandbox';
+  /**
+   * Base URL of the PayPal API, in place of the environment's; a local fake in tests.
+   * @default the environment's
+   * @advanced
+   */
+  apiUrl?: string;
+  /**
+   * Longest wait for each answer, in milliseconds; then the lookup fails with `timeout`.
+   * @default 10000
+   * @advanced
+   */
+  timeoutMs?: number;
+}
+
 /** A token is renewed this long before PayPal says it expires. */
 const TOKEN_MARGIN_MS = 60_000;
 

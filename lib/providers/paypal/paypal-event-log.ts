@@ -7,7 +7,7 @@ import {
 import { JsonObject, isJsonObject, parseIsoDate, readString } from '../parse-payload';
 import { ProviderLookup, providerStatusError } from '../provider-http';
 import { PayPalApi } from './paypal-api';
-import type { PayPalStatusClientOptions } from './paypal-status.client';
+import type { PayPalStatusClientOptions } from './paypal-api';
 
 const CLIENT = 'PayPalEventLog';
 const EVENTS_PATH = '/v1/notifications/webhooks-events';

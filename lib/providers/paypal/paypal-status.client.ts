@@ -5,7 +5,7 @@ import {
 } from '../payment-status-client.interface';
 import { readString } from '../parse-payload';
 import { ProviderLookup, providerStatusError } from '../provider-http';
-import { PayPalApi } from './paypal-api';
+import { PayPalApi, PayPalStatusClientOptions } from './paypal-api';
 import {
   PayPalEventClaim,
   PayPalResource,
@@ -17,36 +17,12 @@ import {
   statusType,
 } from './paypal-status.mapping';
 
+export type { PayPalStatusClientOptions } from './paypal-api';
+
 const CLIENT = 'PayPalStatusClient';
 // NOTE: PayPal ids are letters, digits and dashes (WH-…, 17-character capture ids); anything
 // else could change the request path.
 const PAYPAL_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-
-/** Options of `PayPalStatusClient`. */
-export interface PayPalStatusClientOptions {
-  /** The REST app's client ID, of the same account and environment as the webhook. Required. */
-  clientId: string;
-  /** The REST app's secret. Required. */
-  clientSecret: string;
-  /**
-   * Which PayPal API to ask: `'live'` (`https://api-m.paypal.com`) or `'sandbox'`
-   * (`https://api-m.sandbox.paypal.com`).
-   * @default 'live'
-   */
-  environment?: 'live' | 'sandbox';
-  /**
-   * Base URL of the PayPal API, in place of the environment's; a local fake in tests.
-   * @default the environment's
-   * @advanced
-   */
-  apiUrl?: string;
-  /**
-   * Longest wait for each answer, in milliseconds; then the lookup fails with `timeout`.
-   * @default 10000
-   * @advanced
-   */
-  timeoutMs?: number;
-}
 
 /**
  * Asks PayPal whether a notification is what PayPal sent, and for the current status of what

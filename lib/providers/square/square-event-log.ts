@@ -5,15 +5,8 @@ import {
   ProviderEventLog,
 } from '../event-log.interface';
 import { JsonObject, isJsonObject, parseIsoDate, readString } from '../parse-payload';
-import {
-  ProviderLookup,
-  describeProviderError,
-  fetchProviderJson,
-  providerStatusError,
-  requireCredential,
-  resolveApiUrl,
-  resolveTimeoutMs,
-} from '../provider-http';
+import { BearerApi } from '../bearer-api';
+import { ProviderLookup, describeProviderError, providerStatusError } from '../provider-http';
 
 const CLIENT = 'SquareEventLog';
 const API_URL = 'https://connect.squareup.com';
@@ -62,15 +55,20 @@ export class SquareEventLog implements ProviderEventLog {
   /** How far back Square searches events. */
   readonly retentionMs = SQUARE_EVENT_RETENTION_MS;
 
-  private readonly accessToken: string;
-  private readonly apiUrl: string;
-  private readonly timeoutMs: number;
+  private readonly api: BearerApi;
 
   /** @throws WebhookConfigurationError when the token, `apiUrl` or `timeoutMs` cannot work. */
   constructor(options: SquareApiOptions) {
-    this.accessToken = requireCredential(CLIENT, 'accessToken', options?.accessToken, TOKEN_PAGE);
-    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, API_URL);
-    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+    this.api = new BearerApi(
+      {
+        client: CLIENT,
+        provider: 'Square',
+        credential: 'accessToken',
+        howToCopy: TOKEN_PAGE,
+        apiUrl: () => API_URL,
+      },
+      { ...options },
+    );
   }
 
   /**
@@ -79,13 +77,9 @@ export class SquareEventLog implements ProviderEventLog {
    * refused, `invalid_response` when the answer is no list of events.
    */
   async readPage(window: EventLogWindow, cursor: string | null): Promise<EventLogPage> {
-    const lookup: ProviderLookup = {
-      provider: 'Square',
-      action: 'event log read',
-      subject: `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
-      secrets: [this.accessToken],
-      timeoutMs: this.timeoutMs,
-    };
+    const lookup = this.api.eventLogRead(
+      `events from ${window.since.toISOString()} to ${window.until.toISOString()}`,
+    );
     const search = {
       ...(cursor === null ? {} : { cursor }),
       limit: SQUARE_EVENT_LOG_PAGE_SIZE,
@@ -96,19 +90,10 @@ export class SquareEventLog implements ProviderEventLog {
         sort: { field: 'DEFAULT', order: 'ASC' },
       },
     };
-    const { body } = await fetchProviderJson(
+    const { body } = await this.api.send(
       lookup,
-      {
-        url: `${this.apiUrl}/v2/events`,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${this.accessToken}`,
-          'square-version': SQUARE_API_VERSION,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify(search),
-      },
+      '/v2/events',
+      { method: 'POST', headers: { 'square-version': SQUARE_API_VERSION }, body: search },
       (error) => squareErrorDetail(lookup, error),
     );
     // NOTE: Square leaves `events` out of a page with none.

@@ -5,15 +5,8 @@ import type {
   ProviderEventLog,
 } from '../event-log.interface';
 import { JsonObject, isJsonObject, readString } from '../parse-payload';
-import {
-  ProviderJsonAnswer,
-  ProviderLookup,
-  fetchProviderJson,
-  providerStatusError,
-  requireCredential,
-  resolveApiUrl,
-  resolveTimeoutMs,
-} from '../provider-http';
+import { BearerApi } from '../bearer-api';
+import { ProviderJsonAnswer, ProviderLookup, providerStatusError } from '../provider-http';
 import type { StripeStatusClientOptions } from './stripe-status.client';
 
 const CLIENT = 'StripeEventLog';
@@ -44,18 +37,23 @@ export class StripeEventLog implements ProviderEventLog {
   readonly retentionMs = RETENTION_MS;
   readonly source: string;
 
-  private readonly apiKey: string;
-  private readonly apiUrl: string;
-  private readonly timeoutMs: number;
+  private readonly api: BearerApi;
 
   /** @throws WebhookConfigurationError when the key, `apiUrl` or `timeoutMs` cannot work. */
   constructor(
     options: StripeStatusClientOptions,
     private readonly payloadStyle: StripePayloadStyle = 'snapshot',
   ) {
-    this.apiKey = requireCredential(CLIENT, 'apiKey', options?.apiKey, KEYS_PAGE);
-    this.apiUrl = resolveApiUrl(CLIENT, options.apiUrl, DEFAULT_API_URL);
-    this.timeoutMs = resolveTimeoutMs(CLIENT, options.timeoutMs);
+    this.api = new BearerApi(
+      {
+        client: CLIENT,
+        provider: 'Stripe',
+        credential: 'apiKey',
+        howToCopy: KEYS_PAGE,
+        apiUrl: () => DEFAULT_API_URL,
+      },
+      { ...options },
+    );
     this.source =
       payloadStyle === 'thin' ? 'Stripe Events API (v2, thin events)' : 'Stripe Events API (v1)';
   }
@@ -170,28 +168,16 @@ export class StripeEventLog implements ProviderEventLog {
   }
 
   private get(lookup: ProviderLookup, path: string): Promise<ProviderJsonAnswer> {
-    return fetchProviderJson(
-      lookup,
-      {
-        url: `${this.apiUrl}${path}`,
-        method: 'GET',
-        headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
-      },
-      (body) => {
-        const error = isJsonObject(body.error) ? body.error : undefined;
-        return readString(error, 'code') ?? readString(error, 'type');
-      },
-    );
+    return this.api.send(lookup, path, {}, (body) => {
+      const error = isJsonObject(body.error) ? body.error : undefined;
+      return readString(error, 'code') ?? readString(error, 'type');
+    });
   }
 
   private lookup(what: string, cursor: string | null): ProviderLookup {
-    return {
-      provider: 'Stripe',
-      subject:
-        cursor === null ? `${what} (first page)` : `${what} (page after ${cursor.slice(0, 80)})`,
-      secrets: [this.apiKey, `Bearer ${this.apiKey}`],
-      timeoutMs: this.timeoutMs,
-    };
+    return this.api.eventLogRead(
+      cursor === null ? `${what} (first page)` : `${what} (page after ${cursor.slice(0, 80)})`,
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import type {
   RecoveryJob,
   RecoveryJobs,
 } from '../ports/recovery-jobs.port';
-import { batchError, freeReplay, lockedReplay } from './replay-jobs';
+import { batchError, cancelJob, claimJob, lockedReplay } from './replay-jobs';
 import { ReplayJobQueries } from './replay-job-queries';
 import { StoreConnection } from '../connections/store-connection';
 import { dateOf } from '../schema/stored-date';
@@ -182,34 +182,13 @@ export class RecoveryJobQueries implements RecoveryJobs {
   }
 
   cancelRecoveryJob(id: string): Promise<boolean> {
-    return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const result = await manager
-        .createQueryBuilder()
-        .update(WebhookReplayEntity)
-        .set({
-          status: 'canceled',
-          finishedAt: now,
-          updatedAt: now,
-          lockedBy: null,
-          lockedUntil: null,
-        })
-        .where("id = :id AND kind = 'recover' AND status = 'active'", { id })
-        .execute();
-      return (result.affected ?? 0) > 0;
-    });
+    return this.connection.transaction((manager) => cancelJob(manager, id, 'recover'));
   }
 
   claimRecoveryJob(holder: string, leaseMs: number): Promise<RecoveryJob | null> {
     return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const row = await freeReplay(manager, now, 'recover');
-      if (!row) {
-        return null;
-      }
-      const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
-      await manager.update(WebhookReplayEntity, { id: row.id }, lease);
-      return recoveryJobOf({ ...row, ...lease });
+      const row = await claimJob(manager, holder, leaseMs, 'recover');
+      return row && recoveryJobOf(row);
     });
   }
 

@@ -4,8 +4,9 @@ import { writeHistory } from '../history/event-history';
 import type { NewReplayJob, ReplayBatch, ReplayJob, ReplayJobs } from '../ports/replay-jobs.port';
 import {
   batchError,
+  cancelJob,
+  claimJob,
   filterText,
-  freeReplay,
   lockedReplay,
   nextReplayed,
   replayJobOf,
@@ -65,34 +66,13 @@ export class ReplayJobQueries implements ReplayJobs {
   }
 
   cancelReplayJob(id: string): Promise<boolean> {
-    return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const result = await manager
-        .createQueryBuilder()
-        .update(WebhookReplayEntity)
-        .set({
-          status: 'canceled',
-          finishedAt: now,
-          updatedAt: now,
-          lockedBy: null,
-          lockedUntil: null,
-        })
-        .where("id = :id AND status = 'running'", { id })
-        .execute();
-      return (result.affected ?? 0) > 0;
-    });
+    return this.connection.transaction((manager) => cancelJob(manager, id, 'replay'));
   }
 
   claimReplayJob(holder: string, leaseMs: number): Promise<ReplayJob | null> {
     return this.connection.transaction(async (manager) => {
-      const now = new Date();
-      const row = await freeReplay(manager, now);
-      if (!row) {
-        return null;
-      }
-      const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
-      await manager.update(WebhookReplayEntity, { id: row.id }, lease);
-      return replayJobOf({ ...row, ...lease });
+      const row = await claimJob(manager, holder, leaseMs, 'replay');
+      return row && replayJobOf(row);
     });
   }
 

@@ -77,7 +77,7 @@ export function freeReplay(
 ): Promise<WebhookReplayEntity | null> {
   const query = manager
     .createQueryBuilder(WebhookReplayEntity, 'j')
-    .where('j.status = :status', { status: kind === 'replay' ? 'running' : 'active' })
+    .where('j.status = :status', { status: underWay(kind) })
     .andWhere('j.kind = :kind', { kind })
     .andWhere('(j.locked_until IS NULL OR j.locked_until < :now)', { now })
     .orderBy('j.created_at', 'ASC')
@@ -122,4 +122,42 @@ export async function nextReplayed(
     .limit(limit)
     .getRawMany<{ id: string; received_at: unknown }>();
   return rows.map((row) => ({ id: row.id, receivedAt: dateOf(row.received_at)! }));
+}
+
+/** The status a job of `kind` has while it is under way (see `AddRecoveryJobs1765000000000`). */
+export function underWay(kind: BackgroundJobKind): 'running' | 'active' {
+  return kind === 'replay' ? 'running' : 'active';
+}
+
+/** Cancels a job of `kind` under way; false when there is none under way with that id. */
+export async function cancelJob(
+  manager: EntityManager,
+  id: string,
+  kind: BackgroundJobKind,
+): Promise<boolean> {
+  const now = new Date();
+  const result = await manager
+    .createQueryBuilder()
+    .update(WebhookReplayEntity)
+    .set({ status: 'canceled', finishedAt: now, updatedAt: now, lockedBy: null, lockedUntil: null })
+    .where('id = :id AND kind = :kind AND status = :status', { id, kind, status: underWay(kind) })
+    .execute();
+  return (result.affected ?? 0) > 0;
+}
+
+/** Takes a job of `kind` under way that nobody holds (or whose lease ran out) for `holder`. */
+export async function claimJob(
+  manager: EntityManager,
+  holder: string,
+  leaseMs: number,
+  kind: BackgroundJobKind,
+): Promise<WebhookReplayEntity | null> {
+  const now = new Date();
+  const row = await freeReplay(manager, now, kind);
+  if (!row) {
+    return null;
+  }
+  const lease = { lockedBy: holder, lockedUntil: new Date(now.getTime() + leaseMs) };
+  await manager.update(WebhookReplayEntity, { id: row.id }, lease);
+  return { ...row, ...lease };
 }

@@ -62,8 +62,8 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
     table: 'webhook_replays',
     entity: WebhookReplayEntity,
-    indexes: [],
-    checks: 1,
+    indexes: ['ix_webhook_replays_endpoint'],
+    checks: 2,
     references: [],
   },
 ];
