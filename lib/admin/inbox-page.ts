@@ -36,6 +36,7 @@ export const INBOX_PAGE_MODULES = [
   'event-timeline.js',
   'failure-groups.js',
   'pauses.js',
+  'recoveries.js',
   'refresh.js',
   'replay-jobs.js',
   'status-line.js',

@@ -23,6 +23,8 @@
 /** @typedef {Wire<import('../../store/ports/pause-queries.port').DispatchPause>} DispatchPause */
 /** @typedef {import('../../store/ports/pause-queries.port').DispatchPauseScope} DispatchPauseScope */
 /** @typedef {Wire<import('../../store/ports/replay-jobs.port').ReplayJob>} ReplayJob */
+/** @typedef {Wire<import('../../store/ports/recovery-jobs.port').RecoveryJob>} RecoveryJob */
+/** @typedef {Wire<import('../../store/ports/event-queries.port').WebhookInboxStats>} InboxStats */
 /** @typedef {import('../webhook-admin.options').WebhookReplayReport} ReplayReport */
 /** @typedef {import('../webhook-admin.options').WebhookDiscardReport} DiscardReport */
 
@@ -192,4 +194,34 @@ export async function pause(scope, reason) {
 /** @param {DispatchPauseScope} scope */
 export async function resume(scope) {
   return /** @type {ResumeAnswer} */ (await request('resume', scope));
+}
+
+/** Events per endpoint and status, and the oldest event waiting to run. */
+export async function stats() {
+  return /** @type {InboxStats} */ (await request('stats'));
+}
+
+/**
+ * Starts a recovery from an endpoint's event log: `endpoint`, `since`, and optionally `until`,
+ * `tenant`, `dryRun`.
+ * @param {QueryValues} values
+ */
+export async function startRecovery(values) {
+  return /** @type {RecoveryJob} */ (await request(`recoveries?${query(values)}`, {}));
+}
+
+/** The recoveries, newest first. */
+export async function listRecoveries() {
+  return /** @type {RecoveryJob[]} */ (await request('recoveries?limit=20'));
+}
+
+/** @param {string} id */
+export async function recoveryJob(id) {
+  return /** @type {RecoveryJob} */ (await request(`recoveries/${encodeURIComponent(id)}`));
+}
+
+/** @param {string} id */
+export async function cancelRecovery(id) {
+  const path = `recoveries/${encodeURIComponent(id)}/cancel`;
+  return /** @type {RecoveryJob} */ (await request(path, {}));
 }

@@ -7,10 +7,11 @@ import { toggleBody } from './event-detail.js';
 import { loadEvents, search } from './event-list.js';
 import { loadGroups } from './failure-groups.js';
 import { loadPauses, pauseScope } from './pauses.js';
+import { loadRecoveries, recoverWindow } from './recoveries.js';
 import { refreshAll, refreshWith } from './refresh.js';
 import { guarded } from './status-line.js';
 
-/** How often the charts, failure groups and pauses are read again (the events list on Refresh). */
+/** How often the charts, failure groups, pauses and recoveries are read again (the events list on Refresh). */
 const REFRESH_MS = 10_000;
 
 /**
@@ -25,7 +26,7 @@ function onSubmit(id, work) {
   });
 }
 
-refreshWith(loadActivity, loadGroups, loadPauses, loadEvents);
+refreshWith(loadActivity, loadGroups, loadPauses, loadRecoveries, loadEvents);
 onSubmit('filter-form', () => loadEvents());
 onSubmit('search-form', (form) => search(String(form.get('search')).trim()));
 onSubmit('pause-form', (form) =>
@@ -34,6 +35,7 @@ onSubmit('pause-form', (form) =>
     handler: String(form.get('handler')).trim() || undefined,
   }),
 );
+onSubmit('recovery-form', recoverWindow);
 byId('filter-form').addEventListener('reset', () => setTimeout(() => void guarded(loadEvents)));
 byId('refresh').addEventListener('click', () => void refreshAll());
 byId('event-close').addEventListener('click', () => (byId('event').hidden = true));
@@ -45,4 +47,5 @@ setInterval(() => {
   void guarded(loadActivity);
   void guarded(loadGroups);
   void guarded(loadPauses);
+  void guarded(loadRecoveries);
 }, REFRESH_MS);
