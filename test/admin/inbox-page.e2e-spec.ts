@@ -1,75 +1,36 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { FakeStripeEvents } from '../support/fake-stripe-events';
+import { Browser } from 'playwright-core';
 import { post } from '../support/http';
 import { INBOX_PAGE_MODULES } from '../support/internals';
-import {
-  SignedStripeEvent,
-  signedStripeEvent,
-  stripeEventId,
-  stripePaymentEvent,
-} from '../support/stripe-event';
-import { countEffects, eventually } from '../support/test-app';
+import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
+import { eventually } from '../support/test-app';
 import { AdminOpsApp, nestOpsApp, routerOpsApp, SECRET, TOKEN } from './admin-operations.apps';
+import { launchChromium, operatorPage, seeAfterRefresh } from './inbox-browser';
 
 /**
  * The inbox page in a real browser (Debian's Chromium, headless), on the Nest admin controller
  * over SQLite and on the Express admin router over PostgreSQL: an operator sees a dead group,
- * replays it after the dry run, reads an event's timeline, pauses and resumes, recovers the
- * events of an outage from Stripe's event log (a fake of it); the page's own security (CSP, the admin authorization, cross-site writes refused). INBOX_SCREENSHOTS=1 saves
+ * replays it after the dry run, reads an event's timeline, pauses and resumes; the page's own
+ * security (CSP, the admin authorization, cross-site writes refused). INBOX_SCREENSHOTS=1 saves
  * the screenshots of docs/operations.md to docs/images/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const SCREENSHOTS = process.env.INBOX_SCREENSHOTS === '1';
 const IMAGES = join(__dirname, '..', '..', 'docs', 'images');
-const OPERATOR = encodeURIComponent(JSON.stringify({ username: 'oncall@shop' }));
 
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the inbox page spec drives Debian's Chromium; install it with ` +
-        '`apt-get install -y chromium`',
-    );
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(() => browser?.close());
-
-/**
- * A page signed in as the operator: every request carries the admin token, as a proxy would.
- * `requests` records the URL of every request the page makes.
- */
-async function operatorPage(): Promise<{
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-  requests: string[];
-}> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 860 },
-    extraHTTPHeaders: { 'x-admin-token': TOKEN, 'x-user': OPERATOR },
-  });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('request', (request) => requests.push(request.url()));
-  return { context, page, problems, requests };
-}
 
 /** The page's modules among the URLs requested: each once, from the page's own folder. */
 function modulesRequested(requests: string[], admin: string): string[] {
@@ -77,16 +38,6 @@ function modulesRequested(requests: string[], admin: string): string[] {
     .filter((url) => url.endsWith('.js'))
     .map((url) => url.replace(`${admin}/inbox/`, ''))
     .sort();
-}
-
-/** Checks `see` on the page, clicking Refresh between tries, until it holds. */
-async function seeAfterRefresh(page: Page, see: () => Promise<boolean>): Promise<void> {
-  await eventually(async () => {
-    if (await see()) return true;
-    await page.click('#refresh');
-    await page.waitForTimeout(200);
-    return false;
-  }, 20_000);
 }
 
 /** A page on another site (`localhost` rather than `127.0.0.1`) that tries to pause dispatch. */
@@ -154,7 +105,7 @@ describe.each([
     expect(await send(fine[1], { 'stripe-signature': 't=1,v1=00' })).toBe(400);
     await eventually(async () => (await deadEvents()) === 5, 20_000);
 
-    const { context, page, problems, requests } = await operatorPage();
+    const { context, page, problems, requests } = await operatorPage(browser);
     const response = await page.goto(`${app.admin}/inbox`);
     expect(response!.status()).toBe(200);
     expect(response!.headers()).toMatchObject({
@@ -253,7 +204,7 @@ describe.each([
   }, 90_000);
 
   it('pauses and resumes an endpoint from the page', async () => {
-    const { context, page, problems, requests } = await operatorPage();
+    const { context, page, problems, requests } = await operatorPage(browser);
     await page.goto(`${app.admin}/inbox/`);
     await page.locator('#pauses-empty').waitFor();
     expect(modulesRequested(requests, app.admin)).toEqual([...INBOX_PAGE_MODULES].sort());
@@ -335,7 +286,7 @@ describe.each([
 
   it("refuses a pause another site's page sends with the operator's credentials", async () => {
     const elsewhere = await crossSitePage();
-    const { context, page } = await operatorPage();
+    const { context, page } = await operatorPage(browser);
     try {
       await page.goto(elsewhere.url);
       const refused = page.waitForResponse((answer) => answer.url().endsWith('/pause'));
@@ -355,117 +306,4 @@ describe.each([
       await new Promise((resolve) => elsewhere.server.close(resolve));
     }
   });
-});
-
-describe('recoveries on the inbox page (the Nest admin controller on SQLite)', () => {
-  let api: FakeStripeEvents;
-  let app: AdminOpsApp;
-
-  beforeAll(async () => {
-    api = await FakeStripeEvents.start();
-    app = await nestOpsApp('express', 'sqlite', {
-      endpoints: [stripeEndpoint({ name: 'stripe', secret: SECRET, api: api.api() })],
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await api?.close();
-  });
-
-  /** Fills the recovery form and confirms it, as an operator does. */
-  async function recover(page: Page, endpoint: string, since: string, dryRun: boolean) {
-    await page.fill('#recovery-form input[name=endpoint]', endpoint);
-    await page.fill('#recovery-form input[name=since]', since);
-    await page.setChecked('#recovery-form input[name=dryRun]', dryRun);
-    await page.click('#recovery-form button[type=submit]');
-    await page.locator('#confirm').waitFor();
-    const title = await page.textContent('#confirm-title');
-    await page.click('#confirm-ok');
-    return title;
-  }
-
-  it('counts the missing events in a dry run, then recovers them; a refusal shows as text', async () => {
-    // Six payments in the last hour; only two of their deliveries arrived.
-    const now = Math.floor(Date.now() / 1000);
-    const events = Array.from({ length: 6 }, (_, n) =>
-      stripePaymentEvent(SECRET, { id: stripeEventId(), created: now - 1800 + n }),
-    );
-    api.add(...events.map((event) => JSON.parse(event.body) as Record<string, unknown>));
-    for (const event of events.slice(0, 2)) {
-      expect((await post(app.webhooks, event.body, event.headers())).status).toBe(200);
-    }
-
-    const { context, page, problems } = await operatorPage();
-    await page.goto(`${app.admin}/inbox`);
-    await page.locator('#recoveries-empty').waitFor();
-    // The endpoint is offered from what the page knows: the endpoints with stored events.
-    const offered = await page.locator('#recovery-endpoints option').all();
-    expect(await Promise.all(offered.map((option) => option.getAttribute('value')))).toEqual([
-      'stripe',
-    ]);
-
-    // Refused: the route's reason shows in the status line as text, never as markup.
-    const markup = '<img src=x onerror="document.title=1">';
-    await recover(page, markup, '2h', true);
-    await page.locator('#status.error').waitFor();
-    expect(await page.textContent('#status')).toBe(
-      `400: Cannot recover the events of "${markup}": there is no endpoint "${markup}" in this app.`,
-    );
-    expect(await page.locator('img').count()).toBe(0);
-    expect(await page.title()).toBe('Webhook inbox');
-    await recover(page, 'stripe', '60d', true);
-    await page.locator('#status', { hasText: 'keeps 30 days of events' }).waitFor();
-    expect(await page.textContent('#status')).toMatch(
-      /^400: Cannot recover the events of "stripe": .* keeps 30 days of events: start the window at /,
-    );
-
-    // The dry run counts the four the inbox lacks, and stores nothing.
-    expect(await recover(page, 'stripe', '2h', true)).toBe(
-      'Count the events of stripe since 2h the inbox lacks?',
-    );
-    const dryRun = page.locator('#recoveries-body tr', { hasText: 'done (dry run)' });
-    await dryRun.waitFor();
-    expect(await dryRun.locator('td').allTextContents()).toEqual([
-      'stripe',
-      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to \d{4}-/),
-      'done (dry run)',
-      '6 read, 4 missing',
-      'oncall@shop',
-      expect.stringMatching(/ago$/),
-      '',
-      '',
-    ]);
-    await page.locator('#status', { hasText: 'Dry run done: 6 read, 4 missing' }).waitFor();
-    expect(await countEffects(app, events[5].id)).toBe(0);
-
-    // The recovery stores them; their handlers run once, and the page lists them processed.
-    expect(await recover(page, 'stripe', '2h', false)).toBe(
-      'Recover the events of stripe since 2h?',
-    );
-    const recovery = page.locator('#recoveries-body tr', { hasText: '6 read, 4 stored' });
-    await recovery.waitFor();
-    expect(await recovery.locator('td').nth(2).textContent()).toBe('done');
-    await page.locator('#status', { hasText: 'Recovery done: 6 read, 4 stored' }).waitFor();
-    for (const event of events) {
-      await eventually(async () => (await countEffects(app, event.id)) === 1, 20_000);
-    }
-    await seeAfterRefresh(
-      page,
-      async () => (await page.locator('#events-body .status-processed').count()) === 6,
-    );
-
-    // A recovery the provider is slow to answer runs on: canceled from its row, it stops.
-    api.delayMs = 3000;
-    await recover(page, 'stripe', '1h', false);
-    const running = page.locator('#recoveries-body tr', { hasText: 'running' });
-    await running.getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.textContent('#confirm-title')).toBe('Cancel the recovery of stripe?');
-    await page.click('#confirm-ok');
-    await page.locator('#recoveries-body tr', { hasText: 'canceled' }).waitFor();
-    expect(await page.locator('#recoveries-body button').count()).toBe(0);
-    api.delayMs = 0;
-    expect(problems.filter((problem) => !problem.includes('status of 400'))).toEqual([]);
-    await context.close();
-  }, 90_000);
 });
