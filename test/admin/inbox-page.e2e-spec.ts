@@ -182,6 +182,8 @@ describe.each([
     await page.click('#show-body');
     expect((await body).url()).toBe(`${app.admin}/events/${String(openedEvent.id)}?include=body`);
     expect((await body).status()).toBe(200);
+    // NOTE: the answer is in before the page has put it in; wait for the page to show it.
+    await page.locator('#payload-body', { hasText: failing[0].id }).waitFor();
     expect(await page.textContent('#payload-body')).toBe(failing[0].body);
     expect(await page.locator('#payload-headers tr', { hasText: 'content-type' }).count()).toBe(1);
 
