@@ -313,6 +313,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
       'SplitEventWork1764700000000',
       'AddEventTenants1764800000000',
       'AddEventHistory1764900000000',
+      'AddRecoveryJobs1765000000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
