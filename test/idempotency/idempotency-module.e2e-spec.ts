@@ -385,6 +385,7 @@ describe('the built package', () => {
         'SplitEventWork1764700000000',
         'AddEventTenants1764800000000',
         'AddEventHistory1764900000000',
+        'AddRecoveryJobs1765000000000',
       ],
     });
   });
