@@ -52,6 +52,7 @@ export type {
   WebhookAcknowledgement,
   WebhookDeliveryMethod,
   WebhookEndpoint,
+  WebhookRecoverySchedule,
   WebhookProvider,
 } from '../providers/webhook-provider.interface';
 export type {

@@ -15,6 +15,7 @@ export type {
   WebhookDeliveryMethod,
   BaseEndpointOptions,
   WebhookEndpoint,
+  WebhookRecoverySchedule,
   SignedTransmission,
 } from './webhook-provider.interface';
 export type { SourceAllowlist } from '../core/source-allowlist';

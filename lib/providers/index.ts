@@ -26,6 +26,10 @@ export { PROVIDER_RETRY_HORIZONS, MIN_DEDUP_DAYS } from './provider-retry-horizo
 export type { ProviderRetryHorizon } from './provider-retry-horizons';
 export type { RetryHorizon } from './provider-descriptor.interface';
 // NOTE: named by the endpoint options and the status clients' results above.
-export type { BaseEndpointOptions, WebhookAcknowledgement } from './webhook-provider.interface';
+export type {
+  BaseEndpointOptions,
+  WebhookAcknowledgement,
+  WebhookRecoverySchedule,
+} from './webhook-provider.interface';
 export type { JsonObject } from './parse-payload';
 export type { PaymentEventType } from '../core/payment-event-types';
