@@ -1,9 +1,14 @@
 'use strict';
 /**
  * How long an upgrade of the schema takes on a large inbox:
- * `npm run bench:migration [-- ROWS] [--migration history|tenants|work|recovery]`, ROWS default
- * 1,000,000.
+ * `npm run bench:migration [-- ROWS] [--migration copies|history|tenants|work|recovery]`, ROWS
+ * default 1,000,000.
  *
+ * - `copies`: the upgrade from 1.0, `AddEventCopies1765100000000` (the nullable key an event's
+ *   copies share at paired endpoints, and its partial unique index), on an inbox of 1.0 whose
+ *   every hundred events hold two event notifications: one naming a snapshot event stored before
+ *   it and one of a v2 resource. Afterwards it checks that every event, work row and ledger row
+ *   is still there and that no event has a key (the migration fills none).
  * - `history` (the default): the upgrade from 0.3, `AddEventHistory1764900000000` (the events'
  *   history and the pauses of dispatch), on an inbox of 0.3. Afterwards it checks that every
  *   event, work row and ledger row is still there and every dead or retrying event has its one
@@ -57,7 +62,7 @@ const BODY = JSON.stringify({
 });
 
 /** The fill, as SQL over a series `i` of the dialect (PostgreSQL's generate_series, SQLite's CTE). */
-function fillSql(kind, rows, { leases }) {
+function fillSql(kind, rows, { leases, body = `'${BODY}'` }) {
   const pg = kind === 'postgres';
   const series = pg
     ? `FROM generate_series(0, ${rows - 1}) AS s(i)`
@@ -80,7 +85,7 @@ function fillSql(kind, rows, { leases }) {
       last_error, processed_at, delivery_count, outcome)
     SELECT ${uuid}, 'stripe', 'stripe', 'evt_upgrade_' || i, 'payment.succeeded',
       'payment_intent.succeeded', 'pi_upgrade_' || i, 'order-' || i, 1999, 'EUR', 'succeeded',
-      ${at}, ${at}, '${BODY}', '${'e'.repeat(64)}',
+      ${at}, ${at}, ${body}, '${'e'.repeat(64)}',
       '{"content-type":"application/json","user-agent":"Stripe/1.0"}', ${status},
       CASE ${status} WHEN 'pending' THEN 0 WHEN 'retrying' THEN 2 WHEN 'dead' THEN 5 WHEN 'ignored' THEN 0 ELSE 1 END,
       CASE WHEN ${status} IN ('pending', 'processing', 'retrying') THEN ${at} END,${lease.values}
@@ -88,6 +93,21 @@ function fillSql(kind, rows, { leases }) {
       CASE WHEN ${status} IN ('processed', 'ignored') THEN ${at} END,
       1, CASE WHEN ${status} = 'processed' THEN 'applied' END
     ${series}`;
+}
+
+/**
+ * The bodies of 1.0's Stripe events, as SQL over `i`: in every hundred, 98 snapshot events
+ * with their own ids, a notification naming one of them (stored before it), and a notification
+ * of a v2 resource, which names none.
+ */
+function copiesBody() {
+  const thin = (fields) =>
+    `'{"id":"evt_thin_' || i || '","object":"v2.core.event","type":"v1.payment_intent.succeeded"${fields}}'`;
+  return (
+    `CASE WHEN i % 100 = 99 THEN ${thin(`,"snapshot_event":"evt_upgrade_' || (i - 2) || '"`)} ` +
+    `WHEN i % 100 = 98 THEN ${thin('')} ` +
+    `ELSE '{"id":"evt_upgrade_' || i || '",${BODY.slice(1)}' END`
+  );
 }
 
 /** A running event's lease: worker-1's, an hour from now. */
@@ -192,6 +212,22 @@ const FAILED = "SELECT count(*) FROM webhook_work WHERE status IN ('dead', 'retr
  * `after` must equal).
  */
 const UPGRADES = {
+  copies: {
+    migration: 'AddEventCopies1765100000000',
+    from: '1.0',
+    fill: (kind, rows) => [
+      fillSql(kind, rows, { leases: false, body: copiesBody() }),
+      ledgerSql(kind, { ids: false }),
+      ...workSql(kind),
+    ],
+    before: SPLIT_INBOX,
+    after: {
+      ...SPLIT_INBOX,
+      keyed: 'SELECT count(*) FROM webhook_events WHERE same_event IS NOT NULL',
+    },
+    expected: (before) => ({ ...before, keyed: 0 }),
+    summary: (after) => `${n(after.keyed)} with a key`,
+  },
   recovery: {
     migration: 'AddRecoveryJobs1765000000000',
     from: '1.0',

@@ -21,6 +21,8 @@ function storableDate(value: Date | undefined): Date | null {
 /**
  * The inbox row of one verified notification: the delivery's bytes (or the body the provider
  * stores for it), the sanitized headers, and `pending` when a handler wants it, else `ignored`.
+ * `snapshotEndpoint` is the snapshot endpoint of the endpoint's pair, when it is paired: the
+ * event's copies at both endpoints share one key (`same_event`). Elsewhere the key is unset.
  */
 export function newEventOf(
   endpoint: WebhookEndpoint,
@@ -28,6 +30,7 @@ export function newEventOf(
   notification: NormalizedNotification,
   headers: Record<string, string>,
   wanted: boolean,
+  snapshotEndpoint?: string,
 ): NewWebhookEvent {
   const rawBody =
     notification.storedBody === undefined
@@ -51,5 +54,9 @@ export function newEventOf(
     bodySha256: createHash('sha256').update(rawBody).digest('hex'),
     headers,
     status: wanted ? 'pending' : 'ignored',
+    sameEvent:
+      snapshotEndpoint !== undefined && notification.sameEventAs !== undefined
+        ? `${snapshotEndpoint}:${notification.sameEventAs}`
+        : null,
   };
 }

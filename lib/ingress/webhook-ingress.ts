@@ -134,7 +134,14 @@ export class WebhookIngress {
           type: notification.type,
           nativeType: notification.nativeType,
         });
-        return newEventOf(endpoint, delivery, notification, headers, wanted.length > 0);
+        return newEventOf(
+          endpoint,
+          delivery,
+          notification,
+          headers,
+          wanted.length > 0,
+          this.options.snapshotPairs.get(endpoint.name),
+        );
       });
     const skipped = notifications.flatMap(({ eventId, type, skip }) =>
       skip === undefined ? [] : [{ eventId, type, reason: skip }],
@@ -185,7 +192,9 @@ export class WebhookIngress {
     let queued = false;
     results.forEach((result, i) => {
       const event = events[i];
-      if (result.duplicate && !result.sameBody) {
+      // NOTE: another copy of the event (Stripe's snapshot event and its notification) has a
+      // body of its own: no re-delivery with another body.
+      if (result.duplicate && !result.sameBody && !result.copy) {
         this.logger.warn(
           `Re-delivery of ${endpoint.name}/${event.eventId} has a different body than the stored one; ` +
             'the stored event is kept and the delivery acknowledged',

@@ -19,3 +19,9 @@ export const UNKNOWN_SILENCE_ENDPOINT = (name: string, configured: readonly stri
 
 /** Where the module's options are given, as deprecation warnings name it. */
 export const MODULE_OPTIONS = 'WebhooksModule.forRoot() / createWebhooksRouter()';
+
+export const SNAPSHOT_ENDPOINT_UNUSABLE = (endpoint: string, named: string, why: string) =>
+  `Webhook endpoint "${endpoint}" has snapshotEndpoint: "${named}", which cannot be paired: ${why}. ` +
+  'Set snapshotEndpoint only on the Stripe endpoint of event notifications (thin events), to the ' +
+  '`name` of the Stripe endpoint that receives the snapshot events of the same account, or leave ' +
+  'it unset.';

@@ -1,5 +1,6 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { qvardEndpoint, stripeEndpoint } from '../providers/endpoints';
+import { tenantEndpoint } from '../tenants/tenant-endpoint';
 import { resolvedOptionsOf, resolveWebhooksOptions } from './webhooks-options.resolver';
 
 describe('resolveWebhooksOptions', () => {
@@ -131,5 +132,61 @@ describe('resolveWebhooksOptions', () => {
     const given = { endpoints: new Map([['stripe', stripe]]) };
 
     expect(() => resolvedOptionsOf(given as never)).toThrow(WebhookConfigurationError);
+  });
+
+  describe('snapshotEndpoint', () => {
+    const thin = (snapshotEndpoint: string, name = 'stripe-thin') =>
+      stripeEndpoint({ name, secret: 'whsec_thin', snapshotEndpoint });
+
+    it('pairs a thin endpoint with the snapshot endpoint it names, and no other endpoint', () => {
+      const other = stripeEndpoint({ name: 'stripe-other', secret: 'whsec_other' });
+      const resolved = resolveWebhooksOptions({ endpoints: [stripe, thin('stripe'), other] });
+      expect([...resolved.snapshotPairs]).toEqual([
+        ['stripe-thin', 'stripe'],
+        ['stripe', 'stripe'],
+      ]);
+      expect(resolveWebhooksOptions({ endpoints: [stripe, other] }).snapshotPairs.size).toBe(0);
+    });
+
+    it('pairs tenant endpoints by name, each tenant keeping its own events', () => {
+      const resolveTenant = () => ({ secret: 'whsec_tenant' });
+      const resolved = resolveWebhooksOptions({
+        endpoints: [
+          tenantEndpoint(stripeEndpoint, { name: 'merchants', resolveTenant }),
+          tenantEndpoint(stripeEndpoint, {
+            name: 'merchants-thin',
+            snapshotEndpoint: 'merchants',
+            resolveTenant,
+          }),
+        ],
+      });
+      expect(resolved.snapshotPairs.get('merchants-thin')).toBe('merchants');
+    });
+
+    it.each([
+      ['names no endpoint', [stripe, thin('stripe-live')], /no endpoint is named so/],
+      [
+        'names an endpoint of another provider',
+        [qvardEndpoint({ name: 'qvard', secret: 'x' }), thin('qvard')],
+        /"qvard" is a qvard endpoint, not a Stripe one/,
+      ],
+      ['names itself', [stripe, thin('stripe-thin')], /names the endpoint itself/],
+      [
+        'names another thin endpoint',
+        [stripe, thin('stripe'), thin('stripe-thin', 'stripe-thin-2')],
+        /"stripe-thin" is itself paired with "stripe"/,
+      ],
+    ])('refuses a snapshotEndpoint that %s, naming the fix', (_, endpoints, why) => {
+      const resolve = () => resolveWebhooksOptions({ endpoints });
+      expect(resolve).toThrow(WebhookConfigurationError);
+      expect(resolve).toThrow(why);
+      expect(resolve).toThrow(
+        /Set snapshotEndpoint only on the Stripe endpoint of event notifications/,
+      );
+    });
+
+    it('refuses a snapshotEndpoint that is not a name', () => {
+      expect(() => thin('')).toThrow(/snapshotEndpoint must be the name of the endpoint/);
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
   resolveObservabilityOptions,
 } from './observability-options.resolver';
 import { ResolvedRetentionOptions, resolveRetentionOptions } from './retention-options';
+import { snapshotPairsOf } from './snapshot-pairs';
 import {
   DUPLICATE_ENDPOINT,
   INVALID_OPTION,
@@ -36,6 +37,11 @@ export interface ResolvedReconciliationSchedule {
 
 export interface ResolvedWebhooksOptions {
   readonly endpoints: ReadonlyMap<string, WebhookEndpoint>;
+  /**
+   * The endpoints paired by a `snapshotEndpoint`, each with the name of its pair's snapshot
+   * endpoint: their copies of one event are one event.
+   */
+  readonly snapshotPairs: ReadonlyMap<string, string>;
   readonly trustProxy: boolean;
   readonly storeTimeoutMs: number;
   readonly reconciliation: readonly ResolvedReconciliationSchedule[];
@@ -153,6 +159,7 @@ export function resolveWebhooksOptions(options: WebhooksModuleOptions): Resolved
   const retry = dispatch.retry ?? {};
   const resolved: ResolvedWebhooksOptions = {
     endpoints,
+    snapshotPairs: snapshotPairsOf(endpoints),
     trustProxy: options.trustProxy ?? false,
     storeTimeoutMs: resolveStoreTimeout(options.storeTimeoutMs),
     reconciliation: resolveReconciliation(options.reconciliation, endpoints),

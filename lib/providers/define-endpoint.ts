@@ -33,6 +33,8 @@ export interface EndpointExtras {
    * @default every address
    */
   defaultSources?: { readonly ranges: readonly string[]; readonly name: string };
+  /** The endpoint of snapshot events an endpoint of event notifications is paired with. */
+  snapshotEndpoint?: string;
 }
 
 /**
@@ -111,6 +113,7 @@ export function defineEndpoint(
     acknowledgement: { ...provider.acknowledgement, ...options.acknowledgement },
     statusClient: extras.statusClient,
     ...(extras.eventLog ? { eventLog: extras.eventLog } : {}),
+    ...(extras.snapshotEndpoint === undefined ? {} : { snapshotEndpoint: extras.snapshotEndpoint }),
     verifyWithProvider,
   };
 }

@@ -72,6 +72,15 @@ export interface NormalizedNotification {
    * request it would have sent alone, and `normalize()` must accept that body back.
    */
   readonly storedBody?: string;
+  /**
+   * The id of the underlying event, for a provider that sends one event more than once under
+   * different ids (Stripe: the snapshot event's own id, and the `snapshot_event` a notification
+   * names). Between two endpoints paired for it (Stripe's `snapshotEndpoint`), a second copy is
+   * stored as a duplicate of the first: handlers run once, with the first copy's payload. At
+   * any other endpoint it changes nothing.
+   * @default none: the event is only a duplicate of a delivery with its own `eventId`
+   */
+  readonly sameEventAs?: string;
 }
 
 /**
@@ -263,4 +272,10 @@ export interface WebhookEndpoint {
   readonly orderPerPayment: boolean;
   /** When its missed events are recovered on their own, when they are. */
   readonly recover?: Readonly<Required<WebhookRecoverySchedule>>;
+  /**
+   * The endpoint that receives the snapshot events of the same account, for an endpoint of
+   * event notifications paired with it (Stripe's `snapshotEndpoint`): the copies of one event
+   * at either endpoint are one event.
+   */
+  readonly snapshotEndpoint?: string;
 }

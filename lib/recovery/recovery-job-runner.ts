@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { ProviderStatusError } from '../core/webhook-errors';
 import type { WebhookHandlerRegistry } from '../handlers/webhook-handler.registry';
 import { newEventOf } from '../ingress/new-event';
+import { snapshotPairsOf } from '../options/snapshot-pairs';
 import { sanitizeHeaders } from '../ingress/sanitize-headers';
 import type { LoggedEvent, ProviderEventLog } from '../providers/event-log.interface';
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
@@ -210,6 +211,7 @@ export class RecoveryJobRunner {
         notification,
         sanitizeHeaders(headers, endpoint.provider.storedHeaders, undefined),
         wanted.length > 0,
+        snapshotPairsOf(this.endpoints).get(endpoint.name),
       ),
     };
   }

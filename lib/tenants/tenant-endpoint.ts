@@ -183,7 +183,10 @@ export function tenantEndpoint<O extends BaseEndpointOptions>(
   const provider = new TenantKindProvider(kind, factory.methods, name);
   // NOTE: the endpoint's own options are checked once here; each tenant's endpoint is built
   // with them unchanged.
-  const endpoint = defineEndpoint({ ...defaults, verifyWithProvider: false }, provider);
+  const paired = (defaults as { snapshotEndpoint?: unknown }).snapshotEndpoint;
+  const endpoint = defineEndpoint({ ...defaults, verifyWithProvider: false }, provider, {
+    ...(typeof paired === 'string' ? { snapshotEndpoint: paired } : {}),
+  });
   const tenants = new TenantDirectory({
     endpoint: endpoint.name,
     kind,

@@ -201,6 +201,7 @@ describe('CLI without a database', () => {
       'AddEventTenants1764800000000',
       'AddEventHistory1764900000000',
       'AddRecoveryJobs1765000000000',
+      'AddEventCopies1765100000000',
     ]);
     expect(
       json<{ ran: string[] }>(await cli(['migrate', '--sqlite', sqlite, '--json'])).ran,
@@ -215,7 +216,7 @@ describe('CLI without a database', () => {
       );
       const migrate = await cli(['migrate'], { DATABASE_URL: postgres.url });
       expect(migrate.code).toBe(0);
-      expect(migrate.stdout).toMatch(/Ran 8 migration\(s\)/);
+      expect(migrate.stdout).toMatch(/Ran 9 migration\(s\)/);
       const after = await cli(['stats', '--json'], { DATABASE_URL: postgres.url });
       expect(after.code).toBe(0);
       expect(json<{ counts: unknown[] }>(after).counts).toEqual([]);

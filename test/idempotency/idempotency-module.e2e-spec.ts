@@ -314,6 +314,7 @@ describe.each<Database>(['sqlite', 'postgres'])('upgrading a database on %s', (d
       'AddEventTenants1764800000000',
       'AddEventHistory1764900000000',
       'AddRecoveryJobs1765000000000',
+      'AddEventCopies1765100000000',
       'CreateIdempotencyTables1764560000000',
     ]);
 
@@ -386,6 +387,7 @@ describe('the built package', () => {
         'AddEventTenants1764800000000',
         'AddEventHistory1764900000000',
         'AddRecoveryJobs1765000000000',
+        'AddEventCopies1765100000000',
       ],
     });
   });

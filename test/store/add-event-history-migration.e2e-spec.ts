@@ -29,6 +29,10 @@ const HANDLER = 'TestPaymentHandlers.onPayment';
 const EVENTS = STATUSES_OF_0_1.length * 10;
 const START = new Date(Date.now() - 2 * 3_600_000);
 
+/** A row without the key of its copies (`AddEventCopies1765100000000`). */
+const withoutCopies = (row: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(row).filter(([column]) => column !== 'same_event'));
+
 const seeded = (): EventOf01[] =>
   Array.from({ length: EVENTS }, (_, n) => eventOf01(n, START, [HANDLER]));
 /** The dead event 0.3 settled by hand. */
@@ -96,7 +100,9 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 0.3 on %s', (d
     const app = await startApp();
     try {
       expect(await appliedMigrations(app.dataSource)).toContain(AddEventHistory1764900000000.name);
-      expect(await inboxRows(app.dataSource)).toEqual(before);
+      // NOTE: the key of each event's copies is a later migration's, and compared there.
+      const after = await inboxRows(app.dataSource);
+      expect({ ...after, events: after.events.map(withoutCopies) }).toEqual(before);
 
       const admin = app.app.get(WebhookAdmin);
       for (const event of failed()) {

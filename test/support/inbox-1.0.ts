@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { eventOf01, EventOf01 } from './inbox-0.1';
 import { InboxRows, inboxRows } from './inbox-0.2';
@@ -6,6 +7,33 @@ import { AddEventHistory1764900000000 } from './internals';
 
 /** The migrations of release 1.0: the events' history, the pauses and the replays, before recoveries. */
 export const MIGRATIONS_OF_1_0 = [...MIGRATIONS_OF_0_3, AddEventHistory1764900000000];
+
+/** A Stripe row 1.0 stored besides the seeded snapshot events: an event notification. */
+export interface StoredNotificationOf10 {
+  readonly eventId: string;
+  /** The snapshot event it names, if any (none for a v2 resource). */
+  readonly snapshotEvent?: string;
+  /** The seeded event whose receive time it takes: its age among the rows. */
+  readonly receivedAs: string;
+  /** Its type (`v1.payment_intent.succeeded` unless set). */
+  readonly type?: string;
+}
+
+/** A notification body as Stripe sends it to an event destination of thin events. */
+export function notificationBodyOf10(
+  eventId: string,
+  snapshotEvent?: string,
+  type = 'v1.payment_intent.succeeded',
+): string {
+  return JSON.stringify({
+    id: eventId,
+    object: 'v2.core.event',
+    type,
+    livemode: false,
+    created: '2026-01-01T00:00:00.000Z',
+    ...(snapshotEvent ? { snapshot_event: snapshotEvent } : {}),
+  });
+}
 
 /** Every row of the package's tables as 1.0 has them, each table in a fixed order. */
 export interface InboxRowsOf10 extends InboxRows {
@@ -47,11 +75,19 @@ export function deadEventsOf(events: number, start: Date, handlerKeys: readonly 
  * `attempt` row and each event settled by hand its `settle` row; then, as 1.0 writes them, a
  * pause of one handler, and the replays of `REPLAYS_OF_1_0`: the running one has put back the
  * first `REPLAYED_BEFORE_UPGRADE` dead events (each with its `replay` row and a failed attempt
- * after it) and is leased, its lease run out, to an instance that has gone.
+ * after it) and is leased, its lease run out, to an instance that has gone; and the event
+ * notifications of `notifications` stored at endpoint `stripe-thin` as 1.0 stored them (a row of
+ * their own, whatever snapshot event they name).
  */
 export async function createInboxOf10(
   options: DataSourceOptions,
-  seed: { events: number; start: Date; handlerKeys: readonly string[]; byHand?: readonly string[] },
+  seed: {
+    events: number;
+    start: Date;
+    handlerKeys: readonly string[];
+    byHand?: readonly string[];
+    notifications?: readonly StoredNotificationOf10[];
+  },
 ): Promise<void> {
   await createInboxOf03(options, seed);
   const of10 = await new DataSource({
@@ -61,8 +97,34 @@ export async function createInboxOf10(
   }).initialize();
   try {
     await seedOf10(of10, seed);
+    await storeNotificationsOf10(of10, seed.notifications ?? []);
   } finally {
     await of10.destroy();
+  }
+}
+
+async function storeNotificationsOf10(
+  of10: DataSource,
+  notifications: readonly StoredNotificationOf10[],
+): Promise<void> {
+  const p = (n: number) => (of10.options.type === 'postgres' ? `$${n}` : '?');
+  for (const { eventId, snapshotEvent, receivedAs, type } of notifications) {
+    const body = notificationBodyOf10(eventId, snapshotEvent, type);
+    await of10.query(
+      'INSERT INTO webhook_events (id, endpoint, tenant, provider, event_id, type, native_type, ' +
+        'received_at, raw_body, body_sha256, headers, status, processed_at) ' +
+        `SELECT ${p(1)}, 'stripe-thin', '', 'stripe', ${p(2)}, type, ${p(3)}, received_at, ` +
+        `${p(4)}, ${p(5)}, headers, 'ignored', received_at FROM webhook_events ` +
+        `WHERE event_id = ${p(6)}`,
+      [
+        randomUUID(),
+        eventId,
+        type ?? 'v1.payment_intent.succeeded',
+        body,
+        createHash('sha256').update(body).digest('hex'),
+        receivedAs,
+      ],
+    );
   }
 }
 

@@ -51,6 +51,7 @@ export {
   WebhookWorkEntity,
 } from '../../lib/store/schema/entities';
 export {
+  AddEventCopies1765100000000,
   AddEventOutcomes1764500000000,
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,

@@ -67,6 +67,20 @@ describe('Stripe event notifications (thin events)', () => {
     });
   });
 
+  it('names the snapshot event it copies, and none without one', () => {
+    const copy = received(signed(notificationBody({ snapshot_event: 'evt_1Snapshot' }), NOW));
+    expect(copy.sameEventAs).toBe('evt_1Snapshot');
+    expect(copy.eventId).not.toBe('evt_1Snapshot');
+    expect(received(signed(notificationBody({}), NOW)).sameEventAs).toBeUndefined();
+    // A refund's update is refund.succeeded or none in its snapshot event, by the object only.
+    const update = notificationBody({ type: 'v1.refund.updated', snapshot_event: 'evt_1Refund' });
+    expect(received(signed(update, NOW)).sameEventAs).toBeUndefined();
+    // NOTE: a field it need not carry never refuses a signed delivery, whatever its value.
+    expect(
+      received(signed(notificationBody({ snapshot_event: 42 }), NOW)).sameEventAs,
+    ).toBeUndefined();
+  });
+
   it.each([
     ['v1.payment_intent.succeeded', 'payment.succeeded'],
     ['v1.payment_intent.payment_failed', 'payment.failed'],

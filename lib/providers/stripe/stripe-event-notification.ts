@@ -51,6 +51,9 @@ export function normalizeEventNotification(body: JsonObject): NormalizedNotifica
   const notification = checkEnvelope(EVENT_NOTIFICATION, body, 'Stripe event notification');
   const related = relatedObjectOf(body);
   const type = mapNotificationType(notification.type);
+  // NOTE: read, not required: a notification of a v2 resource has no snapshot event (it is the
+  // only copy), and a signed delivery is never refused for a field it need not carry.
+  const snapshotEvent = readString(body, 'snapshot_event');
   return {
     eventId: notification.id,
     type: type ?? `stripe:${notification.type}`,
@@ -61,5 +64,9 @@ export function normalizeEventNotification(body: JsonObject): NormalizedNotifica
     occurredAt: parseIsoDate(notification.created),
     payload: body,
     ...(notification.context ? { account: notification.context } : {}),
+    // NOTE: a copy only where both copies get the same type: a notification whose type needs the
+    // object (a refund's update, a completed Checkout Session) or maps to none is its own
+    // event, else the handlers of its snapshot event's type would not run when it came first.
+    ...(snapshotEvent && type ? { sameEventAs: snapshotEvent } : {}),
   };
 }

@@ -412,6 +412,16 @@ describe('stripeEndpoint', () => {
         expect(result.eventId).toBe(expected.startsWith('refund.') ? `re_3P0:${status}` : 'evt_1');
       });
 
+      it('names the snapshot event as the event its notification copies, not the refund key', () => {
+        const payload = event('refund.updated', refund('succeeded'), {
+          data: { object: refund('succeeded'), previous_attributes: { status: 'pending' } },
+        });
+        expect(normalize(payload)).toMatchObject({
+          eventId: 're_3P0:succeeded',
+          sameEventAs: 'evt_1',
+        });
+      });
+
       it('reports the refund’s own amount, id, payment and order, not the charge’s', () => {
         const payload = event('refund.updated', refund('succeeded'), {
           data: { object: refund('succeeded'), previous_attributes: { status: 'pending' } },

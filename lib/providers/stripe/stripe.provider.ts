@@ -105,6 +105,29 @@ export interface StripeEndpointOptions extends BaseEndpointOptions, StripeProvid
    * @default 'snapshot'
    */
   payloadStyle?: StripePayloadStyle;
+  /**
+   * For an endpoint of event notifications (thin events): the `name` of the endpoint that
+   * receives the snapshot events of the same Stripe account. The two copies Stripe sends of one
+   * event, the snapshot event `evt_X` there and the notification naming `evt_X` as
+   * `snapshot_event` here, are then one event: whichever comes first is stored and runs its
+   * handlers, the other is answered as a duplicate of it. Unset, each endpoint stores its own
+   * events, as every endpoint not paired does. The endpoint named must be a Stripe endpoint
+   * without a `snapshotEndpoint` of its own.
+   * @default none: not paired, each copy is an event of its own
+   * @example snapshotEndpoint: 'stripe'
+   */
+  snapshotEndpoint?: string;
+}
+
+/** The snapshot endpoint an endpoint's options name, checked. */
+function resolveSnapshotEndpoint(endpointName: string, value: unknown): string | undefined {
+  if (value === undefined || (typeof value === 'string' && value !== '')) {
+    return value;
+  }
+  throw new WebhookConfigurationError(
+    `Webhook endpoint "${endpointName}" (stripe): snapshotEndpoint must be the name of the ` +
+      `endpoint that receives the snapshot events of the same account (got ${JSON.stringify(value)}).`,
+  );
 }
 
 /** The payload style an endpoint's options give, checked. */
@@ -214,6 +237,9 @@ function normalizeSnapshot(body: JsonObject, merchantRefKey: string): Normalized
     occurredAt: fromUnixSeconds(event.created),
     payload: body,
     account: readString(body, 'account'),
+    // NOTE: the snapshot event's own id, not the dedup key, which for a refund's outcome is the
+    // refund and its status: the id its notification names as `snapshot_event`.
+    sameEventAs: event.id,
   };
 }
 
@@ -275,6 +301,7 @@ export const stripeProvider = defineProvider<StripeEndpointOptions>({
     eventLog:
       options.api &&
       new StripeEventLog(options.api, resolvePayloadStyle(options.name, options.payloadStyle)),
+    snapshotEndpoint: resolveSnapshotEndpoint(options.name, options.snapshotEndpoint),
   }),
   cli: {
     secret: 'the endpoint signing secret (whsec_…)',

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ConnectionLock } from './connection-lock';
-import { DEDUP_KEY_POSITIONS, INSERT_COLUMNS } from '../schema/inbox-columns';
+import { DEDUP_KEY_POSITIONS, INSERT_COLUMNS, SAME_EVENT_POSITIONS } from '../schema/inbox-columns';
 import { openTransactionOn, SqliteConnectionReset } from './sqlite-transaction-state';
 import { CONNECTION_LEFT_IN_TRANSACTION } from './sqlite.messages';
 import { inTransaction } from './transactions';
@@ -9,7 +9,7 @@ const TABLE = 'webhook_intake';
 /** The app's database, attached to the intake connection to read `webhook_events`. */
 const APP = 'webhooks_app';
 const COLUMNS = INSERT_COLUMNS.join(', ');
-/** Rows moved by one statement: 22 parameters a row stay under SQLite's 32,766. */
+/** Rows moved by one statement: 23 parameters a row stay under SQLite's 32,766. */
 const MOVE_BATCH = 1000;
 
 // NOTE: the columns and constraints of webhook_events, so that a row the intake accepted (and
@@ -36,7 +36,8 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${TABLE}" (
   "attempts" integer NOT NULL DEFAULT 0,
   "next_attempt_at" datetime,
   "processed_at" datetime,
-  "delivery_count" integer NOT NULL DEFAULT 1
+  "delivery_count" integer NOT NULL DEFAULT 1,
+  "same_event" varchar(255)
 )`;
 
 const CREATE_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS "uq_${TABLE}_endpoint_tenant_event" ON "${TABLE}" ("endpoint", "tenant", "event_id")`;
@@ -50,6 +51,9 @@ const UPGRADE_TABLE = [
   CREATE_INDEX,
   `DROP INDEX IF EXISTS "uq_${TABLE}_endpoint_event"`,
 ];
+
+/** An intake file made before events had copies: its rows have none. */
+const ADD_SAME_EVENT = `ALTER TABLE "${TABLE}" ADD COLUMN "same_event" varchar(255)`;
 
 /** Signed transmissions seen while the app's file was held, as `webhook_transmissions` has them. */
 const TRANSMISSIONS = 'webhook_intake_transmissions';
@@ -73,6 +77,8 @@ export interface StagedRecord {
   status: string;
   delivery_count: number;
   body_sha256: string;
+  /** Set when the delivery was counted on another copy of its event (see `firstCopyKey()`). */
+  copy?: true;
 }
 
 /** A statement and its parameters. */
@@ -135,7 +141,8 @@ export class SqliteIntake {
   /**
    * Stores deliveries (values in INSERT_COLUMNS order), all in one transaction, and reports each
    * as `record()` does: a delivery of an event already in `webhook_events` or already here is a
-   * duplicate of it.
+   * duplicate of it, and so is a copy of it (same tenant and `same_event`) stored under another
+   * endpoint or event id.
    */
   stage(rows: readonly unknown[][]): Promise<StagedRecord[]> {
     const placeholders = INSERT_COLUMNS.map(() => '?').join(', ');
@@ -149,21 +156,22 @@ export class SqliteIntake {
     return this.lock.run(async () => {
       const records = await inTransaction(this.connection, async (manager) => {
         const found: StagedRecord[] = [];
-        for (const values of rows) {
+        for (const given of rows) {
+          const copyOf = await firstCopyKey(manager, given);
+          const values = copyOf ? keyedAs(given, copyOf) : given;
           const key = DEDUP_KEY_POSITIONS.map((i) => values[i]);
           const [stored] = (await manager.query(lookup, key)) as StagedRecord[];
           const [staged] = (await manager.query(upsert, values)) as StagedRecord[];
-          found.push(
-            stored
-              ? {
-                  ...stored,
-                  endpoint: staged.endpoint,
-                  tenant: staged.tenant,
-                  event_id: staged.event_id,
-                  delivery_count: Number(stored.delivery_count) + Number(staged.delivery_count),
-                }
-              : staged,
-          );
+          const record: StagedRecord = stored
+            ? {
+                ...stored,
+                endpoint: staged.endpoint,
+                tenant: staged.tenant,
+                event_id: staged.event_id,
+                delivery_count: Number(stored.delivery_count) + Number(staged.delivery_count),
+              }
+            : staged;
+          found.push(copyOf ? { ...record, copy: true } : record);
         }
         return found;
       });
@@ -297,6 +305,10 @@ export class SqliteIntake {
         sql:
           `INSERT INTO webhook_events (${COLUMNS}) VALUES ${rows.map(() => tuple).join(', ')} ` +
           'ON CONFLICT (endpoint, tenant, event_id) DO UPDATE SET ' +
+          'delivery_count = webhook_events.delivery_count + excluded.delivery_count ' +
+          // NOTE: a copy of an event written into webhook_events while this one waited here (the
+          // file was free again before the move): the delivery is counted on that copy's row.
+          'ON CONFLICT (tenant, same_event) WHERE same_event IS NOT NULL DO UPDATE SET ' +
           'delivery_count = webhook_events.delivery_count + excluded.delivery_count',
         params: rows.flat(),
       },
@@ -374,6 +386,9 @@ async function prepared(connection: DataSource, databasePath: string): Promise<D
         for (const sql of UPGRADE_TABLE) await manager.query(sql);
       });
     }
+    if (!columns.some((column) => column.name === 'same_event')) {
+      await connection.query(ADD_SAME_EVENT);
+    }
     await connection.query(CREATE_INDEX);
     await connection.query(CREATE_TRANSMISSIONS);
     await connection.query(`ATTACH DATABASE ? AS ${APP}`, [databasePath]);
@@ -382,4 +397,36 @@ async function prepared(connection: DataSource, databasePath: string): Promise<D
     await connection.destroy().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The key (endpoint, tenant, event id) of another copy of an event (same tenant and
+ * `same_event`, another endpoint or id), in `webhook_events` or staged here; undefined when none
+ * is stored or the event has no `same_event`.
+ */
+async function firstCopyKey(
+  manager: EntityManager,
+  values: readonly unknown[],
+): Promise<readonly unknown[] | undefined> {
+  const [tenant, sameEvent] = SAME_EVENT_POSITIONS.map((i) => values[i]);
+  if (typeof sameEvent !== 'string') {
+    return undefined;
+  }
+  const [endpoint, , eventId] = DEDUP_KEY_POSITIONS.map((i) => values[i]);
+  for (const table of [`${APP}.webhook_events`, TABLE]) {
+    const [copy] = (await manager.query(
+      `SELECT endpoint, tenant, event_id FROM ${table} WHERE tenant = ? AND same_event = ? ` +
+        'AND NOT (endpoint = ? AND event_id = ?)',
+      [tenant, sameEvent, endpoint, eventId],
+    )) as { endpoint: string; tenant: string; event_id: string }[];
+    if (copy) return [copy.endpoint, copy.tenant, copy.event_id];
+  }
+  return undefined;
+}
+
+/** An event's values under another copy's key: staged and moved as a delivery of that copy. */
+function keyedAs(values: readonly unknown[], key: readonly unknown[]): unknown[] {
+  const keyed = [...values];
+  DEDUP_KEY_POSITIONS.forEach((position, i) => (keyed[position] = key[i]));
+  return keyed;
 }

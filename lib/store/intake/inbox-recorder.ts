@@ -9,6 +9,7 @@ import { LockWaitTimeout } from '../connections/connection-lock';
 import { DiskFullWatch, probeEvent } from '../connections/disk-full';
 import { fittedTo } from '../schema/fitted-value';
 import { GroupCommit } from './group-commit';
+import { EventCopies, firstOfEach, retryingCopies, sameEventOf } from './event-copies';
 import { dedupKeyOf, dedupKeyOfRow, INSERT_COLUMNS } from '../schema/inbox-columns';
 import { InboxNotifications } from '../work/inbox-notifications';
 import { IngressConnections } from '../connections/ingress-connections';
@@ -70,6 +71,8 @@ export interface RecordedRow {
   status: string;
   delivery_count: number | string;
   body_sha256: string;
+  /** Set when the row is another copy's, on which the delivery was counted (see `countedOnCopy()`). */
+  copy?: true;
 }
 
 /**
@@ -102,6 +105,7 @@ export class InboxRecorder {
   private readonly recorder: GroupCommit<PendingRecord, RecordResult>;
   private readonly ingress?: IngressConnections;
   private readonly timeoutMs: number;
+  private readonly copies: EventCopies;
   private readonly disk = new DiskFullWatch();
 
   constructor(
@@ -109,6 +113,7 @@ export class InboxRecorder {
     private readonly notifications: InboxNotifications,
     timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
   ) {
+    this.copies = new EventCopies(connection);
     const { dialect } = connection;
     this.timeoutMs = timeoutMs;
     if (dialect.kind === 'postgres') {
@@ -178,11 +183,12 @@ export class InboxRecorder {
           const values = live.map((pending) => this.rowValues(pending.event));
           const keys = new Set(values.map(dedupKeyOf));
           // NOTE: distinct keys make one statement, atomic on its own: no BEGIN and COMMIT round
-          // trips. A key repeated within the batch needs a second statement, so a transaction.
-          const rows =
-            keys.size === values.length
-              ? await this.upsertMany(manager, values)
-              : await inTransaction(manager, (inner) => this.upsertMany(inner, values));
+          // trips. A key repeated within the batch, or a copy looked for, needs a second
+          // statement, so a transaction.
+          const single = keys.size === values.length && !values.some(sameEventOf);
+          const rows = single
+            ? await this.upsertMany(manager, values)
+            : await inTransaction(manager, (inner) => this.upsertMany(inner, values));
           live.forEach((pending, i) => written.set(pending, rows[i]));
         },
       );
@@ -203,10 +209,19 @@ export class InboxRecorder {
   }
 
   private async recordOne({ event, deadline }: PendingRecord): Promise<RecordResult> {
-    const [row] = await this.answering([deadline], (manager) =>
-      this.upserted(manager, this.recordSql, this.rowValues(event)),
+    const values = this.rowValues(event);
+    const [row] = await retryingCopies(() =>
+      this.answering([deadline], (manager) => this.upsertedOne(manager, RECORDING, values)),
     ).catch((error: unknown) => this.staged(error, [event]));
     return this.recorded(event, row as RecordedRow);
+  }
+
+  /** One event's upsert, or its delivery counted on another copy's row (`countedOnCopy()`). */
+  private async upsertedOne(manager: EntityManager, mode: UpsertMode, values: unknown[]) {
+    const copy = await this.copies.countedOnCopy<RecordedRow>(manager, values, mode.returning);
+    return copy
+      ? [copy]
+      : this.upserted(manager, mode.queue ? this.recordSql : this.settleSql, values);
   }
 
   /**
@@ -293,13 +308,11 @@ export class InboxRecorder {
     mode: UpsertMode = RECORDING,
     wrap?: (upsert: string, bind: (value: unknown) => string) => string,
   ): Promise<RecordedRow[]> {
-    const first = new Map<string, number>();
-    values.forEach((event, i) => {
-      const key = dedupKeyOf(event);
-      if (!first.has(key)) {
-        first.set(key, i);
-      }
-    });
+    const copies = await this.copies.countedOnCopies<RecordedRow>(manager, values, mode.returning);
+    const first = firstOfEach(values, copies);
+    if (first.size === 0) {
+      return values.map((_, i) => copies.get(i)!);
+    }
     const { params, bind } = parameterList(this.connection.dialect);
     const tuples = [...first.values()].map((i) => `(${values[i].map(bind).join(', ')})`);
     const upsert =
@@ -318,14 +331,13 @@ export class InboxRecorder {
     const rows: RecordedRow[] = [];
     for (const [i, event] of values.entries()) {
       const key = dedupKeyOf(event);
-      if (first.get(key) === i) {
+      const copy = copies.get(i);
+      if (copy) {
+        rows.push(copy);
+      } else if (first.get(key) === i) {
         rows.push(byKey.get(key)!);
       } else {
-        const [again] = await this.upserted(
-          manager,
-          mode.queue ? this.recordSql : this.settleSql,
-          event,
-        );
+        const [again] = await this.upsertedOne(manager, mode, event);
         rows.push(again);
       }
     }
@@ -336,15 +348,17 @@ export class InboxRecorder {
     const deadline = new AnswerDeadline(this.timeoutMs);
     const rows = await this.watched(
       deadline.race(
-        this.answering([deadline], (answerManager) =>
-          inTransaction(answerManager, async (manager) => {
-            const recorded: RecordedRow[] = [];
-            for (const event of events) {
-              const [row] = await this.upserted(manager, this.recordSql, this.rowValues(event));
-              recorded.push(row);
-            }
-            return recorded;
-          }),
+        retryingCopies(() =>
+          this.answering([deadline], (answerManager) =>
+            inTransaction(answerManager, async (manager) => {
+              const recorded: RecordedRow[] = [];
+              for (const event of events) {
+                const [row] = await this.upsertedOne(manager, RECORDING, this.rowValues(event));
+                recorded.push(row);
+              }
+              return recorded;
+            }),
+          ),
         ).catch((error: unknown) => this.staged(error, events)),
       ),
     );
@@ -456,6 +470,7 @@ export class InboxRecorder {
       event.status === 'pending' && !processedAt ? d(event.receivedAt) : null,
       processedAt ? d(processedAt) : event.status === 'ignored' ? d(event.receivedAt) : null,
       1,
+      event.sameEvent ?? null,
     ];
     return values.map((value, i) => (columns[i] ? fittedTo(columns[i], value) : value));
   }
@@ -469,6 +484,7 @@ export class InboxRecorder {
       duplicate: Number(row.delivery_count) > 1,
       sameBody: row.body_sha256 === event.bodySha256,
       status: row.status,
+      ...(row.copy ? { copy: true } : {}),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { isCopyConflict } from './event-copies';
 import { AnswerDeadline } from '../connections/answer-deadline';
 import { LockWaitTimeout } from '../connections/connection-lock';
 import { fittedTo } from '../schema/fitted-value';
@@ -109,8 +110,9 @@ export class InlineSettlement {
     try {
       results = live.length > 0 ? await this.transaction(live) : [];
     } catch (error) {
-      // NOTE: another process holds the SQLite file: the usual path waits for it or uses the intake.
-      if (!(error instanceof LockWaitTimeout || isSqliteBusy(error))) {
+      // NOTE: another process holds the SQLite file: the usual path waits for it or uses the
+      // intake. A copy of an event stored meanwhile: the usual path counts the delivery on it.
+      if (!(error instanceof LockWaitTimeout || isSqliteBusy(error) || isCopyConflict(error))) {
         throw error;
       }
       results = undefined;
@@ -157,6 +159,7 @@ export class InlineSettlement {
         duplicate: Number(row.delivery_count) > 1,
         sameBody: row.body_sha256 === pending.event.bodySha256,
         status: row.status,
+        ...(row.copy ? { copy: true } : {}),
       };
     });
     for (const [i, pending] of batch.entries()) {

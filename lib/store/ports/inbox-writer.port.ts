@@ -29,6 +29,13 @@ export interface NewWebhookEvent {
   headers: Record<string, string>;
   /** `pending` when a handler wants the event, `ignored` when none does. */
   status: 'pending' | 'ignored';
+  /**
+   * The key every copy of the underlying event shares within the tenant, at two endpoints paired
+   * for it (Stripe's `snapshotEndpoint`: the snapshot endpoint's name and
+   * `NormalizedNotification.sameEventAs`): a copy of an event stored under the other endpoint or
+   * id is a duplicate of it. Null at every endpoint not paired, and when the provider sets none.
+   */
+  sameEvent?: string | null;
 }
 
 /** What `record()` found. */
@@ -41,6 +48,11 @@ export interface RecordResult {
   sameBody: boolean;
   /** The row's status after the call. */
   status: string;
+  /**
+   * True when the row is another copy of the same event (`sameEvent`), stored under another
+   * endpoint or id: the delivery is counted on that row as a duplicate.
+   */
+  copy?: boolean;
 }
 
 /** What `recordInline()` stored: `end` is absent for a duplicate, which ran nothing. */

@@ -22,7 +22,13 @@ export const INSERT_COLUMNS = [
   'next_attempt_at',
   'processed_at',
   'delivery_count',
+  'same_event',
 ] as const;
+
+/** Where the tenant and the key shared by an event's copies sit in `INSERT_COLUMNS` order. */
+export const SAME_EVENT_POSITIONS = (['tenant', 'same_event'] as const).map((column) =>
+  INSERT_COLUMNS.indexOf(column),
+);
 
 /** Where the dedup key's values (endpoint, tenant, event id) sit in `INSERT_COLUMNS` order. */
 export const DEDUP_KEY_POSITIONS = (['endpoint', 'tenant', 'event_id'] as const).map((column) =>

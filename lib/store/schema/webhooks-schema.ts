@@ -10,7 +10,8 @@ import { TableShape } from './schema-check';
 /**
  * The inbox, its work rows, the handler ledger, the transmissions seen, the events' history,
  * the pauses of dispatch and the replays in the background, as `CreateWebhooksTables`, `AddEventOutcomes`,
- * `AddWebhookTransmissions`, `SplitEventWork`, `AddEventTenants` and `AddEventHistory` make them.
+ * `AddWebhookTransmissions`, `SplitEventWork`, `AddEventTenants`, `AddEventHistory` and
+ * `AddEventCopies` make them.
  */
 export const WEBHOOK_TABLES: readonly TableShape[] = [
   {
@@ -18,6 +19,7 @@ export const WEBHOOK_TABLES: readonly TableShape[] = [
     entity: WebhookEventEntity,
     indexes: [
       'uq_webhook_events_endpoint_tenant_event',
+      'uq_webhook_events_tenant_same_event',
       'ix_webhook_events_received',
       'ix_webhook_events_payment_ref',
     ],

@@ -18,6 +18,10 @@ const bigintAsNumber = {
 @Index('uq_webhook_events_endpoint_tenant_event', ['endpoint', 'tenant', 'eventId'], {
   unique: true,
 })
+@Index('uq_webhook_events_tenant_same_event', ['tenant', 'sameEvent'], {
+  unique: true,
+  where: '"same_event" IS NOT NULL',
+})
 export class WebhookEventEntity implements InboxEvent {
   /** Inbox id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -121,6 +125,15 @@ export class WebhookEventEntity implements InboxEvent {
   /** How many times the provider delivered this event. */
   @Column({ name: 'delivery_count', type: 'integer', default: 1 })
   deliveryCount!: number;
+
+  /**
+   * The key every copy of the underlying event shares within the tenant, at endpoints paired
+   * for it (Stripe's `snapshotEndpoint`: the snapshot endpoint's name and the snapshot event's
+   * id), unique among the tenant's events: a copy arriving later counts as a delivery of this
+   * row. Null at every other endpoint, and for the events stored before the pairing.
+   */
+  @Column({ name: 'same_event', type: 'varchar', length: 255, nullable: true })
+  sameEvent!: string | null;
 
   /**
    * What handling concluded, as handlers reported it (`applied`, `stale`, `not_allowed`, …),

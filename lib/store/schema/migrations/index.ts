@@ -6,6 +6,7 @@ import { SplitEventWork1764700000000 } from './1764700000000-split-event-work';
 import { AddEventTenants1764800000000 } from './1764800000000-add-event-tenants';
 import { AddEventHistory1764900000000 } from './1764900000000-add-event-history';
 import { AddRecoveryJobs1765000000000 } from './1765000000000-add-recovery-jobs';
+import { AddEventCopies1765100000000 } from './1765100000000-add-event-copies';
 
 /**
  * One of the classes in `webhooksMigrations`, which a data source's `migrations` takes. An app
@@ -28,6 +29,7 @@ export const webhooksMigrations: WebhooksMigrationClass[] = [
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,
   AddRecoveryJobs1765000000000,
+  AddEventCopies1765100000000,
 ];
 
 export {
@@ -38,4 +40,5 @@ export {
   AddEventTenants1764800000000,
   AddEventHistory1764900000000,
   AddRecoveryJobs1765000000000,
+  AddEventCopies1765100000000,
 };
