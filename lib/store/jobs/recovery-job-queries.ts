@@ -10,7 +10,14 @@ import type {
   RecoveryJob,
   RecoveryJobs,
 } from '../ports/recovery-jobs.port';
-import { batchError, cancelJob, claimJob, lockedReplay } from './replay-jobs';
+import {
+  batchError,
+  cancelJob,
+  claimJob,
+  jobOfKind,
+  jobsOfKind,
+  lockedReplay,
+} from './replay-jobs';
 import { ReplayJobQueries } from './replay-job-queries';
 import { StoreConnection } from '../connections/store-connection';
 import { dateOf } from '../schema/stored-date';
@@ -164,20 +171,12 @@ export class RecoveryJobQueries implements RecoveryJobs {
   }
 
   async recoveryJobs(limit: number): Promise<RecoveryJob[]> {
-    const rows = await this.connection.read((manager) =>
-      manager.find(WebhookReplayEntity, {
-        where: { kind: 'recover' },
-        order: { createdAt: 'DESC' },
-        take: limit,
-      }),
-    );
+    const rows = await this.connection.read((manager) => jobsOfKind(manager, 'recover', limit));
     return rows.map(recoveryJobOf);
   }
 
   async recoveryJob(id: string): Promise<RecoveryJob | null> {
-    const row = await this.connection.read((manager) =>
-      manager.findOneBy(WebhookReplayEntity, { id, kind: 'recover' }),
-    );
+    const row = await this.connection.read((manager) => jobOfKind(manager, id, 'recover'));
     return row ? recoveryJobOf(row) : null;
   }
 

@@ -6,6 +6,8 @@ import {
   batchError,
   cancelJob,
   claimJob,
+  jobOfKind,
+  jobsOfKind,
   filterText,
   lockedReplay,
   nextReplayed,
@@ -48,20 +50,12 @@ export class ReplayJobQueries implements ReplayJobs {
   }
 
   async replayJobs(limit: number): Promise<ReplayJob[]> {
-    const rows = await this.connection.read((manager) =>
-      manager.find(WebhookReplayEntity, {
-        where: { kind: 'replay' },
-        order: { createdAt: 'DESC' },
-        take: limit,
-      }),
-    );
+    const rows = await this.connection.read((manager) => jobsOfKind(manager, 'replay', limit));
     return rows.map(replayJobOf);
   }
 
   async replayJob(id: string): Promise<ReplayJob | null> {
-    const row = await this.connection.read((manager) =>
-      manager.findOneBy(WebhookReplayEntity, { id, kind: 'replay' }),
-    );
+    const row = await this.connection.read((manager) => jobOfKind(manager, id, 'replay'));
     return row ? replayJobOf(row) : null;
   }
 

@@ -161,3 +161,25 @@ export async function claimJob(
   await manager.update(WebhookReplayEntity, { id: row.id }, lease);
   return { ...row, ...lease };
 }
+
+/** The jobs of `kind`, newest first, at most `limit`. */
+export function jobsOfKind(
+  manager: EntityManager,
+  kind: BackgroundJobKind,
+  limit: number,
+): Promise<WebhookReplayEntity[]> {
+  return manager.find(WebhookReplayEntity, {
+    where: { kind },
+    order: { createdAt: 'DESC' },
+    take: limit,
+  });
+}
+
+/** The job `id` when it is of `kind`; null otherwise. */
+export function jobOfKind(
+  manager: EntityManager,
+  id: string,
+  kind: BackgroundJobKind,
+): Promise<WebhookReplayEntity | null> {
+  return manager.findOneBy(WebhookReplayEntity, { id, kind });
+}
