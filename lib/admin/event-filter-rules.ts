@@ -269,6 +269,63 @@ export function parseRecoveryQuery(query: unknown, now: Date = new Date()): Reco
   return recovery;
 }
 
+/** A backfill's options, as read from the query string of `POST backfills`. */
+export interface BackfillQuery {
+  handler: string;
+  since: Date;
+  until?: Date;
+  endpoint?: string;
+  tenant?: string;
+  types?: string[];
+  dryRun?: boolean;
+  ratePerSecond?: number;
+}
+
+const BACKFILL_KEYS = ['handler', 'since', 'until', 'endpoint', 'tenant', 'type', 'dryRun', 'rate'];
+
+/**
+ * Reads the query string of the route starting a backfill: `handler` and `since` (required),
+ * `until`, `endpoint`, `tenant`, `type` (repeated, or separated by commas), `dryRun` and `rate`.
+ * @throws WebhookFilterError stating the rule the first bad value breaks.
+ */
+export function parseBackfillQuery(query: unknown, now: Date = new Date()): BackfillQuery {
+  const values = knownValues(query, BACKFILL_KEYS);
+  for (const required of ['handler', 'since']) {
+    if (values[required] === undefined) {
+      throw new WebhookFilterError(`${required} is required to start a backfill`);
+    }
+  }
+  const backfill: BackfillQuery = {
+    handler: textOf('handler', values.handler),
+    since: parseFilterTime('since', textOf('since', values.since), now),
+  };
+  if (values.until !== undefined) {
+    backfill.until = parseFilterTime('until', textOf('until', values.until), now);
+  }
+  checkTimeOrder(backfill);
+  for (const name of ['endpoint', 'tenant'] as const) {
+    if (values[name] !== undefined) {
+      backfill[name] = textOf(name, values[name]);
+    }
+  }
+  if (values.type !== undefined) {
+    const parts = Array.isArray(values.type) ? values.type : [values.type];
+    backfill.types = parts.flatMap((part) =>
+      textOf('type', part)
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type !== ''),
+    );
+  }
+  if (values.dryRun !== undefined) {
+    backfill.dryRun = flagOf('dryRun', values.dryRun);
+  }
+  if (values.rate !== undefined) {
+    backfill.ratePerSecond = wholeRateOf(values.rate);
+  }
+  return backfill;
+}
+
 /**
  * Reads the query string of the failure groups route: `endpoint`, `tenant`, `handler`, `error`,
  * `fingerprint` (each once, non-empty), `status` (`dead`, `retrying` or both) and `limit` (1 to

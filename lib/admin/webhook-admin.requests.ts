@@ -16,12 +16,19 @@ import {
   parseFailureGroupQuery,
   parseRecoveryQuery,
   parseReplayListQuery,
-  WebhookFilterError,
 } from './event-filter-rules';
 import { UnknownNameError } from './operator-names';
+import {
+  badRequest,
+  bodyOf,
+  checked,
+  parseEventId,
+  WebhookAdminRequestError,
+} from './admin-request-rules';
+import { BackfillRequests } from './backfill.requests';
 import { describeScope, WebhookAdmin } from './webhook-admin';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { parseEventId, WebhookAdminRequestError } from './admin-request-rules';
 
 /** What names the actor: the fields of an app's `req.user` looked at, in order. */
 const USER_FIELDS = ['id', 'username', 'email', 'sub', 'name'] as const;
@@ -35,20 +42,6 @@ const MAX_ENDPOINT = 64;
 const MAX_HANDLER = 255;
 /** Longest reason a pause or a discard keeps. */
 const MAX_REASON = 500;
-
-/**
- * A refused admin request: 400 for a bad parameter, 403 for a cross-site request, 404 for an
- * event that is not there, 415 for a body that is not JSON.
- */
-export class WebhookAdminRequestError extends Error {
-  constructor(
-    readonly status: 400 | 403 | 404 | 415,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WebhookAdminRequestError';
-  }
-}
 
 /** Query parameters of the list and replay routes, as the framework parsed them. */
 export type WebhookAdminFilterQuery = Readonly<Record<string, unknown>>;
@@ -78,19 +71,6 @@ export interface WebhookAdminEventDetails {
   readonly history: readonly EventHistoryEntry[];
 }
 
-function badRequest(message: string): WebhookAdminRequestError {
-  return new WebhookAdminRequestError(400, message);
-}
-
-/** `read()`, a broken filter rule as a 400. */
-function checked<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw error instanceof WebhookFilterError ? badRequest(error.message) : error;
-  }
-}
-
 /** What `work` resolves to, an endpoint or handler name none of the known ones is as a 400. */
 async function knownNames<T>(work: Promise<T>): Promise<T> {
   try {
@@ -103,14 +83,6 @@ async function knownNames<T>(work: Promise<T>): Promise<T> {
 /** The query's filter, a broken rule as a 400. */
 function filterOf(query: WebhookAdminFilterQuery, route: FilterRoute) {
   return checked(() => parseEventFilterQuery(query, route));
-}
-
-/** The id of a stored event, as Nest's `ParseUUIDPipe` checks it. */
-export function parseEventId(id: string): string {
-  if (!UUID.test(id)) {
-    throw badRequest('Validation failed (uuid is expected)');
-  }
-  return id;
 }
 
 /**
@@ -158,25 +130,6 @@ export function answerAbandoned(response: {
   return controller.signal;
 }
 
-/**
- * The JSON body of `route` as an object holding only `fields`.
- * @throws WebhookAdminRequestError 400 naming the fields the route takes.
- */
-function bodyOf(body: unknown, route: string, fields: readonly string[]): Record<string, unknown> {
-  const takes = fields.length === 0 ? 'takes a body of {}' : `takes ${fields.join(', ')}`;
-  if (body === undefined || body === null) {
-    return {};
-  }
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest(`The body of ${route} must be a JSON object: ${route} ${takes}`);
-  }
-  const unknown = Object.keys(body).find((key) => !fields.includes(key));
-  if (unknown !== undefined) {
-    throw badRequest(`Unknown body field ${JSON.stringify(unknown)}: ${route} ${takes}`);
-  }
-  return body as Record<string, unknown>;
-}
-
 /** `value` when it is a non-empty text of at most `max` characters without control ones. */
 function bodyText(route: string, name: string, value: unknown, max: number): string {
   if (
@@ -200,7 +153,12 @@ function bodyText(route: string, name: string, value: unknown, max: number): str
  * and message.
  */
 export class WebhookAdminRequests {
-  constructor(private readonly admin: WebhookAdmin) {}
+  /** The backfill routes: `POST backfills`, `GET backfills[/:id]`, `POST backfills/:id/cancel`. */
+  readonly backfills: BackfillRequests;
+
+  constructor(private readonly admin: WebhookAdmin) {
+    this.backfills = new BackfillRequests(admin.backfills);
+  }
 
   /** Summaries of the matching events: no body, no headers. */
   list(query: WebhookAdminFilterQuery): Promise<WebhookEventSummary[]> {

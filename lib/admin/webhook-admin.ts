@@ -14,6 +14,7 @@ import { SafeLogger } from '../telemetry/safe-logger';
 import { MAX_LIST_LIMIT } from './event-filter-rules';
 import { ConfiguredNames, OperatorNames } from './operator-names';
 import { ReplayPace } from '../replay/replay-pace';
+import { WebhookBackfills } from '../backfill/webhook-backfills';
 import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import type {
   FailureGroupListOptions,
@@ -78,6 +79,8 @@ export class WebhookAdmin {
   private readonly names: OperatorNames;
   /** Recoveries from the providers' event logs (see `WebhookRecoveries`). */
   readonly recoveries: WebhookRecoveries;
+  /** Backfills of one handler over stored events (see `WebhookBackfills`). */
+  readonly backfills: WebhookBackfills;
 
   /**
    * @param hooks `pausesChanged` tells this process's dispatcher that the pauses changed, so it
@@ -88,6 +91,8 @@ export class WebhookAdmin {
    * left out (the CLI), the names the database records.
    * @param recoveries the app's recoveries, checked against its endpoints; left out (the CLI),
    *   recoveries checked by the instance that runs them.
+   * @param backfills the app's backfills, checked against its handlers; left out (the CLI),
+   *   backfills that wait for an instance with their handler.
    * @internal the module constructs it; an app injects it, so its dependencies are not part of the API.
    */
   constructor(
@@ -96,9 +101,11 @@ export class WebhookAdmin {
     private readonly hooks: WebhookAdminHooks = {},
     configured?: () => ConfiguredNames,
     recoveries?: WebhookRecoveries,
+    backfills?: WebhookBackfills,
   ) {
     this.names = new OperatorNames(queries, configured);
     this.recoveries = recoveries ?? new WebhookRecoveries(queries.recoveries);
+    this.backfills = backfills ?? new WebhookBackfills(queries.backfills);
   }
 
   /** Summaries of the stored events matching `options`, newest first: no body, no headers. */

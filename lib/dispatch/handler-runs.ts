@@ -100,17 +100,8 @@ export class HandlerRuns {
   ) {}
 
   async run(input: HandlerRunsInput): Promise<HandlerRunsResult> {
-    const { entity, endpoint, attempt, handlers, verified } = input;
-    const event = toPaymentEvent(entity, endpoint, attempt, verified, this.worker.values);
-    const lookups = new ProviderLookups(entity.endpoint, endpoint, () => ({
-      paymentRef: event.paymentRef,
-      merchantRef: event.merchantRef,
-      type: event.type,
-      nativeType: event.nativeType,
-      payload: event.payload,
-      account: event.account,
-    }));
-    const trace = storedTraceParent(entity.headers);
+    const { entity, handlers, verified } = input;
+    const { event, lookups, trace } = this.prepared(input);
     const failures: HandlerFailure[] = [];
     const outcomes = new Outcomes();
     const completed: string[] = [];
@@ -170,6 +161,38 @@ export class HandlerRuns {
       }
     }
     return { settled: false, failures, outcome: outcomes.summary(), completed };
+  }
+
+  /**
+   * Runs one handler of an event alone, through `input.runHandler` (a backfill's transaction),
+   * leaving the event's status as it is; rethrows the handler's error.
+   */
+  async runAlone(
+    input: HandlerRunsInput,
+    handler: RegisteredWebhookHandler,
+  ): Promise<HandlerRunOutcome> {
+    const { event, lookups, trace } = this.prepared(input);
+    const { outcome } = await this.runOne(input, event, lookups, handler, undefined, trace);
+    return outcome;
+  }
+
+  /** The event as its handlers get it, its lookups of the provider and its stored trace context. */
+  private prepared(input: HandlerRunsInput): {
+    event: PaymentEvent;
+    lookups: ProviderLookups;
+    trace: TraceParent | undefined;
+  } {
+    const { entity, endpoint, attempt, verified } = input;
+    const event = toPaymentEvent(entity, endpoint, attempt, verified, this.worker.values);
+    const lookups = new ProviderLookups(entity.endpoint, endpoint, () => ({
+      paymentRef: event.paymentRef,
+      merchantRef: event.merchantRef,
+      type: event.type,
+      nativeType: event.nativeType,
+      payload: event.payload,
+      account: event.account,
+    }));
+    return { event, lookups, trace: storedTraceParent(entity.headers) };
   }
 
   /**

@@ -4,6 +4,9 @@ import { ReplayJobRunner } from '../replay/replay-job-runner';
 import { RecoveryJobRunner } from '../recovery/recovery-job-runner';
 import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import { RecoverySchedule } from '../recovery/recovery-schedule';
+import { BackfillJobRunner } from '../backfill/backfill-job-runner';
+import { WebhookBackfills } from '../backfill/webhook-backfills';
+import { HandlerRuns } from '../dispatch/handler-runs';
 import { FailureBreaker } from '../dispatch/failure-breaker';
 import { pauseLines, WebhookAdmin } from '../admin/webhook-admin';
 import { WebhookDispatcher } from '../dispatch/webhook.dispatcher';
@@ -73,6 +76,8 @@ export class WebhooksEngine {
   readonly reconciliation: ReconciliationService;
   /** Recoveries from the providers' event logs. */
   readonly recoveries: WebhookRecoveries;
+  /** Backfills of one handler over stored events. */
+  readonly backfills: WebhookBackfills;
   readonly retention: WebhookRetention;
   readonly sampler: InboxSampler;
   readonly health: WebhooksHealthIndicator;
@@ -86,6 +91,7 @@ export class WebhooksEngine {
   private readonly replays: ReplayJobRunner;
   private readonly recoveryRunner: RecoveryJobRunner;
   private readonly recoverySchedule: RecoverySchedule;
+  private readonly backfillRunner: BackfillJobRunner;
   private readonly breaker: FailureBreaker;
   private started = false;
 
@@ -145,6 +151,18 @@ export class WebhooksEngine {
     this.recoverySchedule = new RecoverySchedule(store.queries.recoveries, options.endpoints, () =>
       this.recoveryRunner.kick(),
     );
+    this.backfillRunner = new BackfillJobRunner(
+      store.queries.backfills,
+      this.registry,
+      options.endpoints,
+      new HandlerRuns(store, this.telemetry, logger, systemClock),
+      processor.pauses,
+    );
+    this.backfills = new WebhookBackfills(
+      store.queries.backfills,
+      { handlers: () => this.registry.keys(), endpoints: new Set(options.endpoints.keys()) },
+      () => this.backfillRunner.kick(),
+    );
     this.admin = new WebhookAdmin(
       store.queries,
       this.signal,
@@ -154,6 +172,7 @@ export class WebhooksEngine {
       },
       () => ({ endpoints: [...options.endpoints.keys()], handlers: this.registry.keys() }),
       this.recoveries,
+      this.backfills,
     );
     this.reconciliation = new ReconciliationService(
       options,
@@ -231,6 +250,7 @@ export class WebhooksEngine {
     } else {
       this.dispatcher.start();
     }
+    this.backfillRunner.start();
     void this.reportPauses();
   }
 
@@ -266,6 +286,7 @@ export class WebhooksEngine {
       this.retention.stop(),
       this.replays.stop(),
       this.recoveryRunner.stop(),
+      this.backfillRunner.stop(),
     ]);
   }
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { URLSearchParams } from 'node:url';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import {
+  adminActor,
   answerAbandoned,
   WebhookAdminFilterQuery,
   WebhookAdminRequestError,
@@ -78,6 +79,16 @@ const TOP_ROUTES: Readonly<Record<string, Route>> = {
       202,
       await requests.startReplay(queryOf(request), await jsonBodyOf(request), request),
     ),
+  'GET backfills': (requests, request) => requests.backfills.list(queryOf(request)),
+  'POST backfills': async (requests, request) =>
+    new RouteAnswer(
+      202,
+      await requests.backfills.start(
+        queryOf(request),
+        await jsonBodyOf(request),
+        adminActor(request),
+      ),
+    ),
   'GET recoveries': (requests, request) => requests.recoveryJobs(queryOf(request)),
   'POST recoveries': async (requests, request) =>
     new RouteAnswer(
@@ -94,7 +105,10 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
     const key = `${method} ${first}`;
     return Object.hasOwn(TOP_ROUTES, key) ? TOP_ROUTES[key] : undefined;
   }
-  if ((first === 'replays' || first === 'recoveries') && id !== undefined) {
+  if (
+    (first === 'replays' || first === 'recoveries' || first === 'backfills') &&
+    id !== undefined
+  ) {
     return jobRouteOf(first, method, parts.length, id, action);
   }
   if (first !== 'events' || id === undefined) {
@@ -113,23 +127,34 @@ function routeOf(method: string | undefined, path: string): Route | undefined {
   return undefined;
 }
 
-/** `GET replays/:id`, `POST replays/:id/cancel`, and the same of `recoveries`. */
+/** `GET replays/:id`, `POST replays/:id/cancel`, and the same of `recoveries` and `backfills`. */
 function jobRouteOf(
-  jobs: 'replays' | 'recoveries',
+  jobs: 'replays' | 'recoveries' | 'backfills',
   method: string | undefined,
   length: number,
   id: string,
   action: string | undefined,
 ): Route | undefined {
-  const replays = jobs === 'replays';
+  const routes = {
+    replays: {
+      show: (requests: WebhookAdminRequests) => requests.replayJob(id),
+      cancel: (requests: WebhookAdminRequests, body: unknown) => requests.cancelReplay(id, body),
+    },
+    recoveries: {
+      show: (requests: WebhookAdminRequests) => requests.recoveryJob(id),
+      cancel: (requests: WebhookAdminRequests, body: unknown) => requests.cancelRecovery(id, body),
+    },
+    backfills: {
+      show: (requests: WebhookAdminRequests) => requests.backfills.show(id),
+      cancel: (requests: WebhookAdminRequests, body: unknown) =>
+        requests.backfills.cancel(id, body),
+    },
+  }[jobs];
   if (method === 'GET' && length === 2) {
-    return (requests) => (replays ? requests.replayJob(id) : requests.recoveryJob(id));
+    return (requests) => routes.show(requests);
   }
   if (method === 'POST' && length === 3 && action === 'cancel') {
-    return async (requests, request) => {
-      const body = await jsonBodyOf(request);
-      return replays ? requests.cancelReplay(id, body) : requests.cancelRecovery(id, body);
-    };
+    return async (requests, request) => routes.cancel(requests, await jsonBodyOf(request));
   }
   return undefined;
 }
@@ -140,7 +165,7 @@ function jobRouteOf(
  * body and headers), `POST events/:id/redeliver`, `POST events/:id/settle`, `POST replay`,
  * `POST discard`, `GET groups`, `POST pause`, `POST resume`, `GET pauses`, `GET stats`,
  * `POST replays` (202), `GET replays`, `GET replays/:id`, `POST replays/:id/cancel`, the same four
- * of `recoveries`,
+ * of `recoveries` and of `backfills`,
  * `GET activity` and the inbox page (`GET inbox`, see docs/operations.md), each behind
  * `authorize`. A change keeps `req.user` (as an authentication middleware mounted before sets
  * it) or the client's address as its actor.

@@ -120,6 +120,12 @@ export type {
   WebhookRecoveryOptions,
 } from '../recovery/webhook-recoveries';
 export type {
+  BackfillJob,
+  BackfillScope,
+  WebhookBackfills,
+  WebhookBackfillOptions,
+} from '../backfill/webhook-backfills';
+export type {
   WebhookEventFilter,
   WebhookEventListOptions,
   WebhookEventSummary,

@@ -34,6 +34,7 @@ import type { WebhookAdminRoutesOptions } from './webhooks-module-extras';
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { WebhookAdmin } from '../admin/webhook-admin';
 import {
+  adminActor,
   answerAbandoned,
   WebhookAdminCaller,
   WebhookAdminFilterQuery,
@@ -304,6 +305,34 @@ export function createWebhookAdminController(options: WebhookAdminRoutesOptions)
     @HttpCode(200)
     cancelRecovery(@Param('id', ParseUUIDPipe) id: string, @Body() body: unknown) {
       return answer(() => this.requests.cancelRecovery(id, body));
+    }
+
+    @Post('backfills')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(202)
+    startBackfill(
+      @Query() query: WebhookAdminFilterQuery,
+      @Body() body: unknown,
+      @Req() caller: WebhookAdminCaller,
+    ) {
+      return answer(() => this.requests.backfills.start(query, body, adminActor(caller)));
+    }
+
+    @Get('backfills')
+    backfillJobs(@Query() query: WebhookAdminFilterQuery) {
+      return answer(() => this.requests.backfills.list(query));
+    }
+
+    @Get('backfills/:id')
+    backfillJob(@Param('id', ParseUUIDPipe) id: string) {
+      return answer(() => this.requests.backfills.show(id));
+    }
+
+    @Post('backfills/:id/cancel')
+    @UseGuards(WRITE_GUARD)
+    @HttpCode(200)
+    cancelBackfill(@Param('id', ParseUUIDPipe) id: string, @Body() body: unknown) {
+      return answer(() => this.requests.backfills.cancel(id, body));
     }
   }
   return WebhookAdminController;

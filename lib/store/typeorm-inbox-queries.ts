@@ -2,6 +2,7 @@ import type { InboxQueries } from './ports/inbox-queries.port';
 import type { StoreConnection } from './connections/store-connection';
 import { TypeOrmPauseQueries } from './history/typeorm-pause-queries';
 import { RecoveryJobQueries } from './jobs/recovery-job-queries';
+import { BackfillJobQueries } from './jobs/backfill-job-queries';
 import { ReplayJobQueries } from './jobs/replay-job-queries';
 import { TypeOrmRetentionQueries } from './queries/retention-batches';
 import { TypeOrmEventQueries } from './queries/typeorm-event-queries';
@@ -45,5 +46,6 @@ export function typeOrmInboxQueries(connection: StoreConnection): InboxQueries {
     deleteSettled: (before, limit) => retention.deleteSettled(before, limit),
     prunePayloads: (before, limit, after) => retention.prunePayloads(before, limit, after),
     recoveries: new RecoveryJobQueries(connection),
+    backfills: new BackfillJobQueries(connection),
   };
 }

@@ -40,7 +40,7 @@ const START = new Date(Date.now() - 2 * 3_600_000);
 const dead = () => deadEventsOf(EVENTS, START, [HANDLER]);
 
 /** A replay's row without the columns the upgrade adds, to compare with the row as 1.0 had it. */
-const ADDED_COLUMNS = ['kind', 'page_cursor', 'endpoint', 'tenant'];
+const ADDED_COLUMNS = ['kind', 'page_cursor', 'endpoint', 'tenant', 'handler', 'ran', 'failed'];
 const asOf10 = (row: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(row).filter(([column]) => !ADDED_COLUMNS.includes(column)));
 
@@ -139,8 +139,16 @@ describe.each<Database>(['sqlite', 'postgres'])('the upgrade from 1.0 on %s', (d
       const after = await inboxRowsOf10(source);
       expect({ ...after, replays: after.replays.map(asOf10) }).toEqual(before);
       expect(
-        after.replays.map((row) => [row.kind, row.page_cursor, row.endpoint, row.tenant]),
-      ).toEqual(before.replays.map(() => ['replay', null, null, null]));
+        after.replays.map((row) => [
+          row.kind,
+          row.page_cursor,
+          row.endpoint,
+          row.tenant,
+          row.handler,
+          Number(row.ran),
+          Number(row.failed),
+        ]),
+      ).toEqual(before.replays.map(() => ['replay', null, null, null, null, 0, 0]));
 
       // What 1.1 writes goes in: recoveries, backfills, and a job that failed.
       await addHistory(source, '40000000-0000-4000-8000-000000000001', 'recover');

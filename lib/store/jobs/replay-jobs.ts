@@ -1,4 +1,4 @@
-import { Brackets, EntityManager } from 'typeorm';
+import { Brackets, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { WebhookEventEntity } from '../schema/entities/webhook-event.entity';
 import { BackgroundJobKind, WebhookReplayEntity } from '../schema/entities/webhook-replay.entity';
 import { filteredEvents } from '../queries/event-filter-query';
@@ -69,19 +69,25 @@ export function lockedReplay(
   return query.getOne();
 }
 
-/** A running job of `kind` nobody holds, or whose holder's lease ran out, locked for this transaction. */
+/**
+ * A running job of `kind` nobody holds, or whose holder's lease ran out, locked for this
+ * transaction; of a backfill, only one whose handler is among `handlers`.
+ */
 export function freeReplay(
   manager: EntityManager,
   now: Date,
   kind: BackgroundJobKind = 'replay',
+  handlers?: readonly string[],
 ): Promise<WebhookReplayEntity | null> {
   const query = manager
     .createQueryBuilder(WebhookReplayEntity, 'j')
     .where('j.status = :status', { status: underWay(kind) })
     .andWhere('j.kind = :kind', { kind })
-    .andWhere('(j.locked_until IS NULL OR j.locked_until < :now)', { now })
-    .orderBy('j.created_at', 'ASC')
-    .limit(1);
+    .andWhere('(j.locked_until IS NULL OR j.locked_until < :now)', { now });
+  if (handlers !== undefined) {
+    query.andWhere('j.handler IN (:...handlers)', { handlers });
+  }
+  query.orderBy('j.created_at', 'ASC').limit(1);
   if (sqlDialectOf(manager.connection).kind === 'postgres') {
     query.setLock('pessimistic_write').setOnLocked('skip_locked');
   }
@@ -104,6 +110,19 @@ export async function nextReplayed(
   )
     .andWhere(`${LIVE_STATUS} IN (:...replayable)`, { replayable: REPLAYABLE_STATUSES })
     .andWhere('e.received_at < :startedAt', { startedAt: dateOf(job.createdAt) });
+  const rows = await afterCursor(query, job)
+    .select('e.id', 'id')
+    .addSelect('e.received_at', 'received_at')
+    .limit(limit)
+    .getRawMany<{ id: string; received_at: unknown }>();
+  return rows.map((row) => ({ id: row.id, receivedAt: dateOf(row.received_at)! }));
+}
+
+/** `query` (events as `e`) narrowed to the events after `job`'s cursor, oldest first. */
+export function afterCursor<T extends ObjectLiteral>(
+  query: SelectQueryBuilder<T>,
+  job: Pick<WebhookReplayEntity, 'cursorAt' | 'cursorId'>,
+): SelectQueryBuilder<T> {
   const cursorAt = dateOf(job.cursorAt);
   if (cursorAt !== null && job.cursorId !== null) {
     query.andWhere(
@@ -114,14 +133,7 @@ export async function nextReplayed(
       ),
     );
   }
-  const rows = await query
-    .select('e.id', 'id')
-    .addSelect('e.received_at', 'received_at')
-    .orderBy('e.received_at', 'ASC')
-    .addOrderBy('e.id', 'ASC')
-    .limit(limit)
-    .getRawMany<{ id: string; received_at: unknown }>();
-  return rows.map((row) => ({ id: row.id, receivedAt: dateOf(row.received_at)! }));
+  return query.orderBy('e.received_at', 'ASC').addOrderBy('e.id', 'ASC');
 }
 
 /** The status a job of `kind` has while it is under way (see `AddRecoveryJobs1765000000000`). */
@@ -145,15 +157,19 @@ export async function cancelJob(
   return (result.affected ?? 0) > 0;
 }
 
-/** Takes a job of `kind` under way that nobody holds (or whose lease ran out) for `holder`. */
+/**
+ * Takes a job of `kind` under way that nobody holds (or whose lease ran out) for `holder`: of a
+ * backfill, one whose handler is among `handlers`.
+ */
 export async function claimJob(
   manager: EntityManager,
   holder: string,
   leaseMs: number,
   kind: BackgroundJobKind,
+  handlers?: readonly string[],
 ): Promise<WebhookReplayEntity | null> {
   const now = new Date();
-  const row = await freeReplay(manager, now, kind);
+  const row = await freeReplay(manager, now, kind, handlers);
   if (!row) {
     return null;
   }

@@ -43,9 +43,7 @@ export class HandlerLedger {
         // NOTE: the ledger row is written first: a second worker that reaches the same
         // (event, handler) waits on the unique index until this transaction ends, then skips.
         // Its time is read once this run has its turn on the connection (SQLite), not before.
-        const { sql, params } = this.ledgerStatement(eventId, handlerKey, attempt);
-        const inserted = await connection.rows(manager, sql, params);
-        if (inserted.length === 0) {
+        if (!(await this.claimRun(manager, eventId, handlerKey, attempt))) {
           return 'already_done' as const;
         }
         const outcome = await work(manager);
@@ -53,6 +51,36 @@ export class HandlerLedger {
         return settled ? ('ran_and_settled' as const) : ('ran' as const);
       });
     });
+  }
+
+  /**
+   * Writes the ledger row of (event, handler) in `manager`'s transaction; false when the row
+   * exists already (the handler ran for the event), after waiting for a transaction that holds it.
+   */
+  async claimRun(
+    manager: EntityManager,
+    eventId: string,
+    handlerKey: string,
+    attempt: number,
+  ): Promise<boolean> {
+    const { sql, params } = this.ledgerStatement(eventId, handlerKey, attempt);
+    const inserted = await this.connection.rows(manager, sql, params);
+    return inserted.length > 0;
+  }
+
+  /** Keeps the outcome a handler reported on its ledger row, in `manager`'s transaction. */
+  async keepOutcome(
+    manager: EntityManager,
+    eventId: string,
+    handlerKey: string,
+    outcome: string,
+  ): Promise<void> {
+    const { params, bind } = parameterList(this.connection.dialect);
+    await this.connection.rows(
+      manager,
+      this.outcomeStatement(eventId, handlerKey, outcome, bind),
+      params,
+    );
   }
 
   private ledgerStatement(eventId: string, handlerKey: string, attempt: number): Statement {
@@ -82,18 +110,18 @@ export class HandlerLedger {
     outcome: string | undefined,
     settle: HandlerSettlement | undefined,
   ): Promise<boolean> {
+    if (!settle) {
+      if (outcome !== undefined) {
+        await this.keepOutcome(manager, eventId, handlerKey, outcome);
+      }
+      return false;
+    }
     const { connection } = this;
     const binder = parameterList(connection.dialect);
     const outcomeSql =
       outcome === undefined
         ? undefined
         : this.outcomeStatement(eventId, handlerKey, outcome, binder.bind);
-    if (!settle) {
-      if (outcomeSql !== undefined) {
-        await connection.rows(manager, outcomeSql, binder.params);
-      }
-      return false;
-    }
     const changes = processedChanges(new Date(), settle.result(outcome));
     const before = outcomeSql === undefined ? undefined : { sql: outcomeSql, binder };
     return settleHeld(connection, manager, eventId, settle.workerId, changes, before);

@@ -1,6 +1,7 @@
 import type { EventQueries } from './event-queries.port';
 import type { OperatorActions } from './operator-actions.port';
 import type { PauseQueries } from './pause-queries.port';
+import type { BackfillJobs } from './backfill-jobs.port';
 import type { RecoveryJobs } from './recovery-jobs.port';
 import type { ReplayJobs } from './replay-jobs.port';
 import type { RetentionQueries } from './retention-queries.port';
@@ -31,6 +32,12 @@ export interface InboxQueries
    * @default none
    */
   readonly recoveries?: RecoveryJobs;
+  /**
+   * Backfills of one handler over stored events; a store without them cannot backfill (the
+   * admin and CLI say so).
+   * @default none
+   */
+  readonly backfills?: BackfillJobs;
 }
 
 /** Injection token for the {@link InboxQueries}. */

@@ -43,6 +43,14 @@ export type {
 } from './event-history';
 export type { DispatchPause, DispatchPauseScope } from './pause-queries.port';
 export type { NewReplayJob, ReplayBatch, ReplayJob } from './replay-jobs.port';
+export type {
+  BackfillFailure,
+  BackfillJob,
+  BackfillScope,
+  BackfillState,
+  BackfillStep,
+  NewBackfillJob,
+} from './backfill-jobs.port';
 export type { NewRecoveryJob, RecoveredPage, RecoveryJob } from './recovery-jobs.port';
 // NOTE: the ports each role of a store implements; InboxWorker and InboxQueries compose them.
 export type { WorkQueue } from './work-queue.port';
@@ -52,5 +60,6 @@ export type { EventQueries } from './event-queries.port';
 export type { OperatorActions } from './operator-actions.port';
 export type { PauseQueries } from './pause-queries.port';
 export type { ReplayJobs } from './replay-jobs.port';
+export type { BackfillJobs } from './backfill-jobs.port';
 export type { RecoveryJobs } from './recovery-jobs.port';
 export type { RetentionQueries } from './retention-queries.port';

@@ -43,6 +43,17 @@ export class WebhookReplayEntity {
   @Column({ type: 'varchar', length: 64, nullable: true })
   tenant!: string | null;
 
+  /** The handler a backfill runs (its ledger key); null for the other kinds. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  handler!: string | null;
+
+  /** A backfill's runs of its handler that ended well, and those that threw. */
+  @Column({ type: 'integer', default: 0 })
+  ran!: number;
+
+  @Column({ type: 'integer', default: 0 })
+  failed!: number;
+
   /** How many events matched when it started. */
   @Column({ type: 'integer' })
   total!: number;

@@ -40,8 +40,9 @@ function oneOf(column: string, values: readonly string[]): string {
  * over a window and stores the events whose deliveries never arrived) and `backfill` (runs one
  * handler over stored events). `webhook_replays` gains `kind` (every existing job is a
  * `replay`), `page_cursor` (where a recovery stands in the provider's log, in the provider's
- * own words) and the `endpoint` and `tenant` a recovery reads (indexed, for where the next
- * scheduled one starts), and a job may now end `failed` (its endpoint cannot be read). A recovery or backfill
+ * own words), the `endpoint` and `tenant` a recovery reads (indexed, for where the next
+ * scheduled one starts), the `handler` a backfill runs with its counts of runs that `ran` and
+ * `failed`, and a job may now end `failed` (its endpoint cannot be read). A recovery or backfill
  * under way is `active`, a status 1.0 never takes, so a 1.0 instance still running during the
  * upgrade never runs one as a replay. An event's history
  * may now say it was recovered or backfilled.
@@ -82,9 +83,19 @@ export class AddRecoveryJobs1765000000000 implements MigrationInterface {
         await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "page_cursor" text');
         await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "endpoint" varchar(64)');
         await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "tenant" varchar(64)');
+        await queryRunner.query('ALTER TABLE "webhook_replays" ADD COLUMN "handler" varchar(255)');
+        await queryRunner.query(
+          'ALTER TABLE "webhook_replays" ADD COLUMN "ran" integer NOT NULL DEFAULT 0',
+        );
+        await queryRunner.query(
+          'ALTER TABLE "webhook_replays" ADD COLUMN "failed" integer NOT NULL DEFAULT 0',
+        );
         await queryRunner.query(JOBS_BY_ENDPOINT);
       } else {
         await queryRunner.query('DROP INDEX "ix_webhook_replays_endpoint"');
+        await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "failed"');
+        await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "ran"');
+        await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "handler"');
         await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "tenant"');
         await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "endpoint"');
         await queryRunner.query('ALTER TABLE "webhook_replays" DROP COLUMN "page_cursor"');
@@ -158,7 +169,10 @@ async function rebuildSqliteJobs(queryRunner: QueryRunner, to: 'before' | 'after
       "kind" varchar(16) NOT NULL DEFAULT 'replay' ${oneOf('kind', ['replay', 'recover', 'backfill'])},
       "page_cursor" text,
       "endpoint" varchar(64),
-      "tenant" varchar(64)`
+      "tenant" varchar(64),
+      "handler" varchar(255),
+      "ran" integer NOT NULL DEFAULT 0,
+      "failed" integer NOT NULL DEFAULT 0`
       : '';
   await queryRunner.query(`
     CREATE TABLE "webhook_replays_next" (
