@@ -137,6 +137,19 @@ export class RecoveryJobQueries implements RecoveryJobs {
     return row ? dateOf(row.receivedAt) : null;
   }
 
+  async tenantsWithEvents(endpoint: string): Promise<string[]> {
+    const rows = await this.connection.read((manager) =>
+      manager
+        .createQueryBuilder(WebhookEventEntity, 'e')
+        .select('DISTINCT e.tenant', 'tenant')
+        .where('e.endpoint = :endpoint', { endpoint })
+        .andWhere("e.tenant <> ''")
+        .orderBy('e.tenant', 'ASC')
+        .getRawMany<{ tenant: string }>(),
+    );
+    return rows.map((row) => row.tenant);
+  }
+
   /** The row of a new recovery, `active`, due to be taken by any instance. */
   private newRow(manager: EntityManager, job: NewRecoveryJob, id: string): WebhookReplayEntity {
     const now = new Date();

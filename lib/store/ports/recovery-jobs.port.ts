@@ -75,6 +75,8 @@ export interface RecoveryJobs {
   recoveredUntil(endpoint: string, tenant: string | null): Promise<Date | null>;
   /** When the newest event of an endpoint's tenant was received; null when it has none. */
   lastReceivedAt(endpoint: string, tenant: string | null): Promise<Date | null>;
+  /** The tenants an endpoint has events of in the inbox, in name order (none for an endpoint without tenants). */
+  tenantsWithEvents(endpoint: string): Promise<string[]>;
   /** The recoveries, newest first, at most `limit`. */
   recoveryJobs(limit: number): Promise<RecoveryJob[]>;
   /** One recovery; null when there is none. */
