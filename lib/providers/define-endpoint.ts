@@ -35,6 +35,11 @@ export interface EndpointExtras {
   defaultSources?: { readonly ranges: readonly string[]; readonly name: string };
   /** The endpoint of snapshot events an endpoint of event notifications is paired with. */
   snapshotEndpoint?: string;
+  /**
+   * On a tenant endpoint, whose tenants bring their own API credentials: how far back its
+   * tenants' event logs reach, which `recover` is checked against instead of `eventLog`.
+   */
+  tenantEventLog?: Pick<ProviderEventLog, 'retentionMs' | 'source'>;
 }
 
 /**
@@ -101,7 +106,12 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": orderPerPayment must be true or false.`,
     );
   }
-  const recover = recoverScheduleOf(name, provider.kind, options.recover, extras.eventLog);
+  const recover = recoverScheduleOf(
+    name,
+    provider.kind,
+    options.recover,
+    extras.eventLog ?? extras.tenantEventLog,
+  );
   return {
     name,
     provider,
@@ -200,7 +210,7 @@ function recoverScheduleOf(
   name: string,
   kind: string,
   recover: WebhookRecoverySchedule | undefined,
-  eventLog: ProviderEventLog | undefined,
+  eventLog: Pick<ProviderEventLog, 'retentionMs' | 'source'> | undefined,
 ): Required<WebhookRecoverySchedule> | undefined {
   if (recover === undefined) {
     return undefined;

@@ -222,8 +222,9 @@ export interface BaseEndpointOptions {
    * schedule: every `everyMs` (and at once when the app starts) one instance reads the log from
    * where the last recovery of the endpoint ended (or, before the first, from the last event
    * received), at most `lookBackMs` back, and stores what the inbox does not have. Needs the
-   * endpoint's API credentials and a provider that keeps an event log
-   * (docs/operations.md, "After an outage").
+   * endpoint's API credentials and a provider that keeps an event log; a tenant endpoint
+   * recovers each tenant it has events of on its own, with the API credentials `resolveTenant`
+   * gives that tenant (docs/operations.md, "After an outage").
    * @default none: recoveries run when started (`events recover`, `WebhookRecoveries`)
    * @example recover: { everyMs: 3_600_000 }
    */

@@ -1,4 +1,5 @@
 import type { WebhookEndpoint } from '../providers/webhook-provider.interface';
+import { eventLogReachOf } from '../providers/event-log-reach';
 import { isTenantEndpoint } from '../tenants/tenant-endpoint';
 
 /** Providers whose event log the package reads, for the message of an endpoint that has none. */
@@ -20,7 +21,11 @@ export function recoveryProblems(
   if (isTenantEndpoint(endpoint) && !window.tenant) {
     return `"${name}" is a tenant endpoint: name the tenant whose events to recover (tenant)`;
   }
-  const log = endpoint.eventLog;
+  // NOTE: a tenant endpoint has no log of its own: each tenant's is read with the credentials
+  // resolveTenant gives it, checked when the recovery runs; here, how far its kind's log reaches.
+  const log = isTenantEndpoint(endpoint)
+    ? (endpoint.eventLog ?? eventLogReachOf(endpoint.provider.kind))
+    : endpoint.eventLog;
   if (log === undefined) {
     const kind = endpoint.provider.kind;
     return PROVIDERS_WITH_EVENT_LOGS.includes(kind)
@@ -41,3 +46,8 @@ export function recoveryProblems(
   }
   return undefined;
 }
+
+/** Why a recovery of a tenant `resolveTenant` returns null for cannot read its log. */
+export const TENANT_UNKNOWN = (endpoint: string, tenant: string): string =>
+  `resolveTenant of endpoint "${endpoint}" knows no tenant "${tenant}" (it returned null): ` +
+  "its event log cannot be read without the tenant's API credentials";

@@ -1,5 +1,6 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
 import { defineEndpoint } from '../providers/define-endpoint';
+import { eventLogReachOf } from '../providers/event-log-reach';
 import {
   BaseEndpointOptions,
   InboundWebhook,
@@ -184,14 +185,20 @@ export function tenantEndpoint<O extends BaseEndpointOptions>(
   // NOTE: the endpoint's own options are checked once here; each tenant's endpoint is built
   // with them unchanged.
   const paired = (defaults as { snapshotEndpoint?: unknown }).snapshotEndpoint;
+  // NOTE: `recover` is the tenant endpoint's schedule, checked against how far its kind's event
+  // log reaches (each tenant reads its own, with its own credentials); a tenant's own endpoint
+  // is built without it, so a tenant without API credentials still takes deliveries.
+  const tenantEventLog = eventLogReachOf(kind);
   const endpoint = defineEndpoint({ ...defaults, verifyWithProvider: false }, provider, {
     ...(typeof paired === 'string' ? { snapshotEndpoint: paired } : {}),
+    ...(tenantEventLog ? { tenantEventLog } : {}),
   });
+  const { recover: _schedule, ...shared } = defaults;
   const tenants = new TenantDirectory({
     endpoint: endpoint.name,
     kind,
     build: (settings) =>
-      factory({ ...defaults, ...settings, ...endpointOptionsOf(defaults) } as unknown as O),
+      factory({ ...shared, ...settings, ...endpointOptionsOf(shared) } as unknown as O),
     resolve: resolveTenant as TenantDirectoryResolver,
     cache: tenantCache,
     resolveTimeoutMs,

@@ -13,7 +13,7 @@ const CLIENT = 'StripeEventLog';
 const DEFAULT_API_URL = 'https://api.stripe.com';
 const KEYS_PAGE = 'Stripe Dashboard → Developers → API keys';
 /** Stripe lists events of the last 30 days. */
-const RETENTION_MS = 30 * 86_400_000;
+export const STRIPE_EVENT_RETENTION_MS = 30 * 86_400_000;
 /** The most events one page of either list holds. */
 export const STRIPE_EVENTS_PAGE_SIZE = 100;
 /** A `next_page_url` of the v2 list is a path of the events list, nothing else. */
@@ -34,7 +34,7 @@ export type StripePayloadStyle = 'snapshot' | 'thin';
  */
 export class StripeEventLog implements ProviderEventLog {
   readonly kind = 'stripe';
-  readonly retentionMs = RETENTION_MS;
+  readonly retentionMs = STRIPE_EVENT_RETENTION_MS;
   readonly source: string;
 
   private readonly api: BearerApi;
