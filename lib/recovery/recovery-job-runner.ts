@@ -11,8 +11,8 @@ import type { InboxWriter, NewWebhookEvent } from '../store/ports/inbox-writer.p
 import type { RecoveryJob, RecoveryJobs } from '../store/ports/recovery-jobs.port';
 import { InboxSignal } from '../store/work/inbox-signal';
 import { SafeLogger } from '../telemetry/safe-logger';
-import { endpointOfEvent } from '../tenants/tenant-endpoint';
-import { recoveryProblems } from './recovery.messages';
+import { isTenantEndpoint } from '../tenants/tenant-endpoint';
+import { recoveryProblems, TENANT_UNKNOWN } from './recovery.messages';
 
 /** How the recoveries are run. */
 export interface RecoveryJobSettings {
@@ -104,13 +104,29 @@ export class RecoveryJobRunner {
   /** Runs a recovery until it ends, is canceled or this instance stops; false when a page failed. */
   private async run(jobs: RecoveryJobs, job: RecoveryJob, stopped: AbortSignal): Promise<boolean> {
     let endpoint: WebhookEndpoint | undefined;
-    try {
-      endpoint = await endpointOfEvent(this.endpoints, {
-        endpoint: job.endpoint,
-        tenant: job.tenant ?? '',
-      });
-    } catch (error) {
-      return this.pageFailed(jobs, job, error);
+    const configured = this.endpoints.get(job.endpoint);
+    if (isTenantEndpoint(configured) && job.tenant) {
+      let own: WebhookEndpoint | null;
+      try {
+        own = await configured.tenants.endpointOf(job.tenant);
+      } catch (error) {
+        // NOTE: kept under this instance's lease: the other recoveries run meanwhile, and any
+        // instance tries it again once the lease runs out, with one warning a lease.
+        this.logger.warn(
+          `Recovery ${job.id}: tenant "${job.tenant}" cannot be resolved now (tried again in ` +
+            `${this.settings.leaseMs} ms): ${describe(error)}`,
+        );
+        return true;
+      }
+      if (own === null) {
+        const gone = TENANT_UNKNOWN(job.endpoint, job.tenant);
+        await jobs.failRecoveryJob(job.id, this.holder, gone);
+        this.logger.warn(`Recovery ${job.id} failed: ${gone}`);
+        return true;
+      }
+      endpoint = own;
+    } else {
+      endpoint = configured;
     }
     const problem = recoveryProblems(job.endpoint, endpoint, job, job.createdAt);
     if (problem !== undefined || !endpoint?.eventLog) {
