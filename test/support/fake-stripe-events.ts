@@ -9,6 +9,8 @@ export interface EventsRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly status: number;
+  /** The key it was sent with (`Authorization: Bearer …`). */
+  readonly apiKey: string | undefined;
 }
 
 /** An answer the fake gives instead of a page: its status and Stripe's error body. */
@@ -25,15 +27,17 @@ interface Outage {
  * - `GET /v2/core/events`: `created[gte]`/`created[lte]` as ISO times, `limit`, `page`;
  *   newest first; `{ data, next_page_url, previous_page_url }`.
  * Errors as Stripe gives them: `{ error: { type, code, message } }` with 401 for another key,
- * and 429 or 5xx for the requests {@link failAt} names.
+ * and 429 or 5xx for the requests {@link failAt} names. Each key is an account of its own (a
+ * platform's merchants): {@link FAKE_STRIPE_KEY}'s log takes {@link add}, and each key given to
+ * {@link addTo} has its own, which only that key reads.
  * @example
  * const api = await FakeStripeEvents.start();
  * api.add(JSON.parse(event.body));
  * stripeEndpoint({ name: 'stripe', secret, api: api.api() });
  */
 export class FakeStripeEvents {
-  /** Snapshot events (v1), newest first once sorted. */
-  private readonly snapshots: Record<string, unknown>[] = [];
+  /** Snapshot events (v1) by the key of their account, newest first once sorted. */
+  private readonly snapshots = new Map<string, Record<string, unknown>[]>([[FAKE_STRIPE_KEY, []]]);
   /** Thin events (v2), as the v2 list returns them. */
   private readonly thin: Record<string, unknown>[] = [];
   /** Outages by the number of the request they answer (1 for the first). */
@@ -63,7 +67,14 @@ export class FakeStripeEvents {
 
   /** Adds snapshot events (as their deliveries carry them) to the v1 log. */
   add(...events: Record<string, unknown>[]): void {
-    this.snapshots.push(...events);
+    this.addTo(FAKE_STRIPE_KEY, ...events);
+  }
+
+  /** Adds snapshot events to the v1 log of the account of `apiKey`, which it then takes. */
+  addTo(apiKey: string, ...events: Record<string, unknown>[]): void {
+    const log = this.snapshots.get(apiKey) ?? [];
+    log.push(...events);
+    this.snapshots.set(apiKey, log);
   }
 
   /** Adds thin events (`object: 'v2.core.event'`, `created` an ISO time) to the v2 log. */
@@ -86,14 +97,16 @@ export class FakeStripeEvents {
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
     const send = (status: number, body: unknown) => {
-      this.requests.push({ path: url.pathname, query: url.searchParams, status });
+      this.requests.push({ path: url.pathname, query: url.searchParams, status, apiKey });
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
     if (this.delayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     }
-    if (request.headers.authorization !== `Bearer ${FAKE_STRIPE_KEY}`) {
+    const apiKey = request.headers.authorization?.replace(/^Bearer /, '');
+    const snapshots = apiKey === undefined ? undefined : this.snapshots.get(apiKey);
+    if (snapshots === undefined) {
       return send(401, {
         error: { type: 'invalid_request_error', message: 'Invalid API Key provided' },
       });
@@ -104,7 +117,7 @@ export class FakeStripeEvents {
       return send(outage.status, { error: { type: 'api_error', code: outage.code } });
     }
     if (request.method === 'GET' && url.pathname === '/v1/events') {
-      return send(200, this.v1Page(url.searchParams));
+      return send(200, this.v1Page(snapshots, url.searchParams));
     }
     if (request.method === 'GET' && url.pathname === '/v2/core/events') {
       return send(200, this.v2Page(url.searchParams));
@@ -112,11 +125,11 @@ export class FakeStripeEvents {
     send(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
   }
 
-  private v1Page(query: URLSearchParams) {
+  private v1Page(snapshots: readonly Record<string, unknown>[], query: URLSearchParams) {
     const gte = Number(query.get('created[gte]') ?? 0);
     const lte = Number(query.get('created[lte]') ?? Number.MAX_SAFE_INTEGER);
     const limit = Math.min(Number(query.get('limit') ?? 10), 100);
-    const inWindow = newestFirst(this.snapshots, (event) => event.created as number).filter(
+    const inWindow = newestFirst(snapshots, (event) => event.created as number).filter(
       (event) => (event.created as number) >= gte && (event.created as number) <= lte,
     );
     const after = query.get('starting_after');
