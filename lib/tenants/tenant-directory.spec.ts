@@ -191,6 +191,29 @@ describe('tenantEndpoint()', () => {
     expect(notification).toMatchObject({ eventId: 'evt_1', merchantRef: 'o-1' });
   });
 
+  it('takes recover where the provider keeps an event log, as far back as it reaches, and builds each tenant without it', async () => {
+    const endpoint = tenantEndpoint(stripeEndpoint, {
+      name: 'merchants',
+      recover: { everyMs: 3_600_000 },
+      resolveTenant: () => ({ secret: 'whsec_acme' }),
+    });
+    expect(endpoint.recover).toEqual({ everyMs: 3_600_000, lookBackMs: 3 * 86_400_000 });
+    // A tenant without API credentials still takes deliveries.
+    const own = await endpoint.tenants.endpointOf('acme');
+    expect(own).toMatchObject({ name: 'merchants' });
+    expect(own?.recover).toBeUndefined();
+    expect(() =>
+      tenantEndpoint(stripeEndpoint, {
+        name: 'merchants',
+        recover: { lookBackMs: 31 * 86_400_000 },
+        resolveTenant: () => null,
+      }),
+    ).toThrow(/lookBackMs must be a whole number of milliseconds from 60000 to the 2592000000/);
+    expect(() =>
+      tenantEndpoint(tbankEndpoint, { name: 'shops', recover: {}, resolveTenant: () => null }),
+    ).toThrow(/recover needs an event log to read/);
+  });
+
   it('refuses a factory without a kind, and a missing resolver, naming the fix', () => {
     const untagged = (options: { name: string }) =>
       stripeEndpoint({ ...options, secret: 'whsec_x' });
