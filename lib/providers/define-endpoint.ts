@@ -35,11 +35,6 @@ export interface EndpointExtras {
   defaultSources?: { readonly ranges: readonly string[]; readonly name: string };
   /** The endpoint of snapshot events an endpoint of event notifications is paired with. */
   snapshotEndpoint?: string;
-  /**
-   * On a tenant endpoint, whose tenants bring their own API credentials: how far back its
-   * tenants' event logs reach, which `recover` is checked against instead of `eventLog`.
-   */
-  tenantEventLog?: Pick<ProviderEventLog, 'retentionMs' | 'source'>;
 }
 
 /**
@@ -106,12 +101,7 @@ export function defineEndpoint(
       `Webhook endpoint "${name}": orderPerPayment must be true or false.`,
     );
   }
-  const recover = recoverScheduleOf(
-    name,
-    provider.kind,
-    options.recover,
-    extras.eventLog ?? extras.tenantEventLog,
-  );
+  const recover = recoverScheduleOf(name, provider.kind, options.recover, extras.eventLog);
   return {
     name,
     provider,
@@ -205,8 +195,11 @@ const MINUTE_MS = 60_000;
 const DEFAULT_RECOVER_EVERY_MS = 3_600_000;
 const DEFAULT_RECOVER_LOOK_BACK_MS = 3 * 86_400_000;
 
-/** An endpoint's `recover`, checked against its event log and with its defaults. */
-function recoverScheduleOf(
+/**
+ * An endpoint's `recover`, checked against its event log (or, on a tenant endpoint, how far its
+ * tenants' logs reach) and with its defaults.
+ */
+export function recoverScheduleOf(
   name: string,
   kind: string,
   recover: WebhookRecoverySchedule | undefined,

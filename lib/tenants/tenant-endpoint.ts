@@ -1,5 +1,5 @@
 import { WebhookConfigurationError } from '../core/webhook-errors';
-import { defineEndpoint } from '../providers/define-endpoint';
+import { defineEndpoint, recoverScheduleOf } from '../providers/define-endpoint';
 import { eventLogReachOf } from '../providers/event-log-reach';
 import {
   BaseEndpointOptions,
@@ -188,12 +188,11 @@ export function tenantEndpoint<O extends BaseEndpointOptions>(
   // NOTE: `recover` is the tenant endpoint's schedule, checked against how far its kind's event
   // log reaches (each tenant reads its own, with its own credentials); a tenant's own endpoint
   // is built without it, so a tenant without API credentials still takes deliveries.
-  const tenantEventLog = eventLogReachOf(kind);
-  const endpoint = defineEndpoint({ ...defaults, verifyWithProvider: false }, provider, {
+  const { recover: schedule, ...shared } = defaults;
+  const endpoint = defineEndpoint({ ...shared, verifyWithProvider: false }, provider, {
     ...(typeof paired === 'string' ? { snapshotEndpoint: paired } : {}),
-    ...(tenantEventLog ? { tenantEventLog } : {}),
   });
-  const { recover: _schedule, ...shared } = defaults;
+  const recover = recoverScheduleOf(endpoint.name, kind, schedule, eventLogReachOf(kind));
   const tenants = new TenantDirectory({
     endpoint: endpoint.name,
     kind,
@@ -203,7 +202,12 @@ export function tenantEndpoint<O extends BaseEndpointOptions>(
     cache: tenantCache,
     resolveTimeoutMs,
   });
-  return { ...endpoint, verifyWithProvider: options.verifyWithProvider ?? false, tenants };
+  return {
+    ...endpoint,
+    ...(recover ? { recover } : {}),
+    verifyWithProvider: options.verifyWithProvider ?? false,
+    tenants,
+  };
 }
 
 type TenantDirectoryResolver = ConstructorParameters<typeof TenantDirectory>[0]['resolve'];
