@@ -119,8 +119,13 @@ export type {
   ReconciliationFailure,
 } from './reconciliation/reconciliation';
 export { WebhookRecoveries } from './recovery/webhook-recoveries';
-export { WebhookBackfills } from './backfill/webhook-backfills';
-export type { BackfillJob, BackfillScope, WebhookBackfillOptions } from './backfill/webhook-backfills';
+// NOTE: a type only: an app reaches the backfills through `WebhookAdmin.backfills`.
+export type {
+  BackfillJob,
+  BackfillScope,
+  WebhookBackfillOptions,
+  WebhookBackfills,
+} from './backfill/webhook-backfills';
 export type { RecoveryJob, WebhookRecoveryOptions } from './recovery/webhook-recoveries';
 export { PendingPaymentsSource } from './reconciliation/pending-payments.source';
 export type {

@@ -28,7 +28,6 @@ import { WebhooksStartupSummary } from './webhooks-startup-summary';
 import { PendingPaymentsSource } from '../reconciliation/pending-payments.source';
 import { ReconciliationService } from '../reconciliation/reconciliation';
 import { WebhookRecoveries } from '../recovery/webhook-recoveries';
-import { WebhookBackfills } from '../backfill/webhook-backfills';
 import { ExpiringIdempotencyRecords, WebhookRetention } from '../retention/webhook-retention';
 import { webhookEntities } from '../store/schema/entities';
 import { InboxSignal } from '../store/work/inbox-signal';
@@ -89,7 +88,6 @@ export function createWebhooksModuleParts(
       WebhookAdmin,
       ReconciliationService,
       WebhookRecoveries,
-      WebhookBackfills,
       WebhookRetention,
       WebhookTelemetry,
       WebhooksHealthIndicator,
@@ -174,7 +172,6 @@ function engineProviders(
     fromEngine(WebhookAdmin, (engine) => engine.admin),
     fromEngine(ReconciliationService, (engine) => engine.reconciliation),
     fromEngine(WebhookRecoveries, (engine) => engine.recoveries),
-    fromEngine(WebhookBackfills, (engine) => engine.backfills),
     fromEngine(WebhookRetention, (engine) => engine.retention),
     fromEngine(InboxSampler, (engine) => engine.sampler),
     fromEngine(WebhooksHealthIndicator, (engine) => engine.health),

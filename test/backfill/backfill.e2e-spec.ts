@@ -5,7 +5,7 @@ import {
   stripeEndpoint,
   BackfillJob,
   WebhookAdmin,
-  WebhookBackfills,
+  type WebhookBackfills,
   WebhookContext,
 } from 'nestjs-payment-webhooks';
 import { post } from '../support/http';
@@ -106,7 +106,7 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
       extras: { admin: { guards: [AdminTokenGuard] } },
       ...sameDatabaseAs(before),
     });
-    backfills = app.app.get(WebhookBackfills);
+    backfills = app.app.get(WebhookAdmin).backfills;
   });
 
   afterAll(async () => {
