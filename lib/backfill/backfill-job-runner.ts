@@ -223,7 +223,7 @@ export class BackfillJobRunner {
           await jobs.failBackfillJob(
             job.id,
             this.holder,
-            `${job.handler} threw on ${streak.failures} events in a row; the last: ${ran.error}`,
+            `${job.handler} threw on ${streak.failures} events in a row; the last: ${ran.error.split('\n')[0]}`,
           );
           this.logger.warn(`Backfill ${job.id} failed: ${job.handler} threw on every event`);
           return 'failed';

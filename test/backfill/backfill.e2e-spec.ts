@@ -47,6 +47,15 @@ class CrmSync {
   }
 }
 
+/** A handler that throws on every event. */
+@Injectable()
+class BrokenSink {
+  @OnPaymentEvent('payment.succeeded')
+  onPayment(): Promise<void> {
+    return Promise.reject(new Error('the sink is down'));
+  }
+}
+
 @Injectable()
 class AdminTokenGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
@@ -80,7 +89,7 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
       database,
       webhooks: { endpoints: endpoints() },
     });
-    for (let n = 0; n < 40; n += 1) {
+    for (let n = 0; n < 80; n += 1) {
       const event =
         n % 4 === 3
           ? stripePaymentEvent(SECRET, {
@@ -95,14 +104,14 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
       ).toBe(200);
     }
     const admin = before.app.get(WebhookAdmin);
-    await eventually(async () => (await admin.count({ status: ['processed', 'ignored'] })) === 40);
+    await eventually(async () => (await admin.count({ status: ['processed', 'ignored'] })) === 80);
     await before.stop();
     // The app with the handler added later.
     app = await startTestApp({
       platform: 'express',
       database,
       webhooks: { endpoints: endpoints() },
-      handlers: [TestPaymentHandlers, AnalyticsSink, CrmSync],
+      handlers: [TestPaymentHandlers, AnalyticsSink, CrmSync, BrokenSink],
       extras: { admin: { guards: [AdminTokenGuard] } },
       ...sameDatabaseAs(before),
     });
@@ -114,14 +123,14 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
   });
 
   const finished = async (id: string) => {
-    await eventually(async () => (await backfills.backfill(id))?.status !== 'running', 30_000);
+    await eventually(async () => (await backfills.backfill(id))?.status !== 'running', 60_000);
     return (await backfills.backfill(id))!;
   };
 
   it('counts what it would run in a dry run, running nothing', async () => {
     const job = await backfills.start({ handler: NEW_HANDLER, since: start, dryRun: true });
-    expect(job).toMatchObject({ status: 'running', total: 40, dryRun: true });
-    expect(await finished(job.id)).toMatchObject({ status: 'done', passed: 40, ran: 40 });
+    expect(job).toMatchObject({ status: 'running', total: 80, dryRun: true });
+    expect(await finished(job.id)).toMatchObject({ status: 'done', passed: 80, ran: 80 });
     expect((await effectsOf(app, 'analytics')).size).toBe(0);
   });
 
@@ -139,9 +148,9 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
     await admin.resume({ endpoint: 'stripe', handler: NEW_HANDLER });
     expect(await finished(job.id)).toMatchObject({
       status: 'done',
-      total: 40,
-      passed: 40,
-      ran: 40,
+      total: 80,
+      passed: 80,
+      ran: 80,
       failed: 0,
       error: null,
     });
@@ -150,8 +159,8 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
     expect([...analytics.values()].every((count) => count === 1)).toBe(true);
     // The payments handler did not run again; the events keep their status.
     expect(await effectsOf(app, 'payments')).toEqual(paymentsBefore);
-    expect(await admin.count({ status: 'processed' })).toBe(30);
-    expect(await admin.count({ status: 'ignored' })).toBe(10);
+    expect(await admin.count({ status: 'processed' })).toBe(60);
+    expect(await admin.count({ status: 'ignored' })).toBe(20);
     // Each event's history says so.
     const [event] = await admin.list({ eventId: payments[0] });
     const details = await admin.show(event.id);
@@ -173,9 +182,9 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
       (await backfills.start({ handler: 'CrmSync.onPayment', since: start })).id,
     );
     // The customers' events count as passed: the handler does not take their type.
-    expect(first).toMatchObject({ status: 'done', total: 40, passed: 40, ran: 25, failed: 5 });
+    expect(first).toMatchObject({ status: 'done', total: 80, passed: 80, ran: 55, failed: 5 });
     const crm = await effectsOf(app, 'crm');
-    expect(crm.size).toBe(25);
+    expect(crm.size).toBe(55);
     expect(failing.some((id) => crm.has(id))).toBe(false);
     const admin = app.app.get(WebhookAdmin);
     const [event] = await admin.list({ eventId: failing[0] });
@@ -186,11 +195,22 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
 
     failing.forEach((id) => app.control.scripts.delete(id));
     const again = await backfills.start({ handler: 'CrmSync.onPayment', since: start });
-    expect(again.total).toBe(15);
+    expect(again.total).toBe(25);
     expect(await finished(again.id)).toMatchObject({ status: 'done', ran: 5, failed: 0 });
     const after = await effectsOf(app, 'crm');
-    expect(after.size).toBe(30);
+    expect(after.size).toBe(60);
     expect([...after.values()].every((count) => count === 1)).toBe(true);
+  });
+
+  it('fails, saying why, once the handler throws on 50 events in a row', async () => {
+    const job = await finished(
+      (await backfills.start({ handler: 'BrokenSink.onPayment', since: start })).id,
+    );
+    expect(job).toMatchObject({ status: 'failed', ran: 0, failed: 50 });
+    expect(job.error).toBe(
+      'BrokenSink.onPayment threw on 50 events in a row; the last: Error: the sink is down',
+    );
+    expect(job.passed).toBeLessThan(80);
   });
 
   it('answers the admin routes: start, list, show, cancel, and a 400 for an unknown handler', async () => {
@@ -220,7 +240,7 @@ describe.each<Database>(['sqlite', 'postgres'])('backfilling one handler on %s',
     );
     expect(started.status).toBe(202);
     const job = (await started.json()) as BackfillJob & { scope: { types: string[] } };
-    expect(job).toMatchObject({ handler: refunds, dryRun: true, status: 'running', total: 40 });
+    expect(job).toMatchObject({ handler: refunds, dryRun: true, status: 'running', total: 80 });
     expect(job.scope.types).toEqual(['payment.succeeded', 'stripe:customer.created']);
     const shown = await call('GET', `backfills/${job.id}`);
     expect(shown.status).toBe(200);
