@@ -10,6 +10,7 @@ import type { InboxEvent } from '../store/ports/inbox-event';
 import { DispatchPauses } from '../dispatch/dispatch-pauses';
 import { errorClassOf, errorFingerprint, readableError } from '../dispatch/error-fingerprint';
 import type { HandlerRuns } from '../dispatch/handler-runs';
+import { JobPoller } from '../replay/job-poller';
 import { ReplayPace } from '../replay/replay-pace';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { endpointOfEvent } from '../tenants/tenant-endpoint';
@@ -49,9 +50,7 @@ export class BackfillJobRunner {
   /** Identifies this instance's leases and its history rows. */
   readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new SafeLogger('WebhookBackfill');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = new AbortController();
+  private readonly poller: JobPoller;
 
   constructor(
     private readonly jobs: BackfillJobs | undefined,
@@ -60,39 +59,27 @@ export class BackfillJobRunner {
     private readonly runs: HandlerRuns,
     private readonly pauses: DispatchPauses,
     private readonly settings: BackfillJobSettings = BACKFILL_JOB_SETTINGS,
-  ) {}
+  ) {
+    this.poller = new JobPoller(settings.pollMs, (stopped) => this.runAll(jobs!, stopped));
+  }
 
   /** Looks for backfills of this instance's handlers every `pollMs`, and at once. */
   start(): void {
-    if (!this.jobs) {
-      return;
+    if (this.jobs) {
+      this.poller.start();
     }
-    if (this.stopping.signal.aborted) {
-      this.stopping = new AbortController();
-    }
-    if (!this.timer) {
-      this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-      this.timer.unref();
-    }
-    this.kick();
   }
 
-  /** Looks for a backfill to run now (one was just started here). */
+  /** Looks for a backfill to run now (one was just started), once this instance runs handlers. */
   kick(): void {
-    if (!this.jobs || !this.timer || this.stopping.signal.aborted || this.running) {
-      return;
+    if (this.jobs && this.poller.started) {
+      this.poller.kick();
     }
-    this.running = this.runAll(this.jobs, this.stopping.signal).finally(() => {
-      this.running = undefined;
-    });
   }
 
   /** Stops after the run in progress and gives its backfill back, for any instance to carry on. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.poller.stop();
   }
 
   private async runAll(jobs: BackfillJobs, stopped: AbortSignal): Promise<void> {

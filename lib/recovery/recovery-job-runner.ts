@@ -12,6 +12,7 @@ import type { RecoveryJob, RecoveryJobs } from '../store/ports/recovery-jobs.por
 import { InboxSignal } from '../store/work/inbox-signal';
 import { SafeLogger } from '../telemetry/safe-logger';
 import { isTenantEndpoint } from '../tenants/tenant-endpoint';
+import { JobPoller } from '../replay/job-poller';
 import { recoveryProblems, TENANT_UNKNOWN } from './recovery.messages';
 
 /** How the recoveries are run. */
@@ -39,9 +40,7 @@ type ReadEvent = { readonly event: NewWebhookEvent } | { readonly unreadable: st
 export class RecoveryJobRunner {
   readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new SafeLogger('WebhookRecovery');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = new AbortController();
+  private readonly poller: JobPoller;
 
   constructor(
     private readonly jobs: RecoveryJobs | undefined,
@@ -50,39 +49,27 @@ export class RecoveryJobRunner {
     private readonly registry: Pick<WebhookHandlerRegistry, 'match'>,
     private readonly signal: InboxSignal,
     private readonly settings: RecoveryJobSettings = RECOVERY_JOB_SETTINGS,
-  ) {}
+  ) {
+    this.poller = new JobPoller(settings.pollMs, (stopped) => this.runAll(jobs!, stopped));
+  }
 
   /** Looks for recoveries to run every `pollMs`, and at once. */
   start(): void {
-    if (!this.jobs) {
-      return;
+    if (this.jobs) {
+      this.poller.start();
     }
-    if (this.stopping.signal.aborted) {
-      this.stopping = new AbortController();
-    }
-    if (!this.timer) {
-      this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-      this.timer.unref();
-    }
-    this.kick();
   }
 
   /** Looks for a recovery to run now (one was just started here). */
   kick(): void {
-    if (!this.jobs || this.stopping.signal.aborted || this.running) {
-      return;
+    if (this.jobs) {
+      this.poller.kick();
     }
-    this.running = this.runAll(this.jobs, this.stopping.signal).finally(() => {
-      this.running = undefined;
-    });
   }
 
   /** Stops after the page in progress and gives its recovery back, for any instance to carry on. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.poller.stop();
   }
 
   private async runAll(jobs: RecoveryJobs, stopped: AbortSignal): Promise<void> {

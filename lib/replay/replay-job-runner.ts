@@ -4,6 +4,7 @@ import { InboxSignal } from '../store/work/inbox-signal';
 import type { ReplayJob } from '../store/ports/replay-jobs.port';
 import type { ReplayJobs } from '../store/ports/replay-jobs.port';
 import { SafeLogger } from '../telemetry/safe-logger';
+import { JobPoller } from './job-poller';
 import { ReplayPace } from './replay-pace';
 
 /** How the replays in the background are run. */
@@ -33,10 +34,8 @@ export class ReplayJobRunner {
   /** Identifies this instance's leases. */
   readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new SafeLogger('WebhookReplays');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  /** Aborts when this instance stops: a batch waiting for its turn stops waiting. */
-  private stopping = new AbortController();
+  /** Its stop aborts the look under way: a batch waiting for its turn stops waiting. */
+  private readonly poller: JobPoller;
 
   constructor(
     private readonly queries: Pick<
@@ -45,36 +44,23 @@ export class ReplayJobRunner {
     >,
     private readonly signal: InboxSignal,
     private readonly settings: ReplayJobSettings = REPLAY_JOB_SETTINGS,
-  ) {}
+  ) {
+    this.poller = new JobPoller(settings.pollMs, (stopped) => this.runAll(stopped));
+  }
 
   /** Looks for replays to run every `pollMs`, and at once. */
   start(): void {
-    if (this.stopping.signal.aborted) {
-      this.stopping = new AbortController();
-    }
-    if (!this.timer) {
-      this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-      this.timer.unref();
-    }
-    this.kick();
+    this.poller.start();
   }
 
   /** Looks for a replay to run now (one was just started here). */
   kick(): void {
-    if (this.stopping.signal.aborted || this.running) {
-      return;
-    }
-    this.running = this.runAll(this.stopping.signal).finally(() => {
-      this.running = undefined;
-    });
+    this.poller.kick();
   }
 
   /** Stops after the batch in progress and gives its replay back, for any instance to carry on. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.poller.stop();
   }
 
   private async runAll(stopped: AbortSignal): Promise<void> {
