@@ -28,6 +28,7 @@ export const INBOX_PAGE_MODULES = [
   'inbox.js',
   'activity-charts.js',
   'admin-api.js',
+  'backfills.js',
   'confirm-dialog.js',
   'dom.js',
   'event-detail.js',

@@ -24,6 +24,7 @@
 /** @typedef {import('../../store/ports/pause-queries.port').DispatchPauseScope} DispatchPauseScope */
 /** @typedef {Wire<import('../../store/ports/replay-jobs.port').ReplayJob>} ReplayJob */
 /** @typedef {Wire<import('../../store/ports/recovery-jobs.port').RecoveryJob>} RecoveryJob */
+/** @typedef {Wire<import('../../store/ports/backfill-jobs.port').BackfillJob>} BackfillJob */
 /** @typedef {Wire<import('../../store/ports/event-queries.port').WebhookInboxStats>} InboxStats */
 /** @typedef {import('../webhook-admin.options').WebhookReplayReport} ReplayReport */
 /** @typedef {import('../webhook-admin.options').WebhookDiscardReport} DiscardReport */
@@ -224,4 +225,29 @@ export async function recoveryJob(id) {
 export async function cancelRecovery(id) {
   const path = `recoveries/${encodeURIComponent(id)}/cancel`;
   return /** @type {RecoveryJob} */ (await request(path, {}));
+}
+
+/**
+ * Starts a backfill of one handler over stored events: `handler`, `since`, and optionally
+ * `until`, `endpoint`, `type` (a comma list), `dryRun`, `rate`.
+ * @param {QueryValues} values
+ */
+export async function startBackfill(values) {
+  return /** @type {BackfillJob} */ (await request(`backfills?${query(values)}`, {}));
+}
+
+/** The backfills, newest first. */
+export async function listBackfills() {
+  return /** @type {BackfillJob[]} */ (await request('backfills?limit=20'));
+}
+
+/** @param {string} id */
+export async function backfillJob(id) {
+  return /** @type {BackfillJob} */ (await request(`backfills/${encodeURIComponent(id)}`));
+}
+
+/** @param {string} id */
+export async function cancelBackfill(id) {
+  const path = `backfills/${encodeURIComponent(id)}/cancel`;
+  return /** @type {BackfillJob} */ (await request(path, {}));
 }

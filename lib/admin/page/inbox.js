@@ -2,6 +2,7 @@
 // The inbox page of nestjs-payment-webhooks: plain browser JavaScript over the admin routes,
 // loaded as native ES modules with nothing to build. This entry wires the sections to the page.
 import { legend, loadActivity, SERIES } from './activity-charts.js';
+import { backfillHandler, loadBackfills } from './backfills.js';
 import { byId } from './dom.js';
 import { toggleBody } from './event-detail.js';
 import { loadEvents, search } from './event-list.js';
@@ -11,7 +12,10 @@ import { loadRecoveries, recoverWindow } from './recoveries.js';
 import { refreshAll, refreshWith } from './refresh.js';
 import { guarded } from './status-line.js';
 
-/** How often the charts, failure groups, pauses and recoveries are read again (the events list on Refresh). */
+/**
+ * How often the charts, failure groups, pauses, recoveries and backfills are read again (the
+ * events list on Refresh).
+ */
 const REFRESH_MS = 10_000;
 
 /**
@@ -26,7 +30,7 @@ function onSubmit(id, work) {
   });
 }
 
-refreshWith(loadActivity, loadGroups, loadPauses, loadRecoveries, loadEvents);
+refreshWith(loadActivity, loadGroups, loadPauses, loadRecoveries, loadBackfills, loadEvents);
 onSubmit('filter-form', () => loadEvents());
 onSubmit('search-form', (form) => search(String(form.get('search')).trim()));
 onSubmit('pause-form', (form) =>
@@ -36,6 +40,7 @@ onSubmit('pause-form', (form) =>
   }),
 );
 onSubmit('recovery-form', recoverWindow);
+onSubmit('backfill-form', backfillHandler);
 byId('filter-form').addEventListener('reset', () => setTimeout(() => void guarded(loadEvents)));
 byId('refresh').addEventListener('click', () => void refreshAll());
 byId('event-close').addEventListener('click', () => (byId('event').hidden = true));
@@ -48,4 +53,5 @@ setInterval(() => {
   void guarded(loadGroups);
   void guarded(loadPauses);
   void guarded(loadRecoveries);
+  void guarded(loadBackfills);
 }, REFRESH_MS);
