@@ -3,9 +3,23 @@ import { Server } from 'node:http';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import express from 'express';
 import { DataSource } from 'typeorm';
-import { stripeEndpoint, WebhookEndpoint } from 'nestjs-payment-webhooks';
-import { startRouterApp } from '../support/router-app';
-import { Database, HandlerControl, Platform, startTestApp } from '../support/test-app';
+import {
+  OnPaymentEvent,
+  PaymentEvent,
+  stripeEndpoint,
+  WebhookContext,
+  WebhookEndpoint,
+} from 'nestjs-payment-webhooks';
+import type { WebhookHandlerDefinition } from 'nestjs-payment-webhooks/express';
+import { startRouterApp, testHandlerDefinitions } from '../support/router-app';
+import {
+  applyTestEffect,
+  Database,
+  HandlerControl,
+  Platform,
+  startTestApp,
+  TestPaymentHandlers,
+} from '../support/test-app';
 
 /**
  * The apps the admin operations spec runs on: the Nest module's admin controller and the Express
@@ -27,8 +41,11 @@ export interface AdminOpsApp {
   admin: string;
   dataSource: DataSource;
   control: HandlerControl;
-  /** The ledger keys of the test handlers of payments and of refunds. */
-  handlers: { payments: string; refunds: string };
+  /**
+   * The ledger keys of the test handlers of payments and of refunds, and of the handler added
+   * later (its effects are `analytics`), registered with `laterHandler` only.
+   */
+  handlers: { payments: string; refunds: string; analytics: string };
   databaseUrl?: string;
   sqliteFile?: string;
   /** Shuts the app down and keeps its database, for another app to go on with it. */
@@ -45,6 +62,19 @@ export interface AdminOpsOptions {
   endpoints?: WebhookEndpoint[];
   /** The database of an app stopped before, to go on with. */
   databaseOf?: Pick<AdminOpsApp, 'databaseUrl' | 'sqliteFile'>;
+  /** Registers the handler an app adds later too: of payments, its effects are `analytics`. */
+  laterHandler?: boolean;
+}
+
+/** The handler an app adds later, on the Nest module: payments, recorded as `analytics`. */
+@Injectable()
+class AnalyticsSink {
+  constructor(private readonly control: HandlerControl) {}
+
+  @OnPaymentEvent('payment.succeeded')
+  async onPayment(event: PaymentEvent, ctx: WebhookContext): Promise<void> {
+    await applyTestEffect(this.control, 'analytics', event, ctx);
+  }
 }
 
 /** The request's user, as the app's authentication found it. */
@@ -67,9 +97,10 @@ class AdminUserGuard implements CanActivate {
 export async function nestOpsApp(
   platform: Platform,
   database: Database,
-  { endpoints = stripe, databaseOf }: AdminOpsOptions = {},
+  { endpoints = stripe, databaseOf, laterHandler }: AdminOpsOptions = {},
 ): Promise<AdminOpsApp> {
   const app = await startTestApp({
+    handlers: laterHandler ? [TestPaymentHandlers, AnalyticsSink] : [TestPaymentHandlers],
     platform,
     database,
     databaseUrl: databaseOf?.databaseUrl,
@@ -85,6 +116,7 @@ export async function nestOpsApp(
     handlers: {
       payments: 'TestPaymentHandlers.onPayment',
       refunds: 'TestPaymentHandlers.onRefund',
+      analytics: 'AnalyticsSink.onPayment',
     },
     databaseUrl: app.databaseUrl,
     sqliteFile: app.sqliteFile,
@@ -100,9 +132,17 @@ export async function nestOpsApp(
 export async function routerOpsApp(
   database: Database,
   parseJson: boolean,
-  { endpoints = stripe, databaseOf }: AdminOpsOptions = {},
+  { endpoints = stripe, databaseOf, laterHandler }: AdminOpsOptions = {},
 ): Promise<AdminOpsApp> {
+  const control = new HandlerControl();
+  const analytics: WebhookHandlerDefinition = {
+    on: 'payment.succeeded',
+    name: 'analytics',
+    handle: (event, ctx) => applyTestEffect(control, 'analytics', event, ctx),
+  };
   const t = await startRouterApp({
+    control,
+    handlers: [...testHandlerDefinitions(control), ...(laterHandler ? [analytics] : [])],
     database,
     databaseUrl: databaseOf?.databaseUrl,
     sqliteFile: databaseOf?.sqliteFile,
@@ -128,7 +168,7 @@ export async function routerOpsApp(
     admin: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops/webhooks`,
     dataSource: t.dataSource,
     control: t.control,
-    handlers: { payments: 'payments', refunds: 'refunds' },
+    handlers: { payments: 'payments', refunds: 'refunds', analytics: 'analytics' },
     databaseUrl: t.databaseUrl,
     sqliteFile: t.sqliteFile,
     stop: async () => {
