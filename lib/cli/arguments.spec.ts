@@ -1,5 +1,5 @@
 import { CliUsageError } from './cli-errors';
-import { integerOption, parseCommand, parseStatuses, parseTime } from './arguments';
+import { integerOption, listOption, parseCommand, parseStatuses, parseTime } from './arguments';
 
 const NOW = new Date('2025-06-30T12:00:00.000Z');
 
@@ -80,6 +80,18 @@ describe('parseCommand', () => {
     );
     const ok = parseCommand('events list', ['--limit', '20'], options, 0);
     expect(integerOption('events list', ok, 'limit', 1, 1000)).toBe(20);
+  });
+
+  it('reads an option given several times, each a comma-separated list', () => {
+    const repeatable = { type: { type: 'string' as const, multiple: true } };
+    const parse = (args: string[]) => parseCommand('events backfill', args, repeatable, 0);
+    expect(
+      listOption('events backfill', parse(['--type', 'a, b', '--type', 'c,a']), 'type'),
+    ).toEqual(['a', 'b', 'c']);
+    expect(listOption('events backfill', parse([]), 'type')).toEqual([]);
+    expect(() => listOption('events backfill', parse(['--type', ' , ']), 'type')).toThrow(
+      '--type needs a value',
+    );
   });
 });
 

@@ -6,6 +6,8 @@ import { CliUsageError } from './cli-errors';
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
+  /** The option may be given more than once (`--type a --type b`); read it with `listOption()`. */
+  readonly multiple?: boolean;
 }
 
 /** A command's options by long name. */
@@ -25,7 +27,7 @@ export const DATABASE_OPTIONS: OptionSpecs = {
 
 /** A parsed command line: option values by long name, and the positional arguments. */
 export interface ParsedCommand {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
   readonly positionals: readonly string[];
 }
 
@@ -79,6 +81,30 @@ function describeParseError(error: unknown): string {
 export function stringOption(parsed: ParsedCommand, name: string): string | undefined {
   const value = parsed.values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The values of a string option that may be given more than once, each also a comma-separated
+ * list, trimmed, without empty or repeated ones: `--type a,b --type c` is `['a', 'b', 'c']`.
+ * @throws CliUsageError when the option was given with nothing in it.
+ */
+export function listOption(command: string, parsed: ParsedCommand, name: string): string[] {
+  const value = parsed.values[name];
+  const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  const items = [
+    ...new Set(
+      given.flatMap((text) =>
+        text
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== ''),
+      ),
+    ),
+  ];
+  if (given.length > 0 && items.length === 0) {
+    throw new CliUsageError(`--${name} needs a value`, command);
+  }
+  return items;
 }
 
 /** Whether a boolean option was given. */

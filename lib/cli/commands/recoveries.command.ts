@@ -2,17 +2,18 @@ import type { RecoveryJob } from '../../recovery/webhook-recoveries';
 import { WebhookRecoveryError } from '../../recovery/webhook-recoveries';
 import { safeText } from '../../telemetry/safe-text';
 import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor';
+import { DATABASE_OPTIONS, flagOption, integerOption, parseTime, stringOption } from '../arguments';
 import {
-  DATABASE_OPTIONS,
-  flagOption,
-  integerOption,
-  ParsedCommand,
-  parseTime,
-  stringOption,
-} from '../arguments';
+  ago,
+  describeFields,
+  jobIdOf,
+  JobWatch,
+  requiredOption,
+  waitForJob,
+} from '../background-jobs';
 import { CLI_NAME, CliCommand, COMMON_HELP, DATABASE_HELP } from '../cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK } from '../cli-errors';
-import { CliIo, describeDuration, printJson, printLines, table } from '../cli-io';
+import { printJson, printLines, table } from '../cli-io';
 import type { CliInbox } from '../database';
 import { withInbox } from './events.command';
 
@@ -20,12 +21,6 @@ import { withInbox } from './events.command';
 const RECOVERY_NOTE = `A recovery is run by the app's running instances, with the endpoint's API credentials (the
 first one to look takes it, within a second); the CLI only stores it, so it waits while no
 instance of the app is up, and carries on from the page it had reached after a restart.`;
-
-/** How often a waiting command looks at its recovery. */
-const WAIT_POLL_MS = 1000;
-
-const ago = (now: Date, time: Date) =>
-  `${describeDuration(Math.max(0, now.getTime() - time.getTime()))} ago`;
 
 /** `120 read, 7 stored`: how far a recovery has got. */
 function progressOf(job: RecoveryJob): string {
@@ -54,11 +49,7 @@ function describeJob(job: RecoveryJob, now: Date): string[] {
     ['finished', job.finishedAt === null ? '-' : job.finishedAt.toISOString()],
     ['error', job.error ?? '-'],
   ];
-  const width = Math.max(...fields.map(([name]) => name.length));
-  return [
-    `Recovery ${safeText(job.id)}`,
-    ...fields.map(([name, value]) => `  ${name.padEnd(width)}  ${safeText(value)}`),
-  ];
+  return describeFields(`Recovery ${safeText(job.id)}`, fields);
 }
 
 /** The recovery's end as a sentence, once it is not running. */
@@ -78,28 +69,12 @@ function endOf(job: RecoveryJob): string {
   );
 }
 
-/** Polls a recovery until it is no longer running, printing its progress on stderr. */
-async function waitFor(inbox: CliInbox, id: string, io: CliIo): Promise<RecoveryJob> {
-  let interrupted = false;
-  const stop = io.onInterrupt?.(() => {
-    interrupted = true;
-  });
-  try {
-    for (;;) {
-      const job = await inbox.admin.recoveries.recovery(id);
-      if (!job) {
-        throw new CliFailure(`recovery ${id} is gone`);
-      }
-      if (job.status !== 'running' || interrupted) {
-        return job;
-      }
-      io.stderr.write(`${stateOf(job)}; ${progressOf(job)}\n`);
-      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
-    }
-  } finally {
-    stop?.();
-  }
-}
+/** How `--wait` follows a recovery. */
+const watchRecovery = (inbox: CliInbox): JobWatch<RecoveryJob> => ({
+  noun: 'recovery',
+  read: (id) => inbox.admin.recoveries.recovery(id),
+  progress: (job) => `${stateOf(job)}; ${progressOf(job)}`,
+});
 
 /** `events recover`: stores a recovery for the app's instances to run. */
 export const eventsRecoverCommand: CliCommand = {
@@ -148,8 +123,8 @@ Examples:
   ${CLI_NAME} events recover --endpoint stripe --since 72h --wait`,
   async run(parsed, io) {
     const now = io.now();
-    const endpoint = required(this.name, parsed, 'endpoint');
-    const since = parseTime(this.name, '--since', required(this.name, parsed, 'since'), now);
+    const endpoint = requiredOption(this.name, parsed, 'endpoint');
+    const since = parseTime(this.name, '--since', requiredOption(this.name, parsed, 'since'), now);
     const untilText = stringOption(parsed, 'until');
     const until = untilText === undefined ? now : parseTime(this.name, '--until', untilText, now);
     const ratePerSecond = integerOption(this.name, parsed, 'rate', 1, 100_000);
@@ -179,7 +154,7 @@ Examples:
       io.stderr.write(
         `Recovery ${started.id} stored; waiting for an instance of the app to run it…\n`,
       );
-      return waitFor(inbox, started.id, io);
+      return waitForJob(io, started.id, watchRecovery(inbox));
     });
     if (flagOption(parsed, 'json')) {
       printJson(io, job);
@@ -198,14 +173,6 @@ Examples:
     return job.status === 'failed' ? EXIT_FAILURE : EXIT_OK;
   },
 };
-
-function required(command: string, parsed: ParsedCommand, name: string): string {
-  const value = stringOption(parsed, name);
-  if (value === undefined || value.trim() === '') {
-    throw new CliUsageError(`--${name} is required`, command);
-  }
-  return value;
-}
 
 /** `recoveries`: the recoveries, newest first. */
 export const recoveriesCommand: CliCommand = {
@@ -261,15 +228,6 @@ ${DATABASE_HELP}`,
   },
 };
 
-/** The id a `recoveries` subcommand was given. */
-function recoveryId(command: string, positionals: readonly string[]): string {
-  const id = positionals[0];
-  if (id === undefined || id.trim() === '') {
-    throw new CliUsageError(`give the id of the recovery: ${command} <id>`, command);
-  }
-  return id;
-}
-
 const noRecovery = (id: string) =>
   new CliFailure(`no recovery with id "${id}" (ids are listed by "recoveries")`);
 
@@ -293,7 +251,7 @@ ${COMMON_HELP}
 
 ${DATABASE_HELP}`,
   async run(parsed, io) {
-    const id = recoveryId(this.name, parsed.positionals);
+    const id = jobIdOf(this.name, 'recovery', parsed.positionals);
     const job = await withInbox(this.name, parsed, io, ({ admin }) =>
       admin.recoveries.recovery(id),
     );
@@ -326,7 +284,7 @@ ${COMMON_HELP}
 
 ${DATABASE_HELP}`,
   async run(parsed, io) {
-    const id = recoveryId(this.name, parsed.positionals);
+    const id = jobIdOf(this.name, 'recovery', parsed.positionals);
     const { canceled, job } = await withInbox(this.name, parsed, io, async ({ admin }) => ({
       canceled: await admin.recoveries.cancel(id),
       job: await admin.recoveries.recovery(id),
