@@ -5,6 +5,12 @@ import { CLI_NAME, CliCommand } from './cli-command';
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-errors';
 import { CliIo, printLines, processIo } from './cli-io';
 import { safeText } from '../telemetry/safe-text';
+import {
+  backfillsCancelCommand,
+  backfillsCommand,
+  backfillsShowCommand,
+  eventsBackfillCommand,
+} from './commands/backfills.command';
 import { eventsDiscardCommand } from './commands/events-discard.command';
 import { eventsGroupsCommand } from './commands/events-groups.command';
 import { eventsReplayCommand } from './commands/events-replay.command';
@@ -37,12 +43,16 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   eventsDiscardCommand,
   eventsPurgeCommand,
   eventsRecoverCommand,
+  eventsBackfillCommand,
   replaysCommand,
   replaysShowCommand,
   replaysCancelCommand,
   recoveriesCommand,
   recoveriesShowCommand,
   recoveriesCancelCommand,
+  backfillsCommand,
+  backfillsShowCommand,
+  backfillsCancelCommand,
   pauseCommand,
   resumeCommand,
   pausesCommand,
