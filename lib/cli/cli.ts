@@ -78,11 +78,14 @@ Run "${CLI_NAME} <command> --help" for a command's options. Every command takes 
 Database commands take --database-url <postgres://…> or --sqlite <file>, or read DATABASE_URL
 (postgres://… or sqlite:<file>).
 
-Commands that change the inbox (events replay, events discard, pause) keep who made the change
-in the events' history: --actor <name>, else $WEBHOOKS_ACTOR, else <os user>@cli.
+Commands that change the inbox (events replay, events discard, events backfill, pause) keep
+who made the change in the events' history: --actor <name>, else $WEBHOOKS_ACTOR, else
+<os user>@cli.
 
 "events replay --background" only stores the replay: the app's running instances carry it
 out (follow it with "replays show <id>"), so it waits while no instance of the app is up.
+"events recover" and "events backfill" only store theirs too ("recoveries show <id>",
+"backfills show <id>"); a backfill waits for an instance of the app that has its handler.
 
 Exit codes: 0 done, 1 failed (database, network, a non-2xx answer, no such event),
 2 the command line is wrong (unknown option, missing or invalid value), 130 stopped by Ctrl-C.`;
