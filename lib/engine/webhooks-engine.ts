@@ -4,7 +4,11 @@ import { ReplayJobRunner } from '../replay/replay-job-runner';
 import { RecoveryJobRunner } from '../recovery/recovery-job-runner';
 import { WebhookRecoveries } from '../recovery/webhook-recoveries';
 import { RecoverySchedule } from '../recovery/recovery-schedule';
-import { BackfillJobRunner } from '../backfill/backfill-job-runner';
+import {
+  BACKFILL_JOB_SETTINGS,
+  BackfillJobRunner,
+  BackfillJobSettings,
+} from '../backfill/backfill-job-runner';
 import { WebhookBackfills } from '../backfill/webhook-backfills';
 import { HandlerRuns } from '../dispatch/handler-runs';
 import { FailureBreaker } from '../dispatch/failure-breaker';
@@ -53,6 +57,11 @@ export interface WebhooksEngineConfig {
   readonly pendingPayments?: () => PendingPaymentsSource | undefined;
   /** Expired idempotency records to purge with retention, when the app uses them. */
   readonly idempotency?: ExpiringIdempotencyRecords | null;
+  /**
+   * How this engine runs the backfills, over the defaults (a 30 s lease). For the package's own
+   * tests: a process killed in a backfill is carried on by its restart once the lease runs out.
+   */
+  readonly backfillSettings?: Partial<BackfillJobSettings>;
 }
 
 /**
@@ -157,6 +166,7 @@ export class WebhooksEngine {
       options.endpoints,
       new HandlerRuns(store, this.telemetry, logger, systemClock),
       processor.pauses,
+      { ...BACKFILL_JOB_SETTINGS, ...config.backfillSettings },
     );
     this.backfills = new WebhookBackfills(
       store.queries.backfills,
