@@ -212,7 +212,9 @@ export class BackfillJobRunner {
             this.holder,
             `${job.handler} threw on ${streak.failures} events in a row; the last: ${ran.error.split('\n')[0]}`,
           );
-          this.logger.warn(`Backfill ${job.id} failed: ${job.handler} threw on every event`);
+          this.logger.warn(
+            `Backfill ${job.id} failed: ${job.handler} threw on ${streak.failures} events in a row`,
+          );
           return 'failed';
         }
       }

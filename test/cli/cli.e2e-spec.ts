@@ -463,7 +463,8 @@ describe.each<Database>(['sqlite', 'postgres'])('CLI on %s, next to a running ap
       '--since',
       since,
     ]);
-    expect(replay.code).toBe(0);
+    // NOTE: with its stderr, so that a refusal says why.
+    expect({ code: replay.code, stderr: replay.stderr }).toMatchObject({ code: 0 });
     expect(replay.stderr).toContain('replayed 2/2');
     expect(replay.stdout).toMatch(/Replayed 2 event\(s\)/);
     for (const event of broken) {
