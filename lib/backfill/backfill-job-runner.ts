@@ -154,10 +154,9 @@ export class BackfillJobRunner {
     const { leaseMs } = this.settings;
     const events = await jobs.nextBackfilled(job.id, this.holder, limit);
     const last = events.length < limit;
-    /** Events passed since the cursor last moved, and the failures among them. */
+    /** Events passed since the cursor last moved, and those a dry run would run on. */
     let passed = 0;
     let through: InboxEvent | undefined;
-    let failed: BackfillFailure[] = [];
     let wouldRun = 0;
     for (const event of events) {
       if (stopped.aborted) {
@@ -165,7 +164,7 @@ export class BackfillJobRunner {
       }
       const handler = this.registry.match(event).find((match) => match.key === job.handler);
       if (handler && (await this.pauses.held(event.endpoint, [handler.key])).size > 0) {
-        await this.flush(jobs, job, { passed, through, failed, wouldRun }, false);
+        await this.flush(jobs, job, { passed, through, wouldRun }, false);
         await jobs.releaseBackfillJob(
           job.id,
           this.holder,
@@ -192,17 +191,15 @@ export class BackfillJobRunner {
         continue;
       }
       if (ran !== 'already_done') {
-        failed.push(ran);
         streak.failures += 1;
         const state = await jobs.advanceBackfill(
           job.id,
           this.holder,
-          { through: event, passed, failed },
+          { through: event, passed, failed: [ran] },
           leaseMs,
           false,
         );
         passed = 0;
-        failed = [];
         if (state !== 'running') {
           return 'stopped';
         }
@@ -220,36 +217,31 @@ export class BackfillJobRunner {
       }
     }
     if (stopped.aborted) {
-      await this.flush(jobs, job, { passed, through, failed, wouldRun }, false);
+      await this.flush(jobs, job, { passed, through, wouldRun }, false);
       return 'more';
     }
-    const state = await this.flush(jobs, job, { passed, through, failed, wouldRun }, last);
+    const state = await this.flush(jobs, job, { passed, through, wouldRun }, last);
     if (state !== 'running' && state !== 'done') {
       return 'stopped';
     }
     return last ? 'finished' : 'more';
   }
 
-  /** Moves the cursor over the events passed without a run that counted; `done` with `finished`. */
+  /** Moves the cursor over the events passed without a run (or a dry run's); `done` with `finished`. */
   private async flush(
     jobs: BackfillJobs,
     job: BackfillJob,
-    pending: {
-      passed: number;
-      through: InboxEvent | undefined;
-      failed: BackfillFailure[];
-      wouldRun: number;
-    },
+    pending: { passed: number; through: InboxEvent | undefined; wouldRun: number },
     finished: boolean,
   ): Promise<string> {
-    const { passed, through, failed, wouldRun } = pending;
+    const { passed, through, wouldRun } = pending;
     if (passed === 0 && !finished) {
       return 'running';
     }
     return jobs.advanceBackfill(
       job.id,
       this.holder,
-      { through, passed, ran: wouldRun, failed },
+      { through, passed, ran: wouldRun },
       this.settings.leaseMs,
       finished,
     );

@@ -16,6 +16,7 @@ import { filteredEvents } from '../queries/event-filter-query';
 import { LIVE_STATUS } from '../work/work-rows';
 import { HandlerLedger } from '../ledger/handler-ledger';
 import { StoreConnection } from '../connections/store-connection';
+import { ReplayJobQueries } from './replay-job-queries';
 import { dateOf } from '../schema/stored-date';
 import {
   afterCursor,
@@ -24,6 +25,7 @@ import {
   claimJob,
   jobOfKind,
   jobsOfKind,
+  leaseHolderOf,
   lockedReplay,
 } from './replay-jobs';
 
@@ -58,8 +60,7 @@ function backfillJobOf(row: WebhookReplayEntity): BackfillJob {
     createdAt: dateOf(row.createdAt)!,
     updatedAt: dateOf(row.updatedAt)!,
     finishedAt: dateOf(row.finishedAt),
-    lockedBy:
-      row.lockedUntil !== null && dateOf(row.lockedUntil)! > new Date() ? row.lockedBy : null,
+    lockedBy: leaseHolderOf(row),
     error: row.error,
   };
 }
@@ -82,9 +83,12 @@ function stateOf(job: WebhookReplayEntity | null, holder: string): BackfillState
  */
 export class BackfillJobQueries implements BackfillJobs {
   private readonly ledger: HandlerLedger;
+  /** For the lease, which a backfill gives back as a replay does. */
+  private readonly replays: ReplayJobQueries;
 
   constructor(private readonly connection: StoreConnection) {
     this.ledger = new HandlerLedger(connection);
+    this.replays = new ReplayJobQueries(connection);
   }
 
   startBackfillJob(job: NewBackfillJob): Promise<BackfillJob> {
@@ -287,19 +291,8 @@ export class BackfillJobQueries implements BackfillJobs {
     });
   }
 
-  async releaseBackfillJob(id: string, holder: string, error: string | null): Promise<void> {
-    await this.connection.transaction((manager) =>
-      manager.update(
-        WebhookReplayEntity,
-        { id, lockedBy: holder },
-        {
-          ...(error === null ? {} : { error: batchError(error) }),
-          updatedAt: new Date(),
-          lockedBy: null,
-          lockedUntil: null,
-        },
-      ),
-    );
+  releaseBackfillJob(id: string, holder: string, error: string | null): Promise<void> {
+    return this.replays.releaseReplayJob(id, holder, error);
   }
 
   /** The changes that move `job`'s cursor over `step`'s events and renew its lease. */

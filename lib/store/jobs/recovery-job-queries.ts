@@ -16,6 +16,7 @@ import {
   claimJob,
   jobOfKind,
   jobsOfKind,
+  leaseHolderOf,
   lockedReplay,
 } from './replay-jobs';
 import { ReplayJobQueries } from './replay-job-queries';
@@ -67,8 +68,7 @@ function recoveryJobOf(row: WebhookReplayEntity): RecoveryJob {
     createdAt: dateOf(row.createdAt)!,
     updatedAt: dateOf(row.updatedAt)!,
     finishedAt: dateOf(row.finishedAt),
-    lockedBy:
-      row.lockedUntil !== null && dateOf(row.lockedUntil)! > new Date() ? row.lockedBy : null,
+    lockedBy: leaseHolderOf(row),
     error: row.error,
     cursor: row.pageCursor,
   };

@@ -46,10 +46,14 @@ export function replayJobOf(row: WebhookReplayEntity): ReplayJob {
     createdAt: dateOf(row.createdAt)!,
     updatedAt: dateOf(row.updatedAt)!,
     finishedAt: dateOf(row.finishedAt),
-    lockedBy:
-      row.lockedUntil !== null && dateOf(row.lockedUntil)! > new Date() ? row.lockedBy : null,
+    lockedBy: leaseHolderOf(row),
     error: row.error,
   };
+}
+
+/** The instance holding a job, while its lease lasts; null when nobody does. */
+export function leaseHolderOf(row: WebhookReplayEntity): string | null {
+  return row.lockedUntil !== null && dateOf(row.lockedUntil)! > new Date() ? row.lockedBy : null;
 }
 
 /** The error a failed batch leaves on its replay. */
