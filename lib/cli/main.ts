@@ -1,24 +1,11 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { WebhooksLogger, useWebhooksLogger } from '../telemetry/webhooks-logger';
+import { useWebhooksLogger } from '../telemetry/webhooks-logger';
 import { runCli } from './cli';
-import { CLI_NAME } from './cli-command';
 import { processIo } from './cli-io';
+import { cliLogger } from './cli-logger';
 
-/**
- * In the CLI the package's warnings and errors go to stderr and its progress notes are dropped,
- * so stdout holds only the command's output.
- */
-const stderrLogger: WebhooksLogger = {
-  log: () => undefined,
-  debug: () => undefined,
-  verbose: () => undefined,
-  warn: (message: unknown) => process.stderr.write(`${CLI_NAME}: warning: ${String(message)}\n`),
-  error: (message: unknown) => process.stderr.write(`${CLI_NAME}: ${String(message)}\n`),
-  fatal: (message: unknown) => process.stderr.write(`${CLI_NAME}: ${String(message)}\n`),
-};
-
-useWebhooksLogger(() => stderrLogger);
+useWebhooksLogger(() => cliLogger(process.stderr));
 
 void runCli(process.argv.slice(2), processIo()).then((code) => {
   process.exitCode = code;

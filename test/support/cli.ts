@@ -1,8 +1,19 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { buildOnce, newestFile, tsc } from './built-once';
+import {
+  cliEntry,
+  CliIo,
+  CliStream,
+  useWebhooksLogger,
+  WebhooksLogger,
+  WebhooksLoggerFactory,
+  webhooksLoggerFactory,
+  WebhooksLogLevel,
+} from './internals';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -45,14 +56,17 @@ export interface RunCliOptions {
   env?: Record<string, string>;
   /** Written to its standard input. */
   input?: string;
-  /** Working directory. */
+  /** Working directory (`runBuiltCli()` only). */
   cwd?: string;
   /** Sends the CLI one SIGINT (Ctrl-C) as soon as what it wrote to stderr satisfies this. */
   interruptWhen?: (stderr: string) => boolean;
 }
 
 /** Runs the built CLI in a child process, as `npx nestjs-payment-webhooks …` would. */
-export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+export function runBuiltCli(
+  args: readonly string[],
+  options: RunCliOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_MAIN, ...args], {
       cwd: options.cwd,
@@ -73,6 +87,88 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** The stderr of the CLI run a line is written in, if any. */
+const cliRuns = new AsyncLocalStorage<CliStream>();
+const routing = new WeakSet<WebhooksLoggerFactory>();
+const LEVELS: readonly WebhooksLogLevel[] = ['log', 'warn', 'error', 'debug', 'verbose', 'fatal'];
+
+/**
+ * Sends the package's lines written inside a CLI run to that run's stderr, as the bin's logger
+ * does, and every other line where it went before (the app's logger), so an app and the CLI can
+ * share this process.
+ */
+function routeLinesOfCliRuns(cliLogger: (stderr: CliStream) => WebhooksLogger): void {
+  const outside = webhooksLoggerFactory();
+  if (routing.has(outside)) {
+    return;
+  }
+  const factory: WebhooksLoggerFactory = (context) => {
+    const other = outside(context);
+    const logger = {
+      isLevelEnabled: (level: WebhooksLogLevel) =>
+        cliRuns.getStore() !== undefined || (other.isLevelEnabled?.(level) ?? true),
+    } as WebhooksLogger;
+    for (const level of LEVELS) {
+      logger[level] = (message: unknown, ...params: unknown[]) => {
+        const stderr = cliRuns.getStore();
+        if (stderr) cliLogger(stderr)[level](message);
+        else other[level](message, ...params);
+      };
+    }
+    return logger;
+  };
+  routing.add(factory);
+  useWebhooksLogger(factory);
+}
+
+/**
+ * Runs the CLI in this process, through `runCli()` of lib/cli as its bin does, with the
+ * arguments, environment and standard input of a run in a child process, and its output
+ * captured: the suites that use the CLI next to an app start no process per command. The bin
+ * itself, `dist/cli/main.js`, is run as npm installs it by `runBuiltCli()` (test/cli/cli.e2e-spec.ts).
+ */
+export async function runCli(
+  args: readonly string[],
+  options: RunCliOptions = {},
+): Promise<CliResult> {
+  if (options.cwd !== undefined) {
+    throw new Error(
+      'runCli() runs in this process: use runBuiltCli() for another working directory',
+    );
+  }
+  let stdout = '';
+  let stderr = '';
+  let interrupt: (() => void) | undefined;
+  let interrupted = false;
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: {
+      write(text: string) {
+        stderr += text;
+        if (!interrupted && options.interruptWhen?.(stderr)) {
+          interrupted = true;
+          if (!interrupt) {
+            throw new Error('the CLI was to be interrupted before it listened for Ctrl-C');
+          }
+          setImmediate(interrupt);
+        }
+        return true;
+      },
+    },
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    readStdin: async () => options.input ?? '',
+    now: () => new Date(),
+    onInterrupt(listener) {
+      interrupt = listener;
+      return () => (interrupt = undefined);
+    },
+  };
+  const { runCli: run, cliLogger } = await cliEntry();
+  routeLinesOfCliRuns(cliLogger);
+  const code = await cliRuns.run(io.stderr, () => run(args, io));
+  return { code, stdout, stderr };
 }
 
 /** Parses what the CLI printed as JSON, failing with its output when it is not. */

@@ -9,6 +9,18 @@
 // admin: the inbox page's modules, each of which the browser must be served.
 export { INBOX_PAGE_MODULES } from '../../lib/admin/inbox-page';
 
+// cli: the command line as its bin runs it, for the specs that run it in their own process,
+// with the logger the bin gives the package; loaded when first asked for, as most specs never
+// run it.
+export type { CliIo, CliStream } from '../../lib/cli/cli-io';
+export async function cliEntry() {
+  const [{ runCli }, { cliLogger }] = await Promise.all([
+    import('../../lib/cli/cli'),
+    import('../../lib/cli/cli-logger'),
+  ]);
+  return { runCli, cliLogger };
+}
+
 // core: the checksum PayPal's transmissions sign, to forge bodies that collide with it.
 export { crc32 } from '../../lib/core/crc32';
 
@@ -68,8 +80,14 @@ export { SQLITE_BUSY_TIMEOUT_MS } from '../../lib/store/connections/sqlite-busy'
 export { WEBHOOK_TABLES } from '../../lib/store/schema/webhooks-schema';
 export { isParked } from '../../lib/store/ports/webhook-event-status';
 
-// telemetry: the logger the package's parts write through.
+// telemetry: the logger the package's parts write through, and where it sends their lines.
 export { SafeLogger } from '../../lib/telemetry/safe-logger';
+export { useWebhooksLogger, webhooksLoggerFactory } from '../../lib/telemetry/webhooks-logger';
+export type {
+  WebhooksLogger,
+  WebhooksLoggerFactory,
+  WebhooksLogLevel,
+} from '../../lib/telemetry/webhooks-logger';
 
 // recovery: the schedule, run with a clock of the spec's own.
 export { RecoverySchedule } from '../../lib/recovery/recovery-schedule';
