@@ -1,5 +1,5 @@
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
-import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, CliResult, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { parkedByPause } from '../support/inbox-state';
 import { WebhookEventEntity } from '../support/internals';
@@ -237,7 +237,6 @@ describe.each<Database>(['sqlite', 'postgres'])('names checked by the CLI on %s'
   const REFUNDS = 'TestPaymentHandlers.onRefund';
 
   beforeAll(async () => {
-    ensureBuiltCli();
     app = await startTestApp({
       platform: 'express',
       database,

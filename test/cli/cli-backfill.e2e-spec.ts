@@ -6,7 +6,7 @@ import {
   WebhookAdmin,
   WebhookContext,
 } from 'nestjs-payment-webhooks';
-import { cliJson, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { stripeEventId, stripePaymentEvent } from '../support/stripe-event';
 import {
@@ -22,7 +22,7 @@ import {
 } from '../support/test-app';
 
 /**
- * `events backfill` and `backfills`, the built dist/cli/main.js in a child process next to a
+ * `events backfill` and `backfills`, the CLI (its runCli(), as the bin runs it) next to a
  * running app on the same database: the events arrived before the app had the handler; the CLI
  * stores the backfill, an instance of the app that has the handler now runs it.
  */
@@ -48,8 +48,6 @@ async function effectsOf(app: TestApp, handler: string): Promise<Map<string, num
   rows.forEach((row) => counts.set(row.eventId, (counts.get(row.eventId) ?? 0) + 1));
   return counts;
 }
-
-beforeAll(() => ensureBuiltCli(), 300_000);
 
 it('--help shows the backfill options, that the handler is not checked, and an example', async () => {
   const [help, backfill, backfills] = await Promise.all([

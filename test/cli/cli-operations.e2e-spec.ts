@@ -1,6 +1,13 @@
 import { userInfo } from 'node:os';
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
-import { cliJson, CliResult, ensureBuiltCli, runCli, RunCliOptions } from '../support/cli';
+import {
+  cliJson,
+  CliResult,
+  ensureBuiltCli,
+  runBuiltCli,
+  runCli,
+  RunCliOptions,
+} from '../support/cli';
 import { post } from '../support/http';
 import { parkedByPause } from '../support/inbox-state';
 import { PAUSES_REFRESH_MS } from '../support/internals';
@@ -10,9 +17,9 @@ import { countEffects, Database, eventually, startTestApp, TestApp } from '../su
 /**
  * What an operator does from the command line when handlers fail: the failures grouped by
  * cause, a group replayed after a dry run (and a replay stopped with Ctrl-C), an event's
- * timeline, a group discarded with a reason, and dispatch paused and resumed. The built
- * dist/cli/main.js in a child process, next to a running app on the same SQLite file or
- * PostgreSQL database, with deliveries signed by Stripe's SDK.
+ * timeline, a group discarded with a reason, and dispatch paused and resumed. The CLI (its
+ * runCli(), as the bin runs it) next to a running app on the same SQLite file or PostgreSQL
+ * database, with deliveries signed by Stripe's SDK.
  */
 
 const SECRET = 'whsec_cli_operations';
@@ -38,12 +45,13 @@ interface HistoryJson {
   detail: string | null;
 }
 
+// NOTE: the Ctrl-C case runs the built bin.
+beforeAll(() => ensureBuiltCli(), 300_000);
+
 function stripeEvent(): StripeTestEvent {
   const id = stripeEventId();
   return stripePaymentEvent(SECRET, { id, orderId: `o-${id}`, amount: 900, currency: 'eur' });
 }
-
-beforeAll(() => ensureBuiltCli(), 300_000);
 
 it('--help lists the operations commands and their options', async () => {
   // NOTE: the help of each command is its own run of the CLI; they run side by side.
@@ -261,7 +269,9 @@ describe.each<Database>(['sqlite', 'postgres'])('CLI operations on %s', (databas
     const ids = await settled('dead', ...broken);
     broken.forEach((event) => app.control.scripts.delete(event.id));
 
-    const replay = await cli(['events', 'replay', '--since', since, '--rate', '1/s'], {
+    // NOTE: the built bin in a child process, so that a real SIGINT reaches it.
+    const replay = await runBuiltCli(['events', 'replay', '--since', since, '--rate', '1/s'], {
+      env,
       interruptWhen: (stderr) => stderr.includes('replayed 1/3'),
     });
     expect(replay.code).toBe(130);

@@ -1,19 +1,17 @@
 import { stripeEndpoint } from 'nestjs-payment-webhooks';
-import { cliJson, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, runCli } from '../support/cli';
 import { FakeStripeEvents } from '../support/fake-stripe-events';
 import { post } from '../support/http';
 import { stripeEventId, stripePaymentEvent } from '../support/stripe-event';
 import { countEffects, Database, eventually, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * `events recover` and `recoveries`, the built dist/cli/main.js in a child process next to a
+ * `events recover` and `recoveries`, the CLI (its runCli(), as the bin runs it) next to a
  * running app on the same database, whose Stripe endpoint reads a local fake of Stripe's Events
  * API: the CLI stores the recovery, the app's instance runs it with the endpoint's key.
  */
 
 const SECRET = 'whsec_cli_recover';
-
-beforeAll(() => ensureBuiltCli(), 300_000);
 
 it('--help shows the recovery options and an example', async () => {
   const [help, recover] = await Promise.all([

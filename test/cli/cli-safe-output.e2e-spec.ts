@@ -6,7 +6,7 @@ import {
   PaymentEvent,
   stripeEndpoint,
 } from 'nestjs-payment-webhooks';
-import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, CliResult, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { stripeSignature } from '../support/stripe-event';
@@ -15,8 +15,8 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 /**
  * The CLI printing stored rows whose ids, refs, error and body carry ANSI escapes, other
  * control characters and card numbers (a buyer sets the order id; anyone can put text in a
- * payment description): what reaches the operator's terminal has none of them raw. The built
- * dist/cli/main.js in a child process, next to a running app on the same SQLite file.
+ * payment description): what reaches the operator's terminal has none of them raw. The CLI
+ * (its runCli(), as the bin runs it) next to a running app on the same SQLite file.
  */
 
 const SECRET = 'whsec_cli_safe_output';
@@ -61,7 +61,6 @@ let inboxId: string;
 const connection = () => ['--sqlite', app.sqliteFile!];
 
 beforeAll(async () => {
-  ensureBuiltCli();
   app = await startTestApp({
     platform: 'express',
     database: 'sqlite',

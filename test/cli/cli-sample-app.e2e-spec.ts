@@ -8,12 +8,12 @@ import { AppModule } from '../../sample-app/src/app.module';
 import { DEVELOPMENT_SECRETS } from '../../sample-app/src/config';
 import { configureApp } from '../../sample-app/src/configure-app';
 import { tbankFixtures } from 'nestjs-payment-webhooks/testing';
-import { cliJson, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { eventually } from '../support/test-app';
 
 /**
- * The local "send test webhook" button: the built CLI signs a payload file and sends it to the
+ * The local "send test webhook" button: the CLI signs a payload file and sends it to the
  * running sample shop, which verifies it, stores it and marks the order paid; the CLI then
  * finds the event in the shop's own database.
  */
@@ -26,7 +26,6 @@ describe('CLI send against the running sample shop', () => {
   const saved = new Map<string, string | undefined>();
 
   beforeAll(async () => {
-    ensureBuiltCli();
     // NOTE: the shop's documented development secrets, set so it does not warn about them.
     for (const [name, value] of Object.entries(DEVELOPMENT_SECRETS)) {
       saved.set(name, process.env[name]);

@@ -21,7 +21,14 @@ import {
   sberFixtures,
   squareFixtures,
 } from 'nestjs-payment-webhooks/testing';
-import { CLI_MAIN, cliJson, CliResult, closedPort, ensureBuiltCli, runCli } from '../support/cli';
+import {
+  CLI_MAIN,
+  cliJson,
+  CliResult,
+  closedPort,
+  ensureBuiltCli,
+  runBuiltCli,
+} from '../support/cli';
 import { post } from '../support/http';
 import { PROVIDER_KITS } from '../providers/kits';
 import { WebhookEventEntity } from '../support/internals';
@@ -41,7 +48,7 @@ const DAY = 86_400_000;
 
 /** Runs the built CLI in the work directory. */
 function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
-  return runCli(args, { env, input, cwd: WORK });
+  return runBuiltCli(args, { env, input, cwd: WORK });
 }
 
 const json = cliJson;

@@ -12,7 +12,7 @@ import {
   WebhooksModuleOptions,
 } from 'nestjs-payment-webhooks';
 import type { WebhookHandlerDefinition } from 'nestjs-payment-webhooks/express';
-import { CliResult, ensureBuiltCli, runCli } from '../support/cli';
+import { CliResult, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { RecordingLogger } from '../support/recording-logger';
@@ -24,7 +24,7 @@ import { eventually, HandlerControl, startTestApp, TestPaymentHandlers } from '.
  * Every command and route the package prints as a hint runs as printed: the alerts' (a first
  * failure, a dead letter of one cause and of several, a recovery), the health report's dead
  * letters and the startup log's pauses of dispatch. Each `npx nestjs-payment-webhooks …` between
- * backticks is run by the built CLI on the app's SQLite file, each `GET|POST /webhooks-admin/…`
+ * backticks is run by the CLI on the app's SQLite file, each `GET|POST /webhooks-admin/…`
  * (with the JSON body printed after it) is sent to the admin routes at their default path, on
  * the Nest module and on the Express admin router. A handler named with a space shows that the
  * names are quoted for the shell.
@@ -240,7 +240,6 @@ describe.each<[string, () => Promise<HintsApp>]>([
   const ran = new Set<string>();
 
   beforeAll(async () => {
-    ensureBuiltCli();
     app = await start();
     env = { DATABASE_URL: `sqlite:${app.sqliteFile}` };
   }, 300_000);

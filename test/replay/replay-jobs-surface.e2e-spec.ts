@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { stripeEndpoint, WebhookAdmin } from 'nestjs-payment-webhooks';
-import { cliJson, CliResult, ensureBuiltCli, runCli } from '../support/cli';
+import { cliJson, CliResult, runCli } from '../support/cli';
 import { post } from '../support/http';
 import { WebhookEventEntity } from '../support/internals';
 import { SignedStripeEvent, signedStripeEvent, stripeEventId } from '../support/stripe-event';
@@ -263,7 +263,6 @@ describe.each<[string, () => Promise<AdminOpsApp>]>([
 });
 
 it('--help says a replay in the background is run by the app, and waits for it', async () => {
-  ensureBuiltCli();
   // NOTE: each help text is its own run of the CLI; they run side by side.
   const [replay, replays, general] = await Promise.all([
     runCli(['events', 'replay', '--help']),
@@ -294,7 +293,6 @@ describe.each<Database>(['sqlite', 'postgres'])(
     };
 
     beforeAll(async () => {
-      ensureBuiltCli();
       app = await startTestApp({
         platform: 'express',
         database,
