@@ -117,6 +117,10 @@ class TestingExports {
       moduleResolution: ts.ModuleResolutionKind.Node10,
       strict: true,
       noEmit: true,
+      // NOTE: only what lib/ is written against: Node's types and ES2022, not every @types
+      // package installed nor the DOM, which halves the files the checker reads.
+      types: ['node'],
+      lib: ['lib.es2022.d.ts'],
     });
     this.checker = this.program.getTypeChecker();
   }
@@ -175,6 +179,21 @@ class TestingExports {
     });
   }
 
+  /**
+   * Whether a type is one of the language's own (`Date`), whose methods are no options; a mapped
+   * type of its library (`Partial<…>`) has the fields of the type it maps.
+   */
+  private isBuiltIn(type: ts.Type): boolean {
+    const declarations = type.getSymbol()?.declarations ?? [];
+    return (
+      ((type as ts.ObjectType).objectFlags & ts.ObjectFlags.Mapped) === 0 &&
+      declarations.length > 0 &&
+      declarations.every((declaration) =>
+        this.program.isSourceFileDefaultLibrary(declaration.getSourceFile()),
+      )
+    );
+  }
+
   /** `name(a, { b, c })`: a builder's parameters by name, an options object's by its fields. */
   private call(name: string, type: ts.Type): string {
     const [signature] = type.getCallSignatures();
@@ -189,7 +208,8 @@ class TestingExports {
         given !== undefined &&
         fields.length > 0 &&
         (given.flags & ts.TypeFlags.Object) !== 0 &&
-        !this.checker.isArrayLikeType(given);
+        !this.checker.isArrayLikeType(given) &&
+        !this.isBuiltIn(given);
       return isOptionsObject
         ? `{ ${fields.map((field) => field.name).join(', ')} }`
         : parameter.name;
