@@ -11,12 +11,28 @@ const SWC = {
   sourceMaps: 'inline',
 };
 
+const { ALONE } = require('./test/suites');
+
+// NOTE: a run of every suite runs the end-to-end specs of each folder of test/ as one suite
+// (test/suites.js says why); a run naming spec files (`npx jest test/cli/cli-recover.e2e-spec.ts`)
+// runs those files as suites of their own.
+const namesSpecFiles = process.argv.slice(2).some((arg) => /\.e2e-spec\.ts$/.test(arg));
+const escaped = (path) => path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const GROUPED = new RegExp(
+  `^(?!.*/(?:${ALONE.map(escaped).join('|')})$).*/test/[^/]+/[^/]+\\.e2e-spec\\.ts$`,
+);
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
   roots: ['<rootDir>/lib', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  testRegex: '.*\\.(spec|e2e-spec|e2e-suite)\\.ts$',
+  testSequencer: '<rootDir>/test/sequencer.js',
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    namesSpecFiles ? '\\.e2e-suite\\.ts$' : GROUPED.source,
+  ],
   transform: {
     '^.+\\.ts$': ['@swc/jest', SWC],
     '^.+\\.m?js$': '<rootDir>/test/support/esm-to-cjs.transform.js',

@@ -1,0 +1,3 @@
+import { folderSuite } from '../support/folder-suite';
+
+folderSuite(__dirname);
