@@ -293,7 +293,11 @@ function main(argv: readonly string[]): number {
   }
   const output = path.join(root, PAGE);
   const current = fs.readFileSync(output, 'utf8');
-  const page = withSignerTable(current, renderSignerTable(readSignerRows(root, folders)));
+  // NOTE: a page without markers is refused before the checker reads the providers.
+  const page =
+    withSignerTable(current, '') === undefined
+      ? undefined
+      : withSignerTable(current, renderSignerTable(readSignerRows(root, folders)));
   if (page === undefined) {
     console.error(`${PAGE} has no ${START} … ${END} to write the table of signers between.`);
     return 1;
