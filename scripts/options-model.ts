@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { LIB_TYPES } from './docs-support';
 import * as ts from 'typescript';
 
 /** One documented option: a row of the reference. */
@@ -79,10 +80,7 @@ export class OptionsModel {
         strict: true,
         experimentalDecorators: true,
         noEmit: true,
-        // NOTE: only what lib/ is written against: Node's types and ES2022, not every @types
-        // package installed nor the DOM, which halves the files the checker reads.
-        types: ['node'],
-        lib: ['lib.es2022.d.ts'],
+        ...LIB_TYPES,
       },
     );
     this.checker = this.program.getTypeChecker();

@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { argValue, codeSpan, firstDifference, tableCell } from './docs-support';
+import { argValue, codeSpan, firstDifference, LIB_TYPES, tableCell } from './docs-support';
 import { ProviderFolder, readProviderFolders } from './provider-catalog';
 
 const PAGE = 'docs/testing.md';
@@ -117,10 +117,7 @@ class TestingExports {
       moduleResolution: ts.ModuleResolutionKind.Node10,
       strict: true,
       noEmit: true,
-      // NOTE: only what lib/ is written against: Node's types and ES2022, not every @types
-      // package installed nor the DOM, which halves the files the checker reads.
-      types: ['node'],
-      lib: ['lib.es2022.d.ts'],
+      ...LIB_TYPES,
     });
     this.checker = this.program.getTypeChecker();
   }

@@ -2,12 +2,10 @@
 // suite at the end. Jest's own order does that from the times of the last run; without them (a
 // fresh clone, a cold cache) it takes the largest file first, which would put the folder suites
 // (three lines each) last. There, a folder suite weighs what its spec files do.
-const { readdirSync, statSync } = require('node:fs');
-const { dirname, join, relative } = require('node:path');
+const { statSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 const TestSequencer = require('@jest/test-sequencer').default;
-const { ALONE } = require('./suites');
-
-const ROOT = join(__dirname, '..');
+const { groupedSpecs } = require('./suites');
 
 /** The bytes of a suite's spec files: its own, or those of its folder that it runs. */
 function weight(path) {
@@ -15,10 +13,7 @@ function weight(path) {
     return statSync(path).size;
   }
   const dir = dirname(path);
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.e2e-spec.ts'))
-    .filter((file) => !ALONE.includes(relative(ROOT, join(dir, file))))
-    .reduce((bytes, file) => bytes + statSync(join(dir, file)).size, 0);
+  return groupedSpecs(dir).reduce((bytes, file) => bytes + statSync(join(dir, file)).size, 0);
 }
 
 class SuiteSequencer extends TestSequencer {

@@ -15,4 +15,17 @@ const ALONE = [
   'test/ingress/provider-api-budget.e2e-spec.ts',
 ];
 
-module.exports = { ALONE };
+const { readdirSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+
+/** The spec files of a folder that its `all.e2e-suite.ts` runs: all but those of `ALONE`. */
+function groupedSpecs(dir) {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.e2e-spec.ts'))
+    .filter((file) => !ALONE.includes(relative(ROOT, join(dir, file))))
+    .sort();
+}
+
+module.exports = { ALONE, groupedSpecs };

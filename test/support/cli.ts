@@ -58,7 +58,7 @@ export interface RunCliOptions {
   input?: string;
   /** Working directory (`runBuiltCli()` only). */
   cwd?: string;
-  /** Sends the CLI one SIGINT (Ctrl-C) as soon as what it wrote to stderr satisfies this. */
+  /** Sends the CLI one SIGINT (Ctrl-C) as soon as its stderr satisfies this (`runBuiltCli()` only). */
   interruptWhen?: (stderr: string) => boolean;
 }
 
@@ -133,37 +133,19 @@ export async function runCli(
   args: readonly string[],
   options: RunCliOptions = {},
 ): Promise<CliResult> {
-  if (options.cwd !== undefined) {
+  if (options.cwd !== undefined || options.interruptWhen !== undefined) {
     throw new Error(
-      'runCli() runs in this process: use runBuiltCli() for another working directory',
+      'runCli() runs in this process: use runBuiltCli() for another working directory or a Ctrl-C',
     );
   }
   let stdout = '';
   let stderr = '';
-  let interrupt: (() => void) | undefined;
-  let interrupted = false;
   const io: CliIo = {
     stdout: { write: (text: string) => (stdout += text) },
-    stderr: {
-      write(text: string) {
-        stderr += text;
-        if (!interrupted && options.interruptWhen?.(stderr)) {
-          interrupted = true;
-          if (!interrupt) {
-            throw new Error('the CLI was to be interrupted before it listened for Ctrl-C');
-          }
-          setImmediate(interrupt);
-        }
-        return true;
-      },
-    },
+    stderr: { write: (text: string) => (stderr += text) },
     env: { PATH: process.env.PATH ?? '', ...options.env },
     readStdin: async () => options.input ?? '',
     now: () => new Date(),
-    onInterrupt(listener) {
-      interrupt = listener;
-      return () => (interrupt = undefined);
-    },
   };
   const { runCli: run, cliLogger } = await cliEntry();
   routeLinesOfCliRuns(cliLogger);

@@ -1,10 +1,9 @@
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ALONE } = require('../suites.js') as { ALONE: readonly string[] };
-
-const ROOT = join(__dirname, '..', '..');
+const { groupedSpecs } = require('../suites.js') as {
+  groupedSpecs: (dir: string) => readonly string[];
+};
 
 /**
  * Runs the end-to-end specs of `dir` as one suite, in one module registry: each spec file's
@@ -14,11 +13,7 @@ const ROOT = join(__dirname, '..', '..');
  * @example folderSuite(__dirname); // test/ingress/all.e2e-suite.ts
  */
 export function folderSuite(dir: string): void {
-  const files = readdirSync(dir)
-    .filter((file) => file.endsWith('.e2e-spec.ts'))
-    .filter((file) => !ALONE.includes(relative(ROOT, join(dir, file))))
-    .sort();
-  for (const file of files) {
+  for (const file of groupedSpecs(dir)) {
     describe(file, () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       require(join(dir, file));
